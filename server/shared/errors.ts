@@ -1,0 +1,99 @@
+// The one error type of the service. Domain code throws AppError with a code; the SDK wrapper,
+// the REST face and tRPC all turn it into the contract's body:
+//   { "error": { "code": "SCREAMING_SNAKE", "message": "…", "details"?: … } }
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+
+export const ERROR_CODES = {
+  VALIDATION_ERROR: { status: 400, trpc: "BAD_REQUEST" },
+  INVALID_JSON: { status: 400, trpc: "BAD_REQUEST" },
+  UNAUTHENTICATED: { status: 401, trpc: "UNAUTHORIZED" },
+  INVALID_API_KEY: { status: 401, trpc: "UNAUTHORIZED" },
+  FORBIDDEN: { status: 403, trpc: "FORBIDDEN" },
+  NOT_OWNER: { status: 403, trpc: "FORBIDDEN" },
+  ORIGIN_NOT_ALLOWED: { status: 403, trpc: "FORBIDDEN" },
+  NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
+  METHOD_NOT_ALLOWED: { status: 405, trpc: "METHOD_NOT_SUPPORTED" },
+  CONFLICT: { status: 409, trpc: "CONFLICT" },
+  IDEMPOTENCY_CONFLICT: { status: 409, trpc: "CONFLICT" },
+  PAYLOAD_TOO_LARGE: { status: 413, trpc: "PAYLOAD_TOO_LARGE" },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: "UNSUPPORTED_MEDIA_TYPE" },
+  // 422: the request is well-formed but a business rule refuses it.
+  UNPROCESSABLE: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  SELF_REFERRAL: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  UNKNOWN_REFERRAL_CODE: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  INSUFFICIENT_POOL: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  INVALID_TRANSITION: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  TIER_OVERLAP: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  FUNDING_REJECTED: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  RATE_LIMITED: { status: 429, trpc: "TOO_MANY_REQUESTS" },
+  INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
+  SERVICE_UNAVAILABLE: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
+  CHAIN_UNAVAILABLE: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
+} as const satisfies Record<string, { status: number; trpc: TRPC_ERROR_CODE_KEY }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: unknown };
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: unknown;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, details?: unknown, headers?: Record<string, string>) {
+    super(message);
+    this.name = "AppError";
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+
+  toBody(): ErrorBody {
+    const error: ErrorBody["error"] = { code: this.code, message: this.message };
+    if (this.details !== undefined) error.details = this.details;
+    return { error };
+  }
+}
+
+export const notFound = (what = "Resource") => new AppError("NOT_FOUND", `${what} not found`);
+
+/** Field-level details from a zod error: [{ path: "a.b", message }] */
+export function zodDetails(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>) {
+  return issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+}
+
+function isZodError(e: unknown): e is { issues: Array<{ path: PropertyKey[]; message: string }> } {
+  return !!e && typeof e === "object" && (e as { name?: string }).name === "ZodError" && Array.isArray((e as { issues?: unknown }).issues);
+}
+
+/**
+ * Any thrown value → AppError. Unknown errors become 500 INTERNAL with no stack or SQL;
+ * they are logged here, once.
+ */
+export function toAppError(e: unknown): AppError {
+  if (e instanceof AppError) return e;
+  if (isZodError(e)) return new AppError("VALIDATION_ERROR", "Request validation failed", zodDetails(e.issues));
+  const cause = (e as { cause?: unknown })?.cause;
+  if (cause instanceof AppError) return cause;
+  if (isZodError(cause)) return new AppError("VALIDATION_ERROR", "Request validation failed", zodDetails(cause.issues));
+  if (isDatabaseUnavailable(e)) return new AppError("SERVICE_UNAVAILABLE", "The database is unavailable; try again shortly");
+  console.error("[internal error]", e);
+  return new AppError("INTERNAL", "An internal error occurred");
+}
+
+function isDatabaseUnavailable(e: unknown): boolean {
+  const code = (e as { code?: string })?.code;
+  const msg = String((e as { message?: string })?.message ?? "");
+  return code === "ECONNREFUSED" || code === "P1001" || /ECONNREFUSED|Can't reach database server|Connection terminated/.test(msg);
+}
+
+export function errorResponse(e: unknown, extraHeaders?: Record<string, string>): Response {
+  const err = toAppError(e);
+  return Response.json(err.toBody(), { status: err.status, headers: { ...err.headers, ...extraHeaders } });
+}
