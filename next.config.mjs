@@ -1,0 +1,10 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  reactStrictMode: true,
+  poweredByHeader: false,
+  // Native / WASM packages stay outside the bundle and load from node_modules at run time.
+  serverExternalPackages: ["@electric-sql/pglite", "pglite-prisma-adapter", "@prisma/adapter-pg", "pg", "hardhat", "ioredis", "rate-limiter-flexible"],
+  distDir: process.env.NEXT_DIST_DIR || ".next",
+};
+
+export default nextConfig;

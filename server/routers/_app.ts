@@ -1,0 +1,14 @@
+// The business API: one router per area. The dashboard calls these procedures over tRPC and
+// the same procedures answer the REST paths of the interface (app/business/[...path]/route.ts).
+import { apiKeysRouter } from "./api-keys";
+import { configRouter } from "./config";
+import { membersRouter } from "./members";
+import { router } from "../trpc/init";
+
+export const appRouter = router({
+  members: membersRouter,
+  apiKeys: apiKeysRouter,
+  config: configRouter,
+});
+
+export type AppRouter = typeof appRouter;
