@@ -1,0 +1,80 @@
+// Starts the real production build (`next start`) for HTTP tests, on its own port and database.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+export const ROOT = path.resolve(__dirname, "..", "..");
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningApp {
+  url: string;
+  port: number;
+  proc: ChildProcess;
+  env: Record<string, string>;
+  /** Graceful stop (SIGTERM). */
+  stop(): Promise<void>;
+  /** Crash (SIGKILL): no shutdown hooks run. */
+  kill(): Promise<void>;
+  logs(): string;
+}
+
+/** A fresh PGlite directory, for apps that must not share the suite's database. */
+export const tempPgliteDir = () => mkdtempSync(path.join(os.tmpdir(), "rts-pglite-"));
+
+/**
+ * Starts `next start` with the suite's database (DATABASE_URL for PostgreSQL, else a PGlite
+ * dir given in env.PGLITE_DIR or a fresh one) and waits until /api/health answers.
+ */
+export async function startApp(extraEnv: Record<string, string> = {}, port?: number): Promise<RunningApp> {
+  port ??= await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    NODE_ENV: "production",
+    PORT: String(port),
+    APP_URL: url,
+    RATE_LIMIT_PER_SECOND: process.env.RATE_LIMIT_PER_SECOND ?? "1000",
+    RATE_LIMIT_BURST: process.env.RATE_LIMIT_BURST ?? "2000",
+    ...extraEnv,
+  };
+  if (!env.DATABASE_URL && !env.PGLITE_DIR) env.PGLITE_DIR = tempPgliteDir();
+  const bin = path.join(ROOT, "node_modules", ".bin", "next");
+  const proc = spawn(bin, ["start", "-p", String(port), "-H", "127.0.0.1"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  proc.stdout!.on("data", (d) => (out += d));
+  proc.stderr!.on("data", (d) => (out += d));
+  const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`App exited during start-up:\n${out}`);
+    try {
+      const r = await fetch(`${url}/api/health`);
+      if (r.ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      proc.kill("SIGKILL");
+      throw new Error(`App did not become healthy in time:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const signal = async (sig: NodeJS.Signals) => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill(sig);
+    await exited;
+  };
+  return { url, port, proc, env, stop: () => signal("SIGTERM"), kill: () => signal("SIGKILL"), logs: () => out };
+}
