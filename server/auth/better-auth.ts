@@ -22,6 +22,8 @@ export const auth = betterAuth({
   database: prismaAdapter(db, { provider: "postgresql" }),
   emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
   trustedOrigins: trustedOrigins(),
+  // Brute-force protection on sign-in/sign-up; AUTH_RATE_LIMIT=0 turns it off (test suites).
+  rateLimit: { enabled: process.env.AUTH_RATE_LIMIT !== "0" },
   plugins: [bearer()],
   user: {
     additionalFields: {

@@ -23,7 +23,7 @@ export interface RunningApp {
   url: string;
   port: number;
   proc: ChildProcess;
-  env: Record<string, string>;
+  env: NodeJS.ProcessEnv;
   /** Graceful stop (SIGTERM). */
   stop(): Promise<void>;
   /** Crash (SIGKILL): no shutdown hooks run. */
@@ -41,15 +41,16 @@ export const tempPgliteDir = () => mkdtempSync(path.join(os.tmpdir(), "rts-pglit
 export async function startApp(extraEnv: Record<string, string> = {}, port?: number): Promise<RunningApp> {
   port ??= await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const env: Record<string, string> = {
+  const env = {
     ...(process.env as Record<string, string>),
     NODE_ENV: "production",
     PORT: String(port),
     APP_URL: url,
+    AUTH_RATE_LIMIT: "0",
     RATE_LIMIT_PER_SECOND: process.env.RATE_LIMIT_PER_SECOND ?? "1000",
     RATE_LIMIT_BURST: process.env.RATE_LIMIT_BURST ?? "2000",
     ...extraEnv,
-  };
+  } as NodeJS.ProcessEnv & Record<string, string>;
   if (!env.DATABASE_URL && !env.PGLITE_DIR) env.PGLITE_DIR = tempPgliteDir();
   const bin = path.join(ROOT, "node_modules", ".bin", "next");
   const proc = spawn(bin, ["start", "-p", String(port), "-H", "127.0.0.1"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });

@@ -2,6 +2,7 @@
 import type { TestProject } from "vitest/node";
 import { startApp, tempPgliteDir, type RunningApp } from "./app";
 import { createPostgresDatabase, testDbKind } from "./database";
+import { ensureBuild, ensurePrismaClient } from "../../scripts/ensure.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -12,6 +13,9 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
+  // Integration tests run against the production build; (re)build it when sources changed.
+  ensurePrismaClient();
+  ensureBuild();
   let app: RunningApp | undefined;
   let drop: (() => Promise<void>) | undefined;
   let databaseUrl = "";
