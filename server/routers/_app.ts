@@ -3,12 +3,14 @@
 import { apiKeysRouter } from "./api-keys";
 import { configRouter } from "./config";
 import { membersRouter } from "./members";
+import { meRouter } from "./me";
 import { router } from "../trpc/init";
 
 export const appRouter = router({
   members: membersRouter,
   apiKeys: apiKeysRouter,
   config: configRouter,
+  me: meRouter,
 });
 
 export type AppRouter = typeof appRouter;
