@@ -1,0 +1,164 @@
+// The pool ledger: every movement of a business's ETH pool (funding credits, reward debits,
+// adjustments) is one signed LedgerEntry; the balance is their sum. Every credit and debit first
+// locks the business+environment Pool row (SELECT … FOR UPDATE) so that the balance read and
+// the write happen under one lock: concurrent rewards serialise and can never overspend.
+// The Pool row also carries the "below the low-pool threshold" flag: one alert per crossing.
+import { randomUUID } from "node:crypto";
+import type { Db, Tx } from "../../db/client";
+import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
+
+export type Environment = "TEST" | "LIVE";
+export type LedgerKind = "FUNDING" | "REWARD" | "ADJUSTMENT";
+type Client = Tx | Db;
+
+export interface LockedPool {
+  poolId: string;
+  belowThreshold: boolean;
+}
+
+/**
+ * Creates the Pool row if missing and locks it until the end of the caller's transaction.
+ * Must be called inside a transaction (tx): the lock is what makes balance checks safe.
+ */
+export async function lockPool(tx: Tx, businessId: string, environment: Environment): Promise<LockedPool> {
+  // ON CONFLICT DO NOTHING: two first-ever debits racing to create the row must not fail.
+  await tx.$executeRaw`
+    INSERT INTO "Pool" ("id", "businessId", "environment", "belowThreshold", "createdAt", "updatedAt")
+    VALUES (${randomUUID()}, ${businessId}, ${environment}::"Environment", false, now(), now())
+    ON CONFLICT ("businessId", "environment") DO NOTHING`;
+  const rows = await tx.$queryRaw<Array<{ id: string; belowThreshold: boolean }>>`
+    SELECT "id", "belowThreshold" FROM "Pool"
+    WHERE "businessId" = ${businessId} AND "environment" = ${environment}::"Environment"
+    FOR UPDATE`;
+  return { poolId: rows[0].id, belowThreshold: rows[0].belowThreshold };
+}
+
+/** The pool balance in wei: the sum of the ledger for this business and environment. */
+export async function getBalanceWei(client: Client, businessId: string, environment: Environment): Promise<bigint> {
+  const rows = await client.$queryRaw<Array<{ balance: string }>>`
+    SELECT COALESCE(SUM("amountWei"), 0)::text AS "balance" FROM "LedgerEntry"
+    WHERE "businessId" = ${businessId} AND "environment" = ${environment}::"Environment"`;
+  return toBigInt(rows[0]?.balance ?? "0");
+}
+
+export interface CreditInput {
+  businessId: string;
+  environment: Environment;
+  /** Positive amount to add to the pool. */
+  amountWei: bigint;
+  kind: LedgerKind;
+  /** On-chain transaction credited; unique per environment (a hash is never credited twice). */
+  txHash?: string | null;
+  memo?: string | null;
+}
+
+export interface LedgerResult {
+  ledgerEntryId: string;
+  balanceWei: bigint;
+}
+
+/**
+ * Adds a credit to the pool (funding, positive adjustment) and returns the new balance.
+ * When the credit lifts the balance back to or above lowPoolAlertEth the low-pool flag is reset,
+ * so that the next crossing raises a new alert. A duplicate txHash fails with Prisma's P2002
+ * (unique [environment, txHash]); the caller decides how to answer.
+ */
+export async function creditLedger(tx: Tx, input: CreditInput): Promise<LedgerResult> {
+  if (input.amountWei <= 0n) throw new Error("creditLedger: amountWei must be positive");
+  const pool = await lockPool(tx, input.businessId, input.environment);
+  const entry = await tx.ledgerEntry.create({
+    data: {
+      businessId: input.businessId,
+      environment: input.environment,
+      kind: input.kind,
+      amountWei: weiToDb(input.amountWei),
+      txHash: input.txHash ?? null,
+      memo: input.memo ?? null,
+    },
+    select: { id: true },
+  });
+  const balanceWei = await getBalanceWei(tx, input.businessId, input.environment);
+  if (pool.belowThreshold) {
+    const threshold = await lowPoolThresholdWei(tx, input.businessId);
+    if (balanceWei >= threshold) await tx.pool.update({ where: { id: pool.poolId }, data: { belowThreshold: false } });
+  }
+  return { ledgerEntryId: entry.id, balanceWei };
+}
+
+export interface DebitInput {
+  businessId: string;
+  environment: Environment;
+  /** Positive amount to take from the pool. */
+  amountWei: bigint;
+  kind: LedgerKind;
+  rewardId?: string | null;
+  memo?: string | null;
+}
+
+/**
+ * Takes amountWei from the pool. The caller must hold the pool lock (lockPool) and must have
+ * checked the balance under it; this writes the entry, then raises the low-pool alert (and the
+ * refill request when auto-refill is on) if this debit crossed the threshold.
+ */
+export async function debitLedger(tx: Tx, pool: LockedPool, input: DebitInput): Promise<LedgerResult> {
+  if (input.amountWei <= 0n) throw new Error("debitLedger: amountWei must be positive");
+  const entry = await tx.ledgerEntry.create({
+    data: {
+      businessId: input.businessId,
+      environment: input.environment,
+      kind: input.kind,
+      amountWei: weiToDb(-input.amountWei),
+      rewardId: input.rewardId ?? null,
+      memo: input.memo ?? null,
+    },
+    select: { id: true },
+  });
+  const balanceWei = await getBalanceWei(tx, input.businessId, input.environment);
+  await checkLowPool(tx, pool, input.businessId, input.environment, balanceWei);
+  return { ledgerEntryId: entry.id, balanceWei };
+}
+
+async function lowPoolThresholdWei(tx: Tx, businessId: string): Promise<bigint> {
+  const c = await tx.businessConfig.findUnique({ where: { businessId }, select: { lowPoolAlertWei: true } });
+  return c ? toBigInt(c.lowPoolAlertWei) : 0n;
+}
+
+/**
+ * One LOW_POOL alert per crossing: raised when the balance drops below the threshold while the
+ * pool was above it; the flag stays set (no further alerts) until a credit lifts the balance.
+ */
+async function checkLowPool(tx: Tx, pool: LockedPool, businessId: string, environment: Environment, balanceWei: bigint) {
+  if (pool.belowThreshold) return;
+  const c = await tx.businessConfig.findUnique({
+    where: { businessId },
+    select: { lowPoolAlertWei: true, autoRefillEnabled: true, autoRefillAmountWei: true },
+  });
+  const threshold = c ? toBigInt(c.lowPoolAlertWei) : 0n;
+  if (balanceWei >= threshold) return;
+  await tx.pool.update({ where: { id: pool.poolId }, data: { belowThreshold: true } });
+  pool.belowThreshold = true;
+  await tx.alert.create({
+    data: {
+      businessId,
+      environment,
+      kind: "LOW_POOL",
+      message: `Pool balance ${weiToEth(balanceWei)} ETH fell below the alert threshold of ${weiToEth(threshold)} ETH`,
+      balanceWei: weiToDb(balanceWei),
+      thresholdWei: weiToDb(threshold),
+    },
+  });
+  if (c?.autoRefillEnabled) {
+    const amount = toBigInt(c.autoRefillAmountWei);
+    await tx.alert.create({
+      data: {
+        businessId,
+        environment,
+        kind: "REFILL_REQUEST",
+        message: `Auto-refill: please deposit ${weiToEth(amount)} ETH to the ${environment} pool (balance ${weiToEth(balanceWei)} ETH)`,
+        balanceWei: weiToDb(balanceWei),
+        thresholdWei: weiToDb(threshold),
+        amountWei: weiToDb(amount),
+      },
+    });
+  }
+}
