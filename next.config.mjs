@@ -5,6 +5,8 @@ const nextConfig = {
   // Native / WASM packages stay outside the bundle and load from node_modules at run time.
   serverExternalPackages: ["@electric-sql/pglite", "pglite-prisma-adapter", "@prisma/adapter-pg", "pg", "hardhat", "ioredis", "rate-limiter-flexible"],
   distDir: process.env.NEXT_DIST_DIR || ".next",
+  // The build type-checks the app only; tests and scripts are checked by `npm run typecheck`.
+  typescript: { tsconfigPath: "tsconfig.build.json" },
 };
 
 export default nextConfig;

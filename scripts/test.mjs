@@ -18,8 +18,11 @@ ensureDependencies();
 ensurePrismaClient();
 ensureBuild();
 
+console.log("\n━━ Type check (tsc --noEmit) ━━");
+const tsc = spawnSync("npx", ["tsc", "--noEmit"], { cwd: root, stdio: "inherit" });
+
 const totals = { passed: 0, failed: 0, skipped: 0 };
-const failures = [];
+const failures = tsc.status === 0 ? [] : ["typecheck"];
 const reportDir = path.join(root, "test-results");
 mkdirSync(reportDir, { recursive: true });
 

@@ -27,7 +27,7 @@ export function migrationsDir() {
 }
 
 export async function applyMigrations(db: SqlRunner, dir = migrationsDir()): Promise<string[]> {
-  if (!existsSync(dir)) throw new Error(`Migrations folder not found: ${dir}`);
+  if (!existsSync(/*turbopackIgnore: true*/ dir)) throw new Error(`Migrations folder not found: ${dir}`);
   await db.exec(TABLE);
   // Serialise concurrent starters on PostgreSQL; PGlite is single-connection anyway.
   await db.query("SELECT pg_advisory_lock(727274)");

@@ -9,7 +9,7 @@ describe("money", () => {
     expect(ethToWei("123456789012345678901234567890.123456789012345678")).toBe(123456789012345678901234567890123456789012345678n);
     expect(weiToEth(50_000_000_000_000_000n)).toBe("0.05");
     expect(weiToEth(0n)).toBe("0");
-    expect(weiToEth(-10n ** 18n)).toBe("-1");
+    expect(weiToEth(-(10n ** 18n))).toBe("-1");
     expect(weiToEth("1500000000000000000")).toBe("1.5");
     expect(toBigInt({ toFixed: () => "123000000000000000000000000000" })).toBe(123000000000000000000000000000n);
   });
