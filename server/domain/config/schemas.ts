@@ -25,3 +25,29 @@ export const configOutput = z.object({ general: generalConfigOutput, spend: spen
 export type ConfigOutput = z.infer<typeof configOutput>;
 
 export { ethAmount };
+
+const eventName = z.string().trim().min(1).max(100);
+
+/** PATCH /business/config/general: every field optional; only the fields sent change. */
+export const updateGeneralInput = z.strictObject({
+  businessName: z.string().trim().min(1).max(120).optional(),
+  website: z.url({ protocol: /^https?$/ }).max(2048).nullable().optional(),
+  rewardStrategy: z.enum(["FIXED", "TIERED"]).optional(),
+  referralRewardEth: ethAmount.optional(),
+  bonusEth: ethAmount.optional(),
+  eventProcessing: z.enum(["AUTO", "SYNC", "ASYNC"]).optional(),
+  /** Event names that qualify a referral for rewards; an empty list means every event qualifies. */
+  qualifyingEvents: z.array(eventName).max(100).optional(),
+});
+export type UpdateGeneralInput = z.infer<typeof updateGeneralInput>;
+
+/** PATCH /business/config/spend (owner): caps take null for "no cap". */
+export const updateSpendInput = z.strictObject({
+  maxEthPerDayPerUser: ethAmount.nullable().optional(),
+  maxReferralEthPerEvent: ethAmount.nullable().optional(),
+  maxBonusEthPerEvent: ethAmount.nullable().optional(),
+  lowPoolAlertEth: ethAmount.optional(),
+  autoRefillEnabled: z.boolean().optional(),
+  autoRefillAmountEth: ethAmount.optional(),
+});
+export type UpdateSpendInput = z.infer<typeof updateSpendInput>;

@@ -162,3 +162,14 @@ async function checkLowPool(tx: Tx, pool: LockedPool, businessId: string, enviro
     });
   }
 }
+
+/** After a threshold change: pools whose balance is at or above the new threshold may alert again. */
+export async function rearmLowPoolAlerts(tx: Tx, businessId: string, thresholdWei: bigint) {
+  const pools = await tx.pool.findMany({ where: { businessId, belowThreshold: true }, select: { id: true, environment: true } });
+  for (const p of pools) {
+    const locked = await lockPool(tx, businessId, p.environment);
+    if ((await getBalanceWei(tx, businessId, p.environment)) >= thresholdWei) {
+      await tx.pool.update({ where: { id: locked.poolId }, data: { belowThreshold: false } });
+    }
+  }
+}

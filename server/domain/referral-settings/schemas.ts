@@ -1,0 +1,34 @@
+import { z } from "zod";
+
+const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+export const emailDomain = z
+  .string()
+  .trim()
+  .max(253)
+  .transform((s) => s.toLowerCase().replace(/^@/, ""))
+  .refine((s) => DOMAIN_RE.test(s), "Must be an email domain such as example.com");
+
+export const referralSettingsOutput = z.object({
+  blockSelfReferral: z.boolean(),
+  oneReferralPerReferredUser: z.boolean(),
+  /** null = no limit */
+  maxReferralsPerReferrerPerDay: z.number().int().nullable(),
+  blockedEmailDomains: z.array(z.string()),
+  blockDisposableEmails: z.boolean(),
+  holdForReview: z.boolean(),
+  /** null = no window (an event qualifies a referral whenever it arrives) */
+  attributionWindowDays: z.number().int().nullable(),
+});
+export type ReferralSettingsOutput = z.infer<typeof referralSettingsOutput>;
+
+export const updateReferralSettingsInput = z.strictObject({
+  blockSelfReferral: z.boolean().optional(),
+  oneReferralPerReferredUser: z.boolean().optional(),
+  maxReferralsPerReferrerPerDay: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  blockedEmailDomains: z.array(emailDomain).max(1000).optional(),
+  blockDisposableEmails: z.boolean().optional(),
+  holdForReview: z.boolean().optional(),
+  attributionWindowDays: z.number().int().min(1).max(3650).nullable().optional(),
+});
+export type UpdateReferralSettingsInput = z.infer<typeof updateReferralSettingsInput>;

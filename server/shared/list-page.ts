@@ -1,0 +1,29 @@
+// Cursor pagination shared by the business lists: newest first, ordered by (createdAt, id) so
+// that rows created in the same millisecond keep a stable order. The cursor is the id of the
+// last row of the previous page; `limit` is clamped to 1..200 (default 50) like /sdk/referrals.
+import { z } from "zod";
+
+export const listLimit = z
+  .number()
+  .int()
+  .optional()
+  .transform((n) => Math.min(200, Math.max(1, n ?? 50)));
+export const listCursor = z.string().min(1).max(64).optional();
+
+/** Prisma findMany arguments for one page (one extra row tells whether another page exists). */
+export function pageArgs(limit: number, cursor: string | undefined) {
+  return {
+    orderBy: [{ createdAt: "desc" as const }, { id: "desc" as const }],
+    take: limit + 1,
+    ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
+  };
+}
+
+/** Trims the extra row and computes nextCursor. */
+export function toPage<T extends { id: string }, O>(rows: T[], limit: number, map: (r: T) => O): { data: O[]; nextCursor: string | null } {
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  return { data: page.map(map), nextCursor: more ? page[page.length - 1].id : null };
+}
+
+export const pageOutput = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });
