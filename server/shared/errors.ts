@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
   SERVICE_UNAVAILABLE: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   CHAIN_UNAVAILABLE: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
+  // A manual reward that the daily cap per participant leaves at zero (recorded as REFUSED).
+  DAILY_CAP_REACHED: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
 } as const satisfies Record<string, { status: number; trpc: TRPC_ERROR_CODE_KEY }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
