@@ -4,6 +4,7 @@ import { apiKeysRouter } from "./api-keys";
 import { configRouter } from "./config";
 import { membersRouter } from "./members";
 import { meRouter } from "./me";
+import { fundingRouter } from "./funding";
 import { router } from "../trpc/init";
 
 export const appRouter = router({
@@ -11,6 +12,7 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   config: configRouter,
   me: meRouter,
+  funding: fundingRouter,
 });
 
 export type AppRouter = typeof appRouter;

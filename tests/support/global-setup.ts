@@ -1,14 +1,17 @@
 // Once per vitest run: pick the database, start the production build, share its URL.
 import type { TestProject } from "vitest/node";
-import { startApp, tempPgliteDir, type RunningApp } from "./app";
+import { freePort, startApp, tempPgliteDir, type RunningApp } from "./app";
 import { createPostgresDatabase, testDbKind } from "./database";
 import { ensureBuild, ensurePrismaClient } from "../../scripts/ensure.mjs";
+import { startLocalChain } from "../../scripts/local-chain.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
     databaseUrl: string;
     pgliteDir: string;
+    /** JSON-RPC URL of the run's TEST chain (a real local Hardhat 3 / EDR node). */
+    chainRpcUrl: string;
   }
 }
 
@@ -27,13 +30,19 @@ export default async function setup(project: TestProject) {
   } else {
     pgliteDir = tempPgliteDir();
   }
-  app = await startApp(databaseUrl ? { DATABASE_URL: databaseUrl } : { PGLITE_DIR: pgliteDir });
+  // The run's own TEST chain on a free port (CHAIN_RPC_URL_TEST given → use that node instead).
+  const chainPort = process.env.CHAIN_RPC_URL_TEST ? 0 : await freePort();
+  const chainRpcUrl = process.env.CHAIN_RPC_URL_TEST || `http://127.0.0.1:${chainPort}`;
+  const chain = chainPort ? await startLocalChain({ port: chainPort, reuse: false, log: "ignore" }) : null;
+  app = await startApp({ ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { PGLITE_DIR: pgliteDir }), CHAIN_RPC_URL_TEST: chainRpcUrl });
   project.provide("baseUrl", app.url);
   project.provide("databaseUrl", databaseUrl);
   project.provide("pgliteDir", pgliteDir);
+  project.provide("chainRpcUrl", chainRpcUrl);
   console.log(`[tests] ${testDbKind()} · app at ${app.url}`);
   return async () => {
     await app?.stop();
+    chain?.kill("SIGTERM");
     await drop?.();
   };
 }

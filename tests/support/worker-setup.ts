@@ -8,3 +8,6 @@ else {
   delete process.env.DATABASE_URL;
   process.env.PGLITE_DIR = "memory://";
 }
+
+// The run's TEST chain: domain tests and apps started by tests (startApp) use it too.
+process.env.CHAIN_RPC_URL_TEST = inject("chainRpcUrl");
