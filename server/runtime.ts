@@ -1,6 +1,43 @@
 // Process start-up for the Next.js server: database first, then background work.
 import { dbReady } from "./db/client";
+import { env } from "./shared/env";
 
-export async function startServerRuntime() {
+const g = globalThis as unknown as { __rtsRuntime?: Promise<void> };
+
+export function startServerRuntime() {
+  g.__rtsRuntime ??= start();
+  return g.__rtsRuntime;
+}
+
+async function start() {
   await dbReady();
+  await startJobs();
+}
+
+/**
+ * Jobs: with Inngest configured, queued jobs are sent as Inngest events and a re-dispatch loop
+ * resends those whose sending failed; otherwise the embedded runner executes them here.
+ */
+async function startJobs() {
+  const { setJobDispatcher } = await import("./jobs/queue");
+  if (env.inngestEnabled) {
+    const { sendJobsToInngest, redispatchPending } = await import("./inngest/dispatch");
+    setJobDispatcher(sendJobsToInngest);
+    const every = Math.max(1000, env.jobPollMs * 20);
+    const tick = async () => {
+      try {
+        while ((await redispatchPending()) === 100);
+      } catch (e) {
+        console.warn("[jobs] re-dispatch to Inngest failed; will retry:", (e as Error).message);
+      }
+      setTimeout(tick, every).unref();
+    };
+    setTimeout(tick, 0).unref();
+    return;
+  }
+  if (!env.embeddedRunner) return;
+  const { startEmbeddedRunner } = await import("./jobs/runner");
+  const runner = startEmbeddedRunner();
+  // No signal handlers: a job interrupted by shutdown keeps its lease and is taken over later.
+  setJobDispatcher(async () => runner.wake());
 }

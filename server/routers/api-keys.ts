@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { apiKeyIdInput, apiKeyOutput, apiKeyWithSecretOutput, createApiKeyInput, rotateApiKeyInput } from "../domain/api-keys/schemas";
-import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../domain/api-keys/service";
+import { createApiKey, getOwnedApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../domain/api-keys/service";
+import { listReferralsQuery, referralListOutput } from "../domain/referrals/schemas";
+import { listReferralsForApiKey } from "../domain/referrals/service";
 import { businessProcedure, ownerProcedure, router } from "../trpc/init";
 
 export const apiKeysRouter = router({
@@ -24,4 +26,13 @@ export const apiKeysRouter = router({
     .input(apiKeyIdInput)
     .output(apiKeyOutput)
     .mutation(({ ctx, input }) => revokeApiKey(ctx.businessId, input.apiKeyId)),
+  referrals: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/api-keys/{apiKeyId}/referrals", tags: ["api-keys"], summary: "Referrals created through this key, newest first", protect: true } })
+    .input(listReferralsQuery.extend({ apiKeyId: z.string().min(1).max(64) }))
+    .output(referralListOutput)
+    .query(async ({ ctx, input }) => {
+      // Ownership first: another business's key is a 404, never its referrals.
+      const key = await getOwnedApiKey(ctx.businessId, input.apiKeyId);
+      return listReferralsForApiKey(key.id, input);
+    }),
 });

@@ -1,0 +1,40 @@
+// Participants: the business's end users (referrers and referred). Inputs of POST /sdk/participants.
+import { z } from "zod";
+
+export const email = z.string().trim().max(254).toLowerCase().pipe(z.email({ message: "Must be a valid email address" }));
+export const externalUserId = z.string().trim().min(1).max(128);
+/** Handles are case-insensitive (stored lower-case) and URL-safe so they can be shared. */
+export const handle = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9][a-z0-9_.-]{1,39}$/, "2–40 characters: letters, digits, '_', '.', '-'");
+export const personName = z.string().trim().min(1).max(200);
+
+export const upsertParticipantInput = z
+  .strictObject({
+    userId: externalUserId.optional(),
+    email: email.optional(),
+    name: personName.optional(),
+    handle: handle.optional(),
+  })
+  .refine((v) => v.userId !== undefined || v.email !== undefined, { message: "Provide userId or email", path: ["userId"] });
+export type UpsertParticipantInput = z.infer<typeof upsertParticipantInput>;
+
+export const participantOutput = z.object({
+  participantId: z.string(),
+  referralCode: z.string(),
+  handle: z.string().nullable(),
+  userId: z.string().nullable(),
+  email: z.string().nullable(),
+  created: z.boolean(),
+});
+export type ParticipantOutput = z.infer<typeof participantOutput>;
+
+/** Who is writing: every row written carries the business, the key's environment and the key. */
+export interface Scope {
+  businessId: string;
+  environment: "TEST" | "LIVE";
+  /** null when not written through an API key (e.g. the dashboard's manual event create). */
+  apiKeyId: string | null;
+}

@@ -1,0 +1,52 @@
+// Referral application (POST /sdk/referrals/apply) and referral lists (GET /sdk/referrals,
+// GET /business/api-keys/:apiKeyId/referrals).
+import { z } from "zod";
+import { email, externalUserId, personName } from "../participants/schemas";
+
+export const referralCode = z.string().trim().min(1).max(64);
+export const sourceLabel = z.string().trim().min(1).max(100);
+
+export const applyReferralInput = z
+  .strictObject({
+    referralCode,
+    referredUserEmail: email.optional(),
+    referredUserName: personName.optional(),
+    referredUserId: externalUserId.optional(),
+    source: sourceLabel.optional(),
+    campaign: z.string().trim().min(1).max(100).optional(),
+    idempotencyKey: z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, "Printable ASCII without spaces").optional(),
+  })
+  .refine((v) => v.referredUserId !== undefined || v.referredUserEmail !== undefined, {
+    message: "Provide referredUserId (synchronous) or referredUserEmail (queued)",
+    path: ["referredUserId"],
+  });
+export type ApplyReferralInput = z.infer<typeof applyReferralInput>;
+
+/** `limit`: integer, default 50, clamped into 1..200; anything that is not an integer → 400. */
+export const listLimit = z
+  .preprocess((v) => (typeof v === "string" && /^\s*[+-]?\d{1,12}\s*$/.test(v) ? Number(v) : v), z.number().int("limit must be an integer"))
+  .optional()
+  .transform((v) => (v === undefined ? 50 : Math.min(200, Math.max(1, v))));
+
+export const listReferralsQuery = z.strictObject({
+  limit: listLimit,
+  cursor: z.string().min(1).max(200).optional(),
+});
+
+export const referralOutput = z.object({
+  referralId: z.string(),
+  status: z.enum(["PENDING", "QUALIFIED", "REWARDED", "FLAGGED", "REJECTED"]),
+  reason: z.string().nullable(),
+  environment: z.enum(["TEST", "LIVE"]),
+  apiKeyId: z.string().nullable(),
+  source: z.string().nullable(),
+  campaign: z.string().nullable(),
+  referrer: z.object({ participantId: z.string(), referralCode: z.string(), handle: z.string().nullable(), userId: z.string().nullable(), email: z.string().nullable() }),
+  referred: z.object({ participantId: z.string(), referralCode: z.string(), handle: z.string().nullable(), userId: z.string().nullable(), email: z.string().nullable() }),
+  createdAt: z.string(),
+  qualifiedAt: z.string().nullable(),
+});
+export type ReferralOutput = z.infer<typeof referralOutput>;
+
+export const referralListOutput = z.object({ data: z.array(referralOutput), nextCursor: z.string().nullable() });
+export type ReferralListOutput = z.infer<typeof referralListOutput>;

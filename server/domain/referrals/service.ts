@@ -1,0 +1,175 @@
+// Referral bookkeeping: record referrer → referred (screened by the anti-abuse rules, never two
+// rows for the same pair), apply a referral code (synchronously or as an SDK_REFERRAL_APPLY
+// job), and list the referrals created through one API key, newest first, by cursor.
+import { db, type Tx } from "../../db/client";
+import type { Participant, Referral } from "../../db/generated";
+import { AppError } from "../../shared/errors";
+import { screenReferral } from "../rewards/anti-abuse";
+import { ensureParticipant, findParticipantByCodeOrHandle } from "../participants/service";
+import type { Scope } from "../participants/schemas";
+import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tracking/idempotency";
+import { dispatchJobs, enqueueJob } from "../../jobs/queue";
+import type { ApplyReferralInput, ReferralListOutput, ReferralOutput } from "./schemas";
+
+export interface RecordReferralInput {
+  referrer: Participant;
+  referred: Participant;
+  source?: string | null;
+  campaign?: string | null;
+  now?: Date;
+}
+
+/**
+ * The referral between these two participants: the existing one, or a new one whose initial
+ * status comes from the anti-abuse screen. The unique (referrerId, referredId) makes a
+ * concurrent duplicate a no-op instead of a second row.
+ */
+export async function recordReferral(tx: Tx, scope: Scope, input: RecordReferralInput): Promise<{ referral: Referral; created: boolean }> {
+  const pair = { referrerId: input.referrer.id, referredId: input.referred.id };
+  const existing = await tx.referral.findUnique({ where: { referrerId_referredId: pair } });
+  if (existing) return { referral: existing, created: false };
+  const now = input.now ?? new Date();
+  const screen = await screenReferral(tx, { businessId: scope.businessId, environment: scope.environment, referrer: input.referrer, referred: input.referred, now });
+  const [inserted] = await tx.referral.createManyAndReturn({
+    data: [
+      {
+        businessId: scope.businessId,
+        environment: scope.environment,
+        apiKeyId: scope.apiKeyId,
+        ...pair,
+        source: input.source ?? null,
+        campaign: input.campaign ?? null,
+        status: screen.status,
+        reason: screen.status === "PENDING" ? null : (screen.reason ?? null),
+      },
+    ],
+    skipDuplicates: true,
+  });
+  if (inserted) return { referral: inserted, created: true };
+  const raced = await tx.referral.findUnique({ where: { referrerId_referredId: pair } });
+  if (!raced) throw new Error("referral insert skipped but no row found");
+  return { referral: raced, created: false };
+}
+
+export const REFERRAL_QUEUED_MESSAGE = "Referral apply accepted for asynchronous processing";
+
+export interface ApplySyncOutput {
+  success: true;
+  processedSynchronously: true;
+  queued: false;
+  referralId: string;
+  status: Referral["status"];
+  reason: string | null;
+  created: boolean;
+  referredParticipant: { participantId: string; referralCode: string };
+}
+
+export interface ApplyQueuedOutput {
+  success: true;
+  queued: true;
+  jobId: string;
+  jobType: "SDK_REFERRAL_APPLY";
+  message: string;
+}
+
+/** The work of an apply, shared by the synchronous path and the SDK_REFERRAL_APPLY job. */
+export async function performReferralApply(tx: Tx, scope: Scope, input: Omit<ApplyReferralInput, "idempotencyKey">): Promise<ApplySyncOutput> {
+  const referrer = await findParticipantByCodeOrHandle(tx, scope, input.referralCode);
+  if (!referrer) throw new AppError("UNKNOWN_REFERRAL_CODE", `No participant has the referral code or handle "${input.referralCode}"`);
+  const { participant: referred } = await ensureParticipant(tx, scope, {
+    externalId: input.referredUserId,
+    email: input.referredUserEmail,
+    name: input.referredUserName,
+  });
+  const { referral, created } = await recordReferral(tx, scope, { referrer, referred, source: input.source, campaign: input.campaign });
+  return {
+    success: true,
+    processedSynchronously: true,
+    queued: false,
+    referralId: referral.id,
+    status: referral.status,
+    reason: referral.reason,
+    created,
+    referredParticipant: { participantId: referred.id, referralCode: referred.referralCode },
+  };
+}
+
+/**
+ * POST /sdk/referrals/apply. `referredUserId` present → processed now; only
+ * `referredUserEmail` → queued as SDK_REFERRAL_APPLY (the job row commits with the claim).
+ */
+export async function applyReferral(scope: Scope, input: ApplyReferralInput): Promise<{ status: number; body: ApplySyncOutput | ApplyQueuedOutput }> {
+  const { idempotencyKey, ...work } = input;
+  const sync = work.referredUserId !== undefined;
+  const route = "POST /sdk/referrals/apply";
+  const hash = idempotencyKey ? requestHash(route, work) : "";
+  let queuedJob: { id: string; type: "SDK_REFERRAL_APPLY" } | undefined;
+  const out = await db.$transaction(async (tx) => {
+    const claim = idempotencyKey ? await claimIdempotencyKey(tx, scope, idempotencyKey, route, hash) : undefined;
+    if (claim?.replay) return claim.replay as { status: number; body: ApplySyncOutput | ApplyQueuedOutput };
+    let res: { status: number; body: ApplySyncOutput | ApplyQueuedOutput };
+    if (sync) {
+      res = { status: 200, body: await performReferralApply(tx, scope, work) };
+    } else {
+      const job = await enqueueJob(tx, scope, "SDK_REFERRAL_APPLY", work);
+      queuedJob = { id: job.id, type: "SDK_REFERRAL_APPLY" };
+      res = { status: 202, body: { success: true, queued: true, jobId: job.id, jobType: "SDK_REFERRAL_APPLY", message: REFERRAL_QUEUED_MESSAGE } };
+    }
+    if (claim?.recordId) await completeIdempotencyKey(tx, claim.recordId, res.status, res.body);
+    return res;
+  });
+  if (queuedJob) await dispatchJobs([queuedJob]);
+  return out;
+}
+
+// ───────────── Lists ─────────────
+
+type Row = Referral & { referrer: Participant; referred: Participant };
+
+const participantView = (p: Participant) => ({ participantId: p.id, referralCode: p.referralCode, handle: p.handle, userId: p.externalId, email: p.email });
+
+export function toReferralOutput(r: Row): ReferralOutput {
+  return {
+    referralId: r.id,
+    status: r.status,
+    reason: r.reason,
+    environment: r.environment,
+    apiKeyId: r.apiKeyId,
+    source: r.source,
+    campaign: r.campaign,
+    referrer: participantView(r.referrer),
+    referred: participantView(r.referred),
+    createdAt: r.createdAt.toISOString(),
+    qualifiedAt: r.qualifiedAt ? r.qualifiedAt.toISOString() : null,
+  };
+}
+
+/** Opaque cursor: the (createdAt, id) of the last row of the page. */
+function encodeCursor(r: { createdAt: Date; id: string }) {
+  return Buffer.from(`${r.createdAt.getTime()}:${r.id}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const raw = Buffer.from(cursor, "base64url").toString("utf8");
+  const m = /^(\d{1,15}):([A-Za-z0-9_-]{1,64})$/.exec(raw);
+  if (!m || Buffer.from(raw).toString("base64url") !== cursor) {
+    throw new AppError("VALIDATION_ERROR", "Invalid cursor", [{ path: "cursor", message: "Use the nextCursor of a previous page" }]);
+  }
+  return { createdAt: new Date(Number(m[1])), id: m[2] };
+}
+
+/** Referrals created through this API key (the id survives rotation), newest first. */
+export async function listReferralsForApiKey(apiKeyId: string, q: { limit: number; cursor?: string }): Promise<ReferralListOutput> {
+  const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+  const rows = await db.referral.findMany({
+    where: {
+      apiKeyId,
+      ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: q.limit + 1,
+    include: { referrer: true, referred: true },
+  });
+  const page = rows.slice(0, q.limit);
+  return { data: page.map(toReferralOutput), nextCursor: rows.length > q.limit ? encodeCursor(page[page.length - 1]) : null };
+}

@@ -1,0 +1,97 @@
+// POST /track and POST /track/batch: the tracked event and the two response shapes.
+import { z } from "zod";
+import { email, externalUserId, personName } from "../participants/schemas";
+
+const MAX_METADATA_BYTES = 8 * 1024;
+const MAX_METADATA_DEPTH = 5;
+const MAX_METADATA_KEYS = 100;
+
+function depthAndKeys(v: unknown, depth = 1): { depth: number; keys: number } {
+  if (v === null || typeof v !== "object") return { depth: depth - 1, keys: 0 };
+  let d = depth;
+  let k = Array.isArray(v) ? 0 : Object.keys(v).length;
+  for (const child of Object.values(v)) {
+    const r = depthAndKeys(child, depth + 1);
+    d = Math.max(d, r.depth);
+    k += r.keys;
+  }
+  return { depth: d, keys: k };
+}
+
+/** Free-form, but bounded: ≤ 8 KB as JSON, ≤ 5 levels, ≤ 100 keys; the keys the pipeline reads are typed. */
+export const metadataSchema = z
+  .record(z.string().max(100), z.unknown())
+  .superRefine((m, ctx) => {
+    if (JSON.stringify(m).length > MAX_METADATA_BYTES) ctx.addIssue({ code: "custom", message: `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON` });
+    const { depth, keys } = depthAndKeys(m);
+    if (depth > MAX_METADATA_DEPTH) ctx.addIssue({ code: "custom", message: `metadata may nest at most ${MAX_METADATA_DEPTH} levels` });
+    if (keys > MAX_METADATA_KEYS) ctx.addIssue({ code: "custom", message: `metadata may have at most ${MAX_METADATA_KEYS} keys` });
+  })
+  .pipe(
+    z.looseObject({
+      referredUserEmail: email.optional(),
+      referredUserId: externalUserId.optional(),
+      referredUserName: personName.optional(),
+      campaign: z.string().trim().min(1).max(100).optional(),
+    }),
+  );
+
+export const eventNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:/ -]*$/, "Letters, digits, spaces and _ . : / -");
+
+export const trackInput = z.strictObject({
+  eventName: eventNameSchema,
+  referrer: z.string().trim().min(1).max(64).optional(),
+  metadata: metadataSchema.optional(),
+  idempotencyKey: z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, "Printable ASCII without spaces").optional(),
+  source: z.string().trim().min(1).max(100).optional(),
+});
+export type TrackInput = z.infer<typeof trackInput>;
+
+export const MAX_BATCH = 100;
+export const trackBatchInput = z.strictObject({
+  events: z.array(z.unknown()).min(1).max(MAX_BATCH, `At most ${MAX_BATCH} events per batch`),
+});
+
+const rewardSummary = z.object({
+  rewardId: z.string(),
+  participantId: z.string(),
+  kind: z.enum(["REFERRAL", "BONUS", "MANUAL"]),
+  amountEth: z.string(),
+  requestedEth: z.string(),
+  status: z.enum(["PAID", "HELD", "REFUSED"]),
+  reason: z.string().nullable(),
+});
+
+const participantRef = z.object({ participantId: z.string(), referralCode: z.string() });
+
+export const trackSyncOutput = z.object({
+  success: z.literal(true),
+  processedSynchronously: z.literal(true),
+  queued: z.literal(false),
+  eventId: z.string(),
+  status: z.enum(["PROCESSED", "FLAGGED", "REJECTED"]),
+  reason: z.string().nullable(),
+  referralId: z.string().nullable(),
+  referredParticipant: participantRef.nullable(),
+  rewards: z.array(rewardSummary).optional(),
+});
+export type TrackSyncOutput = z.infer<typeof trackSyncOutput>;
+
+export const EVENT_QUEUED_MESSAGE = "Event accepted for asynchronous processing";
+
+export const trackQueuedOutput = z.object({
+  success: z.literal(true),
+  queued: z.literal(true),
+  jobId: z.string(),
+  jobType: z.literal("EVENT_PROCESS"),
+  message: z.string(),
+  eventId: z.string(),
+});
+export type TrackQueuedOutput = z.infer<typeof trackQueuedOutput>;
+
+export type TrackOutput = TrackSyncOutput | TrackQueuedOutput;

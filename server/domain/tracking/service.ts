@@ -1,0 +1,250 @@
+// The event pipeline. acceptEvent records an event for a business + environment and either
+// processes it now or queues an EVENT_PROCESS job, per BusinessConfig.eventProcessing:
+//   SYNC → now; ASYNC → queued; AUTO (default) → queued when metadata.referredUserEmail is
+//   present (the event may create a referred user and rewards), now otherwise.
+// processEvent is the one piece of processing code: the synchronous path and the job handler
+// both run it, inside the transaction that also records its outcome.
+import { db, type Tx } from "../../db/client";
+import type { Participant, Prisma, Referral, TrackedEvent } from "../../db/generated";
+import { AppError, toAppError } from "../../shared/errors";
+import { settleEvent, type RewardSummary } from "../rewards/engine";
+import { ensureParticipant, findParticipantByCodeOrHandle } from "../participants/service";
+import type { Scope } from "../participants/schemas";
+import { recordReferral } from "../referrals/service";
+import { dispatchJobs, enqueueJob, enqueueJobs } from "../../jobs/queue";
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestHash } from "./idempotency";
+import { EVENT_QUEUED_MESSAGE, trackInput, type TrackInput, type TrackOutput, type TrackQueuedOutput, type TrackSyncOutput } from "./schemas";
+
+export type ProcessingMode = "AUTO" | "SYNC" | "ASYNC";
+const ROUTE = "POST /track";
+
+export async function getEventProcessing(businessId: string): Promise<ProcessingMode> {
+  const c = await db.businessConfig.findUnique({ where: { businessId }, select: { eventProcessing: true } });
+  return c?.eventProcessing ?? "AUTO";
+}
+
+export function shouldQueue(mode: ProcessingMode, input: Pick<TrackInput, "metadata">): boolean {
+  if (mode === "SYNC") return false;
+  if (mode === "ASYNC") return true;
+  return typeof input.metadata?.referredUserEmail === "string";
+}
+
+export interface ProcessOutcome {
+  event: TrackedEvent;
+  referral: Referral | null;
+  referred: Participant | null;
+  status: "PROCESSED" | "FLAGGED" | "REJECTED";
+  reason: string | null;
+  rewards: RewardSummary[];
+}
+
+/** Resolves the event's referrer before anything is written; unknown → 422 UNKNOWN_REFERRAL_CODE. */
+export async function resolveReferrer(tx: Tx, scope: Scope, referrer: string | null | undefined): Promise<Participant | null> {
+  if (!referrer) return null;
+  const p = await findParticipantByCodeOrHandle(tx, scope, referrer);
+  if (!p) throw new AppError("UNKNOWN_REFERRAL_CODE", `No participant has the referral code or handle "${referrer}"`);
+  return p;
+}
+
+type EventMeta = { referredUserEmail?: string; referredUserId?: string; referredUserName?: string; campaign?: string };
+
+/**
+ * Processes a recorded event: referred participant (from metadata.referredUserEmail /
+ * referredUserId), the referral (new via the anti-abuse screen, or the referred user's
+ * existing one), then the reward engine; the outcome is stored on the event.
+ */
+export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent, referrer: Participant | null): Promise<ProcessOutcome> {
+  const meta = (event.metadata ?? {}) as EventMeta;
+  let referred: Participant | null = null;
+  if (meta.referredUserEmail || meta.referredUserId) {
+    ({ participant: referred } = await ensureParticipant(tx, scope, { email: meta.referredUserEmail, externalId: meta.referredUserId, name: meta.referredUserName }));
+  }
+  let referral: Referral | null = null;
+  if (referrer && referred) {
+    ({ referral } = await recordReferral(tx, scope, { referrer, referred, source: event.source, campaign: event.campaign }));
+  } else if (referred) {
+    // A later event of an already referred user (e.g. a purchase) belongs to their referral.
+    referral = await tx.referral.findFirst({ where: { referredId: referred.id, businessId: scope.businessId, environment: scope.environment }, orderBy: { createdAt: "desc" } });
+  }
+  const linked = referral ? await tx.trackedEvent.update({ where: { id: event.id }, data: { referralId: referral.id } }) : event;
+  const settled = await settleEvent(tx, { event: linked, referral });
+  const done = await tx.trackedEvent.update({
+    where: { id: event.id },
+    data: { status: settled.status, reason: settled.reason ?? null, processedAt: new Date() },
+  });
+  return { event: done, referral, referred, status: settled.status, reason: settled.reason ?? null, rewards: settled.rewards };
+}
+
+function eventData(scope: Scope, input: TrackInput, idempotencyKey: string | undefined): Prisma.TrackedEventCreateManyInput {
+  return {
+    businessId: scope.businessId,
+    environment: scope.environment,
+    apiKeyId: scope.apiKeyId,
+    eventName: input.eventName,
+    referrer: input.referrer ?? null,
+    metadata: (input.metadata ?? {}) as Prisma.InputJsonObject,
+    campaign: input.metadata?.campaign ?? null,
+    source: input.source ?? null,
+    idempotencyKey: idempotencyKey ?? null,
+    status: "QUEUED",
+  };
+}
+
+function syncOutput(o: ProcessOutcome): TrackSyncOutput {
+  const out: TrackSyncOutput = {
+    success: true,
+    processedSynchronously: true,
+    queued: false,
+    eventId: o.event.id,
+    status: o.status,
+    reason: o.reason,
+    referralId: o.referral?.id ?? null,
+    referredParticipant: o.referred ? { participantId: o.referred.id, referralCode: o.referred.referralCode } : null,
+  };
+  if (o.rewards.length > 0) out.rewards = o.rewards;
+  return out;
+}
+
+const queuedOutput = (eventId: string, jobId: string): TrackQueuedOutput => ({
+  success: true,
+  queued: true,
+  jobId,
+  jobType: "EVENT_PROCESS",
+  message: EVENT_QUEUED_MESSAGE,
+  eventId,
+});
+
+export interface AcceptOptions {
+  /** From the body's idempotencyKey or the Idempotency-Key header (already reconciled). */
+  idempotencyKey?: string;
+  /** Overrides the business setting (e.g. the dashboard forcing synchronous processing). */
+  mode?: ProcessingMode;
+}
+
+export interface AcceptResult {
+  /** 200 processed now, 202 queued. A replay answers the first response's status. */
+  status: number;
+  body: TrackOutput;
+}
+
+/**
+ * Records an event for business X / environment Y and processes it per the AUTO/SYNC/ASYNC
+ * rule. Works without an API key (scope.apiKeyId null). Input is validated here too, so every
+ * caller gets the same rules.
+ */
+export async function acceptEvent(scope: Scope, rawInput: TrackInput, opts: AcceptOptions = {}): Promise<AcceptResult> {
+  const input = trackInput.parse(rawInput);
+  const key = opts.idempotencyKey ?? input.idempotencyKey;
+  const mode = opts.mode ?? (await getEventProcessing(scope.businessId));
+  const queue = shouldQueue(mode, input);
+  const hash = key ? requestHash(ROUTE, input) : "";
+  let job: { id: string; type: "EVENT_PROCESS" } | undefined;
+  const res = await db.$transaction(async (tx): Promise<AcceptResult> => {
+    const claim = key ? await claimIdempotencyKey(tx, scope, key, ROUTE, hash) : undefined;
+    if (claim?.replay) return claim.replay as AcceptResult;
+    let out: AcceptResult;
+    if (queue) {
+      const event = await tx.trackedEvent.create({ data: eventData(scope, input, key) });
+      const j = await enqueueJob(tx, scope, "EVENT_PROCESS", { eventId: event.id });
+      job = { id: j.id, type: "EVENT_PROCESS" };
+      out = { status: 202, body: queuedOutput(event.id, j.id) };
+    } else {
+      const referrer = await resolveReferrer(tx, scope, input.referrer);
+      const event = await tx.trackedEvent.create({ data: eventData(scope, input, key) });
+      out = { status: 200, body: syncOutput(await processEvent(tx, scope, event, referrer)) };
+    }
+    if (claim?.recordId) await completeIdempotencyKey(tx, claim.recordId, out.status, out.body);
+    return out;
+  });
+  if (job) await dispatchJobs([job]);
+  return res;
+}
+
+// ───────────── Batch ─────────────
+
+export type BatchItemResult = ({ index: number } & TrackOutput) | { index: number; success: false; error: { code: string; message: string; details?: unknown } };
+
+/**
+ * POST /track/batch: up to 100 events in one transaction, each validated, deduplicated and
+ * processed like a single /track; one result per event, in order. An event refused by a
+ * business rule (or invalid) gets its error and writes nothing; the others proceed.
+ */
+export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Promise<{ results: BatchItemResult[]; accepted: number; failed: number }> {
+  const mode = await getEventProcessing(scope.businessId);
+  const results: BatchItemResult[] = new Array(rawEvents.length);
+  const parsed: { index: number; input: TrackInput; hash: string }[] = [];
+  rawEvents.forEach((raw, index) => {
+    const r = trackInput.safeParse(raw);
+    if (!r.success) {
+      const e = toAppError(r.error);
+      results[index] = { index, success: false, error: e.toBody().error };
+    } else parsed.push({ index, input: r.data, hash: r.data.idempotencyKey ? requestHash(ROUTE, r.data) : "" });
+  });
+  const keysSeen = new Map<string, number>();
+  for (const p of parsed) {
+    const k = p.input.idempotencyKey;
+    if (k && keysSeen.has(k)) {
+      results[p.index] = { index: p.index, success: false, error: { code: "VALIDATION_ERROR", message: `idempotencyKey repeats the key of event ${keysSeen.get(k)} in this batch` } };
+    } else if (k) keysSeen.set(k, p.index);
+  }
+  const todo = parsed.filter((p) => !results[p.index]);
+  let jobs: { id: string; type: "EVENT_PROCESS" }[] = [];
+
+  await db.$transaction(
+    async (tx) => {
+      const claims = new Map<number, string>();
+      const fresh: typeof todo = [];
+      for (const p of todo) {
+        const key = p.input.idempotencyKey;
+        if (!key) {
+          fresh.push(p);
+          continue;
+        }
+        try {
+          const claim = await claimIdempotencyKey(tx, scope, key, ROUTE, p.hash);
+          if (claim.replay) results[p.index] = { index: p.index, ...(claim.replay.body as TrackOutput) };
+          else {
+            claims.set(p.index, claim.recordId);
+            fresh.push(p);
+          }
+        } catch (e) {
+          results[p.index] = { index: p.index, success: false, error: toAppError(e).toBody().error };
+        }
+      }
+      const queued = fresh.filter((p) => shouldQueue(mode, p.input));
+      const now = fresh.filter((p) => !shouldQueue(mode, p.input));
+
+      // Queued events: two statements for the whole batch.
+      if (queued.length) {
+        const events = await tx.trackedEvent.createManyAndReturn({ data: queued.map((p) => eventData(scope, p.input, p.input.idempotencyKey)), select: { id: true } });
+        const created = await enqueueJobs(tx, scope, "EVENT_PROCESS", events.map((e) => ({ eventId: e.id })));
+        jobs = created.map((j) => ({ id: j.id, type: "EVENT_PROCESS" }));
+        queued.forEach((p, i) => (results[p.index] = { index: p.index, ...queuedOutput(events[i].id, created[i].id) }));
+      }
+      for (const p of now) {
+        let referrer: Participant | null;
+        try {
+          referrer = await resolveReferrer(tx, scope, p.input.referrer);
+        } catch (e) {
+          const claimId = claims.get(p.index);
+          if (claimId) {
+            await releaseIdempotencyKey(tx, claimId);
+            claims.delete(p.index);
+          }
+          results[p.index] = { index: p.index, success: false, error: toAppError(e).toBody().error };
+          continue;
+        }
+        const event = await tx.trackedEvent.create({ data: eventData(scope, p.input, p.input.idempotencyKey) });
+        results[p.index] = { index: p.index, ...syncOutput(await processEvent(tx, scope, event, referrer)) };
+      }
+      for (const [index, recordId] of claims) {
+        const { index: _i, ...body } = results[index] as { index: number } & TrackOutput;
+        await completeIdempotencyKey(tx, recordId, "jobId" in body ? 202 : 200, body);
+      }
+    },
+    { timeout: 30_000 },
+  );
+  await dispatchJobs(jobs);
+  const failed = results.filter((r) => r.success === false).length;
+  return { results, accepted: results.length - failed, failed };
+}

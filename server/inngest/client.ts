@@ -1,0 +1,11 @@
+// The Inngest client. Used only when Inngest is configured (INNGEST_EVENT_KEY, or INNGEST_DEV
+// with a dev server); otherwise the embedded runner executes jobs.
+import { Inngest } from "inngest";
+
+export const inngest = new Inngest({ id: "referral-tracking-service" });
+
+/** Event names, one per job type; the event carries only the job id (the Job row holds the data). */
+export const JOB_EVENTS = {
+  EVENT_PROCESS: "rts/job.event-process",
+  SDK_REFERRAL_APPLY: "rts/job.sdk-referral-apply",
+} as const;

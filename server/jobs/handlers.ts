@@ -1,0 +1,65 @@
+// One handler per job type. The embedded runner and the Inngest functions both execute jobs
+// through runJob (server/jobs/execute.ts), which calls these inside the transaction that also
+// marks the job SUCCEEDED, so a job's effects commit exactly once.
+import type { Tx } from "../db/client";
+import type { Job, JobType, Prisma } from "../db/generated";
+import { AppError } from "../shared/errors";
+import type { Scope } from "../domain/participants/schemas";
+import { processEvent, resolveReferrer } from "../domain/tracking/service";
+import { performReferralApply } from "../domain/referrals/service";
+import { applyReferralInput } from "../domain/referrals/schemas";
+
+export interface JobHandler {
+  /** Does the job's work; the return value is stored as the job's result. */
+  run(tx: Tx, job: Job): Promise<Prisma.InputJsonObject>;
+  /** Records a permanent failure on the job's data (runs in the transaction that marks it FAILED). */
+  onFailed?(tx: Tx, job: Job, error: AppError): Promise<void>;
+}
+
+const scopeOf = (job: Job): Scope => ({ businessId: job.businessId, environment: job.environment, apiKeyId: job.apiKeyId });
+
+const eventIdOf = (job: Job) => {
+  const id = (job.payload as { eventId?: unknown })?.eventId;
+  if (typeof id !== "string") throw new AppError("VALIDATION_ERROR", "Job payload has no eventId");
+  return id;
+};
+
+export const handlers: Record<JobType, JobHandler> = {
+  EVENT_PROCESS: {
+    async run(tx, job) {
+      const scope = scopeOf(job);
+      const event = await tx.trackedEvent.findFirst({ where: { id: eventIdOf(job), businessId: job.businessId, environment: job.environment } });
+      if (!event) throw new AppError("NOT_FOUND", "The job's event no longer exists");
+      if (event.status !== "QUEUED") {
+        // Already decided (e.g. a member rejected it meanwhile): nothing to redo.
+        return { eventId: event.id, status: event.status, reason: event.reason, skipped: true };
+      }
+      const referrer = await resolveReferrer(tx, scope, event.referrer);
+      const o = await processEvent(tx, scope, event, referrer);
+      return {
+        eventId: event.id,
+        status: o.status,
+        reason: o.reason,
+        referralId: o.referral?.id ?? null,
+        referredParticipant: o.referred ? { participantId: o.referred.id, referralCode: o.referred.referralCode } : null,
+        rewards: o.rewards as unknown as Prisma.InputJsonArray,
+      };
+    },
+    async onFailed(tx, job, error) {
+      // Business-rule refusals reject the event with their code; anything else marks it FAILED.
+      const rejected = error.status === 422;
+      await tx.trackedEvent.updateMany({
+        where: { id: eventIdOf(job), status: "QUEUED" },
+        data: { status: rejected ? "REJECTED" : "FAILED", reason: rejected ? error.code : `${error.code}: ${error.message}`.slice(0, 500), processedAt: new Date() },
+      });
+    },
+  },
+  SDK_REFERRAL_APPLY: {
+    async run(tx, job) {
+      const input = applyReferralInput.parse(job.payload);
+      const out = await performReferralApply(tx, scopeOf(job), input);
+      const { success: _s, processedSynchronously: _p, queued: _q, ...result } = out;
+      return result;
+    },
+  },
+};

@@ -1,0 +1,37 @@
+// allowedOrigins: exact origin (scheme, host, port) or "https://*.example.com" for any
+// subdomain of example.com (not example.com itself). The request's origin is its Origin
+// header, else the origin of its Referer; with neither, a restricted key is refused.
+
+/** "https://Shop.Example.com:443/x" → "https://shop.example.com"; null when not an http(s) URL. */
+export function originOf(value: string | null | undefined): string | null {
+  if (!value || value === "null") return null;
+  try {
+    const u = new URL(value);
+    if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+    return u.origin.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+export function requestOrigin(headers: Headers): string | null {
+  return originOf(headers.get("origin")) ?? originOf(headers.get("referer"));
+}
+
+export function originAllowed(origin: string, allowed: readonly string[]): boolean {
+  const o = new URL(origin);
+  for (const entry of allowed) {
+    if (!entry.includes("*.")) {
+      if (entry === origin) return true;
+      continue;
+    }
+    // https://*.example.com[:port]
+    const m = /^(https?):\/\/\*\.([^/:]+)(?::(\d+))?$/.exec(entry);
+    if (!m) continue;
+    const [, scheme, domain, port = ""] = m;
+    if (o.protocol !== `${scheme}:`) continue;
+    if (o.port !== port) continue;
+    if (o.hostname.endsWith(`.${domain}`) && o.hostname.length > domain.length + 1) return true;
+  }
+  return false;
+}

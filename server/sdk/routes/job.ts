@@ -1,0 +1,16 @@
+// GET /sdk/jobs/:jobId: status of a queued job of this key's business and environment.
+import { getJob } from "../../jobs/service";
+import { notFound } from "../../shared/errors";
+import { withSdkKey } from "../with-sdk-key";
+
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = withSdkKey({
+  GET: async (ctx) => {
+    let jobId = "";
+    try {
+      jobId = decodeURIComponent(ctx.url.pathname.split("/").filter(Boolean).pop() ?? "");
+    } catch {
+      throw notFound("Job");
+    }
+    return { body: await getJob(ctx.scope, jobId) };
+  },
+});

@@ -1,0 +1,14 @@
+// POST /sdk/referrals/apply: referredUserId → synchronous; only referredUserEmail → queued.
+import { applyReferralInput } from "../../domain/referrals/schemas";
+import { applyReferral } from "../../domain/referrals/service";
+import { pickIdempotencyKey } from "../../domain/tracking/idempotency";
+import { withSdkKey } from "../with-sdk-key";
+import { objectBody } from "./body";
+
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = withSdkKey({
+  POST: async (ctx) => {
+    const input = applyReferralInput.parse(objectBody(ctx));
+    const idempotencyKey = pickIdempotencyKey(input.idempotencyKey, ctx.req.headers.get("idempotency-key"));
+    return applyReferral(ctx.scope, { ...input, idempotencyKey });
+  },
+});

@@ -1,0 +1,120 @@
+// The one wrapper every SDK route goes through (/track, /sdk/*). In order: CORS preflight,
+// method, API key (x-service-api-key, then x-api-key, then Authorization: Bearer — the first
+// present is the one validated), allowedOrigins, per-key rate limit, JSON body (≤ 32 KB), then
+// the handler; every failure becomes the contract's error body. Handlers are plain functions
+// of a context, so the produced (Request) => Response can be mounted anywhere.
+import { authenticateApiKey, type AuthenticatedKey } from "../domain/api-keys/service";
+import type { Scope } from "../domain/participants/schemas";
+import { AppError, errorResponse } from "../shared/errors";
+import { readCapped } from "../shared/http";
+import { originAllowed, requestOrigin } from "./origin";
+import { consumeRateLimit } from "./rate-limit";
+
+export const MAX_BODY_BYTES = 32 * 1024;
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+type Method = (typeof METHODS)[number];
+
+const ALLOWED_HEADERS = "Content-Type, Authorization, X-API-Key, X-Service-API-Key, Idempotency-Key";
+const EXPOSED_HEADERS = "RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After";
+
+export interface SdkContext {
+  req: Request;
+  url: URL;
+  key: AuthenticatedKey;
+  /** Everything written through this request carries this business, environment and key. */
+  scope: Scope;
+  /** The parsed JSON body (POST/PUT/PATCH); undefined for GET. */
+  body: unknown;
+}
+
+export type SdkResult = { status?: number; body: unknown; headers?: Record<string, string> };
+export type SdkHandler = (ctx: SdkContext) => Promise<SdkResult>;
+
+/** The API key from the three header forms, in the contract's precedence. */
+export function extractApiKey(headers: Headers): string | null {
+  const service = headers.get("x-service-api-key");
+  if (service !== null) return service.trim();
+  const apiKey = headers.get("x-api-key");
+  if (apiKey !== null) return apiKey.trim();
+  const auth = headers.get("authorization");
+  if (auth !== null) {
+    const m = /^Bearer\s+(.+)$/i.exec(auth.trim());
+    return m ? m[1].trim() : "";
+  }
+  return null;
+}
+
+function corsHeaders(req: Request): Record<string, string> {
+  const origin = req.headers.get("origin");
+  if (!origin) return {};
+  return { "Access-Control-Allow-Origin": origin, Vary: "Origin", "Access-Control-Expose-Headers": EXPOSED_HEADERS };
+}
+
+function preflight(req: Request, methods: string[]): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      "Access-Control-Allow-Origin": req.headers.get("origin") ?? "*",
+      "Access-Control-Allow-Methods": [...methods, "OPTIONS"].join(", "),
+      "Access-Control-Allow-Headers": ALLOWED_HEADERS,
+      "Access-Control-Max-Age": "86400",
+      Vary: "Origin",
+    },
+  });
+}
+
+async function readJson(req: Request): Promise<unknown> {
+  const type = req.headers.get("content-type") ?? "";
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send a JSON body with Content-Type: application/json");
+  }
+  const declared = Number(req.headers.get("content-length") ?? 0);
+  if (declared > MAX_BODY_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", "The request body exceeds 32 KB");
+  const text = req.body ? await readCapped(req, MAX_BODY_BYTES) : "";
+  if (text === null) throw new AppError("PAYLOAD_TOO_LARGE", "The request body exceeds 32 KB");
+  if (!text.trim()) throw new AppError("VALIDATION_ERROR", "A JSON body is required", [{ path: "", message: "empty body" }]);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError("INVALID_JSON", "The body is not valid JSON");
+  }
+}
+
+/**
+ * Builds the route functions for one SDK path: each HTTP method is answered (unsupported ones
+ * with 405 in the contract's shape), OPTIONS with the CORS preflight.
+ */
+export function withSdkKey(handlers: Partial<Record<Method, SdkHandler>>): Record<Method | "OPTIONS", (req: Request) => Promise<Response>> {
+  const allowed = Object.keys(handlers);
+  const handle = async (req: Request): Promise<Response> => {
+    const cors = corsHeaders(req);
+    let rate: Record<string, string> = {};
+    try {
+      if (req.method === "OPTIONS") return preflight(req, allowed);
+      const handler = handlers[req.method as Method];
+      if (!handler) {
+        throw new AppError("METHOD_NOT_ALLOWED", `Use ${allowed.join(" or ")} on this route`, undefined, { Allow: [...allowed, "OPTIONS"].join(", ") });
+      }
+      const secret = extractApiKey(req.headers);
+      if (!secret) throw new AppError("INVALID_API_KEY", "An API key is required (x-service-api-key, x-api-key or Authorization: Bearer)");
+      const key = await authenticateApiKey(secret);
+      if (!key) throw new AppError("INVALID_API_KEY", "The API key is invalid, expired or revoked");
+      if (key.allowedOrigins.length > 0) {
+        const origin = requestOrigin(req.headers);
+        if (!origin || !originAllowed(origin, key.allowedOrigins)) {
+          throw new AppError("ORIGIN_NOT_ALLOWED", origin ? `Origin ${origin} is not allowed for this API key` : "This API key only accepts requests with an allowed Origin or Referer");
+        }
+      }
+      const decision = await consumeRateLimit(key.apiKeyId);
+      rate = decision.headers;
+      if (!decision.allowed) throw new AppError("RATE_LIMITED", "Too many requests for this API key; retry after the delay in Retry-After");
+      const body = req.method === "GET" || req.method === "DELETE" ? undefined : await readJson(req);
+      const url = new URL(req.url);
+      const result = await handler({ req, url, key, body, scope: { businessId: key.businessId, environment: key.environment, apiKeyId: key.apiKeyId } });
+      return Response.json(result.body, { status: result.status ?? 200, headers: { ...cors, ...rate, ...result.headers } });
+    } catch (e) {
+      return errorResponse(e, { ...cors, ...rate });
+    }
+  };
+  return { GET: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle };
+}
