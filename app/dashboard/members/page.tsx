@@ -1,0 +1,6 @@
+import { MembersPage } from "@/components/dashboard/members";
+
+export const metadata = { title: "Members · Referral Tracking" };
+export default function Page() {
+  return <MembersPage />;
+}

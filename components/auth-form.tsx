@@ -1,0 +1,105 @@
+"use client";
+// Sign-in and sign-up on the built-in provider. Sign-up also names the business the new owner runs.
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { signIn, signUp, type AuthResult } from "./auth-client";
+import { Button, Field, Input, Notice } from "./ui";
+
+type FieldName = NonNullable<AuthResult["field"]>;
+
+function safeNext(): string | null {
+  const next = new URLSearchParams(window.location.search).get("next");
+  return next && next.startsWith("/dashboard") ? next : null;
+}
+
+export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
+  const router = useRouter();
+  const [values, setValues] = useState({ name: "", businessName: "", email: "", password: "" });
+  const [errors, setErrors] = useState<Partial<Record<FieldName, string>>>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  const set = (k: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
+
+  function validate(): boolean {
+    const e: Partial<Record<FieldName, string>> = {};
+    if (mode === "sign-up" && !values.name.trim()) e.name = "Enter your name.";
+    if (mode === "sign-up" && !values.businessName.trim()) e.businessName = "Enter the name of your business.";
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(values.email.trim())) e.email = "Enter a valid email address.";
+    if (mode === "sign-up" && values.password.length < 8) e.password = "Use at least 8 characters.";
+    if (mode === "sign-in" && !values.password) e.password = "Enter your password.";
+    setErrors(e);
+    return Object.keys(e).length === 0;
+  }
+
+  async function onSubmit(ev: FormEvent) {
+    ev.preventDefault();
+    setFormError(null);
+    if (!validate()) return;
+    setPending(true);
+    const email = values.email.trim();
+    const result =
+      mode === "sign-up"
+        ? await signUp({ email, password: values.password, name: values.name.trim(), businessName: values.businessName.trim() })
+        : await signIn({ email, password: values.password });
+    if (result.ok) {
+      router.replace(mode === "sign-up" ? "/dashboard/get-started" : (safeNext() ?? "/dashboard"));
+      return;
+    }
+    setPending(false);
+    if (result.field) setErrors({ [result.field]: result.message });
+    else setFormError(result.message ?? "Something went wrong.");
+  }
+
+  return (
+    <div className="flex min-h-screen items-center justify-center bg-gradient-to-br from-slate-50 via-white to-indigo-50 px-4 py-12">
+      <div className="w-full max-w-md">
+        <div className="mb-8 text-center">
+          <span className="inline-grid h-11 w-11 place-items-center rounded-xl bg-gradient-to-br from-indigo-500 to-violet-600 text-lg font-bold text-white shadow">R</span>
+          <h1 className="mt-4 text-2xl font-semibold tracking-tight text-slate-900">{mode === "sign-up" ? "Create your business account" : "Sign in to your dashboard"}</h1>
+          <p className="mt-1 text-sm text-slate-500">{mode === "sign-up" ? "Track referrals and reward the people who bring you customers." : "Welcome back."}</p>
+        </div>
+        <form onSubmit={onSubmit} noValidate className="space-y-4 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200 sm:p-8" aria-label={mode === "sign-up" ? "Sign up" : "Sign in"}>
+          {formError && <Notice tone="danger">{formError}</Notice>}
+          {mode === "sign-up" && (
+            <>
+              <Field label="Your name" error={errors.name}>
+                {(p) => <Input {...p} name="name" autoComplete="name" value={values.name} onChange={set("name")} maxLength={100} />}
+              </Field>
+              <Field label="Business name" error={errors.businessName}>
+                {(p) => <Input {...p} name="businessName" autoComplete="organization" value={values.businessName} onChange={set("businessName")} maxLength={120} />}
+              </Field>
+            </>
+          )}
+          <Field label="Email" error={errors.email}>
+            {(p) => <Input {...p} name="email" type="email" autoComplete="email" value={values.email} onChange={set("email")} maxLength={254} />}
+          </Field>
+          <Field label="Password" error={errors.password} hint={mode === "sign-up" ? "At least 8 characters." : undefined}>
+            {(p) => <Input {...p} name="password" type="password" autoComplete={mode === "sign-up" ? "new-password" : "current-password"} value={values.password} onChange={set("password")} maxLength={128} />}
+          </Field>
+          <Button type="submit" loading={pending} className="w-full">
+            {mode === "sign-up" ? "Create account" : "Sign in"}
+          </Button>
+        </form>
+        <p className="mt-6 text-center text-sm text-slate-600">
+          {mode === "sign-up" ? (
+            <>
+              Already have an account?{" "}
+              <Link href="/sign-in" className="font-medium text-indigo-600 hover:text-indigo-500">
+                Sign in
+              </Link>
+            </>
+          ) : (
+            <>
+              New here?{" "}
+              <Link href="/sign-up" className="font-medium text-indigo-600 hover:text-indigo-500">
+                Create a business account
+              </Link>
+            </>
+          )}
+        </p>
+        {mode === "sign-up" && <p className="mt-2 text-center text-xs text-slate-500">Invited by a colleague? Sign up with the invited email; the business name is then not needed.</p>}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,307 @@
+"use client";
+// API keys: create (environment, allowed origins), the secret shown once, rotate with a grace
+// period, revoke with confirmation, and the referrals each key brought in.
+import { useState, type FormEvent } from "react";
+import { useEnvironment, type Environment } from "../environment";
+import { errorFor, fieldErrors, formError } from "../errors";
+import { formatDateTime, timeAgo } from "../format";
+import { Icon } from "../icons";
+import { useMe } from "../shell";
+import { useToast } from "../toast";
+import { trpc, type RouterOutputs } from "../trpc";
+import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
+import { SecretReveal } from "./secret-reveal";
+
+type ApiKey = RouterOutputs["apiKeys"]["list"]["data"][number];
+
+const GRACE_OPTIONS = [
+  { value: 0, label: "Immediately (old secret stops now)" },
+  { value: 3600, label: "1 hour" },
+  { value: 86400, label: "24 hours" },
+  { value: 7 * 86400, label: "7 days" },
+];
+
+function CreateKeyForm({ onCreated, onCancel }: { onCreated: (k: RouterOutputs["apiKeys"]["create"]) => void; onCancel: () => void }) {
+  const { env } = useEnvironment();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const [environment, setEnvironment] = useState<Environment>(env);
+  const [name, setName] = useState("");
+  const [origins, setOrigins] = useState("");
+  const create = trpc.apiKeys.create.useMutation({
+    onSuccess: (k) => {
+      utils.apiKeys.list.invalidate();
+      toast("success", `${k.environment} key created`);
+      onCreated(k);
+    },
+  });
+  const errs = fieldErrors(create.error);
+  const originLines = origins.split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
+  // Map "allowedOrigins.N" back to the line the user typed.
+  const originError = (() => {
+    const key = Object.keys(errs).find((k) => k.startsWith("allowedOrigins"));
+    if (!key) return undefined;
+    const idx = Number(key.split(".")[1]);
+    return Number.isInteger(idx) && originLines[idx] ? `${originLines[idx]}: ${errs[key]}` : errs[key];
+  })();
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    create.mutate({ environment, name: name.trim() || undefined, allowedOrigins: originLines.length ? originLines : undefined });
+  }
+  const top = formError(create.error, ["environment", "name", "allowedOrigins"]);
+  return (
+    <form onSubmit={submit} className="space-y-4" aria-label="Create API key">
+      {top && <Notice tone="danger">{top}</Notice>}
+      <div className="grid gap-4 sm:grid-cols-2">
+        <Field label="Environment" error={errorFor(errs, "environment")} hint={environment === "LIVE" ? "Production traffic. Real ETH." : "For development and tests."}>
+          {(p) => (
+            <Select {...p} name="environment" value={environment} onChange={(e) => setEnvironment(e.target.value as Environment)}>
+              <option value="TEST">Test</option>
+              <option value="LIVE">Live</option>
+            </Select>
+          )}
+        </Field>
+        <Field label="Name (optional)" error={errorFor(errs, "name")}>
+          {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} maxLength={100} placeholder="e.g. Web shop backend" />}
+        </Field>
+      </div>
+      <Field label="Allowed origins (optional)" error={originError} hint="One per line, e.g. https://shop.example.com or https://*.example.com. Leave empty for server-side keys.">
+        {(p) => <Textarea {...p} name="allowedOrigins" value={origins} onChange={(e) => setOrigins(e.target.value)} rows={3} placeholder="https://shop.example.com" />}
+      </Field>
+      {environment === "LIVE" && originLines.length === 0 && (
+        <Notice tone="warning">A LIVE key without allowed origins must never ship in a browser bundle: keep it on your server.</Notice>
+      )}
+      <div className="flex justify-end gap-2">
+        <Button variant="ghost" onClick={onCancel}>
+          Cancel
+        </Button>
+        <Button type="submit" loading={create.isPending}>
+          Create key
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function RotateDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
+  const [grace, setGrace] = useState(0);
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const rotate = trpc.apiKeys.rotate.useMutation({
+    onSuccess: () => {
+      utils.apiKeys.list.invalidate();
+      toast("success", "Key rotated: copy the new secret");
+    },
+  });
+  return (
+    <Dialog
+      open
+      onClose={onClose}
+      title={rotate.data ? "New secret" : `Rotate ${apiKey.name ?? apiKey.prefix}`}
+      footer={
+        rotate.data ? (
+          <Button onClick={onClose}>Done</Button>
+        ) : (
+          <>
+            <Button variant="ghost" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button loading={rotate.isPending} onClick={() => rotate.mutate({ apiKeyId: apiKey.apiKeyId, expiresInSeconds: grace })}>
+              Rotate key
+            </Button>
+          </>
+        )
+      }
+    >
+      {rotate.data ? (
+        <SecretReveal
+          secret={rotate.data.secret}
+          warnings={rotate.data.warnings}
+          extra={rotate.data.previousSecretExpiresAt && <p className="text-xs text-slate-600">The old secret keeps working until {formatDateTime(rotate.data.previousSecretExpiresAt)}.</p>}
+        />
+      ) : (
+        <>
+          <p>Rotation issues a new secret for the same key. Choose how long the current secret keeps working so you can deploy the new one.</p>
+          <Field label="Grace period for the old secret">
+            {(p) => (
+              <Select {...p} name="expiresInSeconds" value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
+                {GRACE_OPTIONS.map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {o.label}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          {rotate.error && <Notice tone="danger">{formError(rotate.error)}</Notice>}
+        </>
+      )}
+    </Dialog>
+  );
+}
+
+function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const revoke = trpc.apiKeys.revoke.useMutation({
+    // Instant feedback: mark the key revoked in the list before the server answers.
+    onMutate: async ({ apiKeyId }) => {
+      await utils.apiKeys.list.cancel();
+      const prev = utils.apiKeys.list.getData({});
+      utils.apiKeys.list.setData({}, (d) => d && { ...d, data: d.data.map((k) => (k.apiKeyId === apiKeyId ? { ...k, status: "REVOKED" as const, revokedAt: new Date().toISOString() } : k)) });
+      return { prev };
+    },
+    onError: (e, _v, ctx) => {
+      if (ctx?.prev) utils.apiKeys.list.setData({}, ctx.prev);
+      toast("error", formError(e) ?? "Could not revoke the key");
+    },
+    onSuccess: () => {
+      toast("success", "Key revoked");
+      onClose();
+    },
+    onSettled: () => utils.apiKeys.list.invalidate(),
+  });
+  return (
+    <Dialog
+      open
+      onClose={onClose}
+      title="Revoke this key?"
+      footer={
+        <>
+          <Button variant="ghost" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button variant="danger" loading={revoke.isPending} onClick={() => revoke.mutate({ apiKeyId: apiKey.apiKeyId })}>
+            Revoke key
+          </Button>
+        </>
+      }
+    >
+      <p>
+        Requests using <strong className="font-mono">{apiKey.prefix}…</strong> {apiKey.name ? `(${apiKey.name}) ` : ""}will be refused immediately. This cannot be undone.
+      </p>
+    </Dialog>
+  );
+}
+
+export function ApiKeysPage() {
+  const { env } = useEnvironment();
+  const { isOwner } = useMe();
+  const keys = trpc.apiKeys.list.useQuery({});
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<RouterOutputs["apiKeys"]["create"] | null>(null);
+  const [rotating, setRotating] = useState<ApiKey | null>(null);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const list = (keys.data?.data ?? []).filter((k) => k.environment === env);
+
+  return (
+    <>
+      <PageHeader
+        title="API keys"
+        description={`Keys authenticate your integration's calls to /track and /sdk/*. Showing ${env === "TEST" ? "test" : "live"} keys.`}
+        actions={
+          isOwner &&
+          !creating && (
+            <Button
+              onClick={() => {
+                setCreated(null);
+                setCreating(true);
+              }}
+            >
+              Create key
+            </Button>
+          )
+        }
+      />
+      {!isOwner && <Notice tone="info">Only the owner of the business can create, rotate or revoke keys.</Notice>}
+      <div className="space-y-6">
+        {creating && (
+          <Card title="New API key">
+            <CreateKeyForm
+              onCancel={() => setCreating(false)}
+              onCreated={(k) => {
+                setCreated(k);
+                setCreating(false);
+              }}
+            />
+          </Card>
+        )}
+        {created && (
+          <Card title={`Key created: ${created.name ?? created.prefix}`} actions={<Button variant="ghost" size="sm" onClick={() => setCreated(null)}>I&apos;ve copied it</Button>}>
+            <SecretReveal secret={created.secret} warnings={created.warnings} />
+          </Card>
+        )}
+        <Card bodyClassName="p-5 pt-0" title={`${env === "TEST" ? "Test" : "Live"} keys`}>
+          {keys.isLoading ? (
+            <div className="pt-5">
+              <LoadingRows rows={3} label="Loading keys" />
+            </div>
+          ) : keys.error ? (
+            <div className="pt-5">
+              <ErrorState error={keys.error} onRetry={() => keys.refetch()} />
+            </div>
+          ) : list.length === 0 ? (
+            <div className="pt-5">
+              <EmptyState icon={<Icon name="key" className="h-8 w-8" />} title={`No ${env.toLowerCase()} keys yet`} action={isOwner && <Button onClick={() => setCreating(true)}>Create a {env.toLowerCase()} key</Button>}>
+                Create a key to start sending events from your app.
+              </EmptyState>
+            </div>
+          ) : (
+            <Table label="API keys">
+              <thead>
+                <tr>
+                  <Th>Key</Th>
+                  <Th>Status</Th>
+                  <Th>Allowed origins</Th>
+                  <Th>Last used</Th>
+                  <Th>Created</Th>
+                  <Th className="text-right">
+                    <span className="sr-only">Actions</span>
+                  </Th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {list.map((k) => (
+                  <tr key={k.apiKeyId} data-testid="api-key-row" data-key-id={k.apiKeyId}>
+                    <Td>
+                      <div className="font-medium text-slate-900">{k.name ?? "Unnamed key"}</div>
+                      <div className="font-mono text-xs text-slate-500">{k.prefix}…</div>
+                      {k.previousSecretExpiresAt && new Date(k.previousSecretExpiresAt) > new Date() && (
+                        <div className="mt-1 text-xs text-amber-700">Old secret valid until {formatDateTime(k.previousSecretExpiresAt)}</div>
+                      )}
+                    </Td>
+                    <Td>
+                      <Badge>{k.status}</Badge>
+                    </Td>
+                    <Td className="max-w-56">
+                      {k.allowedOrigins.length ? <span className="block truncate text-xs" title={k.allowedOrigins.join(", ")}>{k.allowedOrigins.join(", ")}</span> : <span className="text-xs text-slate-400">Any (server-side)</span>}
+                    </Td>
+                    <Td className="whitespace-nowrap text-xs">{timeAgo(k.lastUsedAt)}</Td>
+                    <Td className="whitespace-nowrap text-xs">{formatDateTime(k.createdAt)}</Td>
+                    <Td className="text-right whitespace-nowrap">
+                      <div className="flex justify-end gap-1.5">
+                        {isOwner && k.status === "ACTIVE" && (
+                          <>
+                            <Button variant="secondary" size="sm" onClick={() => setRotating(k)}>
+                              Rotate
+                            </Button>
+                            <Button variant="secondary" size="sm" className="!text-rose-700" onClick={() => setRevoking(k)}>
+                              Revoke
+                            </Button>
+                          </>
+                        )}
+                      </div>
+                    </Td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+        </Card>
+      </div>
+      {rotating && <RotateDialog apiKey={rotating} onClose={() => setRotating(null)} />}
+      {revoking && <RevokeDialog apiKey={revoking} onClose={() => setRevoking(null)} />}
+    </>
+  );
+}

@@ -1,0 +1,30 @@
+"use client";
+// Client-side providers: TanStack Query + tRPC (same-origin /api/trpc, the session cookie rides
+// along), the TEST/LIVE choice and toasts.
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { httpBatchLink } from "@trpc/client";
+import { useState, type ReactNode } from "react";
+import { EnvironmentProvider } from "./environment";
+import { ToastProvider } from "./toast";
+import { trpc } from "./trpc";
+
+/** Client errors (4xx) are answers, not hiccups: retrying them only delays the message. */
+function shouldRetry(failureCount: number, error: unknown): boolean {
+  const status = (error as { data?: { httpStatus?: number } })?.data?.httpStatus;
+  if (status && status >= 400 && status < 500) return false;
+  return failureCount < 2;
+}
+
+export function Providers({ children }: { children: ReactNode }) {
+  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { retry: shouldRetry, staleTime: 5_000, refetchOnWindowFocus: true } } }));
+  const [trpcClient] = useState(() => trpc.createClient({ links: [httpBatchLink({ url: "/api/trpc" })] }));
+  return (
+    <trpc.Provider client={trpcClient} queryClient={queryClient}>
+      <QueryClientProvider client={queryClient}>
+        <EnvironmentProvider>
+          <ToastProvider>{children}</ToastProvider>
+        </EnvironmentProvider>
+      </QueryClientProvider>
+    </trpc.Provider>
+  );
+}

@@ -1,0 +1,142 @@
+// Sign-up and sign-in, API key lifecycle in the browser, and a member without owner rights.
+import { expect, test } from "@playwright/test";
+import { PASSWORD, readSecret, sdk, signInInBrowser, signUpInBrowser, snap, uniqueEmail } from "./support";
+
+test("visitors without a session are sent to sign-in; sign-up validates and lands on onboarding", async ({ page }) => {
+  await page.goto("/dashboard/api-keys");
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Fdashboard%2Fapi-keys/);
+  await snap(page, "sign-in", { mobile: true });
+
+  await page.goto("/sign-up");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByText("Enter the name of your business.")).toBeVisible();
+  await expect(page.getByText("Enter a valid email address.")).toBeVisible();
+  await expect(page.getByLabel("Business name")).toHaveAttribute("aria-invalid", "true");
+  await snap(page, "sign-up-errors");
+
+  const email = uniqueEmail("owner");
+  await signUpInBrowser(page, { email, businessName: "Acme Coffee" });
+  await expect(page).toHaveURL(/\/dashboard\/get-started$/);
+  await expect(page.getByRole("heading", { name: "Welcome, Acme Coffee" })).toBeVisible();
+  await expect(page.getByTestId("user-role").first()).toHaveText("Owner");
+
+  // Same email again: the provider's error shows next to the email field.
+  await page.getByRole("button", { name: "Sign out" }).first().click();
+  await expect(page).toHaveURL(/\/sign-in/);
+  await signUpInBrowser(page, { email, businessName: "Copycat" });
+  await expect(page.getByLabel("Email")).toHaveAttribute("aria-invalid", "true");
+
+  // Wrong password, then the right one.
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("not-the-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText("Wrong email or password.")).toBeVisible();
+  await signInInBrowser(page, email);
+  await expect(page).toHaveURL(/\/dashboard$/);
+});
+
+test("owner creates, rotates and revokes API keys; origins are validated next to the field", async ({ page, request }) => {
+  await signUpInBrowser(page, { email: uniqueEmail("keys"), businessName: "Key Shop" });
+  await expect(page).toHaveURL(/\/dashboard\/get-started$/);
+  await snap(page, "get-started", { mobile: true });
+
+  await page.getByRole("link", { name: "API keys" }).first().click();
+  await expect(page.getByText("No test keys yet")).toBeVisible();
+  await page.getByRole("button", { name: "Create key" }).first().click();
+  const form = page.getByRole("form", { name: "Create API key" });
+  await form.getByLabel("Name (optional)").fill("Web shop");
+  await form.getByLabel("Allowed origins (optional)").fill("https://shop.example.com\nnot an origin");
+  await form.getByRole("button", { name: "Create key" }).click();
+  await expect(form.getByText(/not an origin: Must be an origin/)).toBeVisible();
+  await expect(form.getByLabel("Allowed origins (optional)")).toHaveAttribute("aria-invalid", "true");
+
+  await form.getByLabel("Allowed origins (optional)").fill("");
+  await form.getByRole("button", { name: "Create key" }).click();
+  const secret = await readSecret(page);
+  expect(secret).toMatch(/^rk_test_/);
+  await expect(page.getByText("Copy this secret now")).toBeVisible();
+  const row = page.getByTestId("api-key-row").filter({ hasText: "Web shop" });
+  await expect(row.getByText("ACTIVE")).toBeVisible();
+  await snap(page, "api-keys", { mobile: true });
+
+  // Rotate with a grace period: a new secret, the old one still noted as valid.
+  await row.getByRole("button", { name: "Rotate" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("Grace period for the old secret").selectOption({ label: "1 hour" });
+  await dialog.getByRole("button", { name: "Rotate key" }).click();
+  const rotated = (await dialog.getByTestId("api-key-secret").textContent())!.trim();
+  expect(rotated).toMatch(/^rk_test_/);
+  expect(rotated).not.toBe(secret);
+  await expect(dialog.getByText(/old secret keeps working until/)).toBeVisible();
+  await snap(page, "api-keys-rotated");
+  await dialog.getByRole("button", { name: "Done" }).click();
+  await expect(row.getByText(/Old secret valid until/)).toBeVisible();
+
+  // Revoke with confirmation.
+  await row.getByRole("button", { name: "Revoke" }).click();
+  await expect(page.getByRole("dialog")).toContainText("will be refused immediately");
+  await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+  await expect(row.getByText("REVOKED")).toBeVisible();
+  await expect(row.getByRole("button", { name: "Rotate" })).toHaveCount(0);
+
+  // The TEST/LIVE switch filters the list.
+  await page.getByRole("radio", { name: "Live" }).first().click();
+  await expect(page.getByText("No live keys yet")).toBeVisible();
+  await page.getByRole("radio", { name: "Test" }).first().click();
+  await expect(row).toBeVisible();
+
+  // The revoked key is refused by the SDK routes.
+  const refused = await sdk(request, rotated, "GET", "/sdk/referrals");
+  expect(refused.status).toBe(401);
+});
+
+test("a member invited by email signs up into the business and sees no owner actions", async ({ page }) => {
+  const ownerEmail = uniqueEmail("boss");
+  const memberEmail = uniqueEmail("member");
+  await signUpInBrowser(page, { email: ownerEmail, businessName: "Team Bakery" });
+  await expect(page).toHaveURL(/\/dashboard\/get-started$/);
+  await page.getByRole("button", { name: "Create test key" }).click();
+  await readSecret(page);
+
+  await page.getByRole("link", { name: "Members" }).first().click();
+  const invite = page.getByRole("form", { name: "Invite a member" });
+  await invite.getByLabel("Email address").fill("not-an-email");
+  await invite.getByRole("button", { name: "Invite member" }).click();
+  await expect(invite.getByLabel("Email address")).toHaveAttribute("aria-invalid", "true");
+  await invite.getByLabel("Email address").fill(memberEmail);
+  await invite.getByRole("button", { name: "Invite member" }).click();
+  await expect(page.getByTestId("member-row").filter({ hasText: memberEmail }).getByText("INVITED")).toBeVisible();
+  await snap(page, "members", { mobile: true });
+
+  await page.getByRole("button", { name: "Sign out" }).first().click();
+  await expect(page).toHaveURL(/\/sign-in/);
+  // The invited person signs up with the invited email; no business name needed.
+  await page.goto("/sign-up");
+  await page.getByLabel("Your name").fill("Mia Member");
+  await page.getByLabel("Business name").fill("ignored");
+  await page.getByLabel("Email").fill(memberEmail);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByTestId("user-role").first()).toHaveText("Member");
+  await expect(page.getByTestId("business-name")).toHaveText("Team Bakery");
+
+  await page.goto("/dashboard/api-keys");
+  await expect(page.getByTestId("api-key-row")).toHaveCount(1);
+  await expect(page.getByRole("button", { name: "Create key" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Rotate" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Revoke" })).toHaveCount(0);
+  await expect(page.getByText("Only the owner of the business can create, rotate or revoke keys.")).toBeVisible();
+  await snap(page, "api-keys-member");
+
+  await page.goto("/dashboard/members");
+  await expect(page.getByRole("form", { name: "Invite a member" })).toHaveCount(0);
+  await expect(page.getByTestId("member-row").filter({ hasText: memberEmail }).getByText("ACTIVE")).toBeVisible();
+
+  await page.goto("/dashboard/get-started");
+  await expect(page.getByRole("button", { name: "Create test key" })).toHaveCount(0);
+  // Signing in again keeps the member role.
+  await page.getByRole("button", { name: "Sign out" }).first().click();
+  await signInInBrowser(page, memberEmail);
+  await expect(page.getByTestId("user-role").first()).toHaveText("Member");
+});
