@@ -5,6 +5,12 @@ import { configRouter } from "./config";
 import { membersRouter } from "./members";
 import { meRouter } from "./me";
 import { fundingRouter } from "./funding";
+import { tiersRouter } from "./tiers";
+import { referralsRouter } from "./referrals";
+import { eventsRouter } from "./events";
+import { rewardsRouter } from "./rewards";
+import { analyticsRouter } from "./analytics";
+import { alertsRouter } from "./alerts";
 import { router } from "../trpc/init";
 
 export const appRouter = router({
@@ -13,6 +19,12 @@ export const appRouter = router({
   config: configRouter,
   me: meRouter,
   funding: fundingRouter,
+  tiers: tiersRouter,
+  referrals: referralsRouter,
+  events: eventsRouter,
+  rewards: rewardsRouter,
+  analytics: analyticsRouter,
+  alerts: alertsRouter,
 });
 
 export type AppRouter = typeof appRouter;

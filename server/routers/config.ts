@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { configOutput } from "../domain/config/schemas";
-import { getConfig } from "../domain/config/service";
-import { businessProcedure, router } from "../trpc/init";
+import { configOutput, updateGeneralInput, updateSpendInput } from "../domain/config/schemas";
+import { getConfig, updateGeneralConfig, updateSpendConfig } from "../domain/config/service";
+import { businessProcedure, ownerProcedure, router } from "../trpc/init";
 
 export const configRouter = router({
   get: businessProcedure
@@ -9,4 +9,14 @@ export const configRouter = router({
     .input(z.object({}))
     .output(configOutput)
     .query(({ ctx }) => getConfig(ctx.businessId)),
+  updateGeneral: businessProcedure
+    .meta({ openapi: { method: "PATCH", path: "/business/config/general", tags: ["config"], summary: "Update general configuration (any member)", protect: true } })
+    .input(updateGeneralInput)
+    .output(configOutput)
+    .mutation(({ ctx, input }) => updateGeneralConfig(ctx.businessId, input)),
+  updateSpend: ownerProcedure
+    .meta({ openapi: { method: "PATCH", path: "/business/config/spend", tags: ["config"], summary: "Update spend configuration (owner)", protect: true } })
+    .input(updateSpendInput)
+    .output(configOutput)
+    .mutation(({ ctx, input }) => updateSpendConfig(ctx.businessId, input)),
 });

@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
+import { environment } from "../api-keys/schemas";
+
+export const alertOutput = z.object({
+  alertId: z.string(),
+  environment,
+  kind: z.enum(["LOW_POOL", "REFILL_REQUEST"]),
+  message: z.string(),
+  balanceEth: z.string(),
+  thresholdEth: z.string(),
+  /** REFILL_REQUEST: the configured autoRefillAmountEth to deposit. */
+  amountEth: z.string().nullable(),
+  acknowledgedAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+export const listAlertsInput = z.strictObject({
+  environment: environment.default("LIVE"),
+  kind: z.enum(["LOW_POOL", "REFILL_REQUEST"]).optional(),
+  /** true: only alerts nobody has acknowledged yet. */
+  unacknowledged: z.boolean().optional(),
+  limit: listLimit,
+  cursor: listCursor,
+});
+export const listAlertsOutput = pageOutput(alertOutput);
+export const alertIdInput = z.strictObject({ alertId: z.string().min(1).max(64) });

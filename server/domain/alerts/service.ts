@@ -1,0 +1,37 @@
+// Pool alerts (LOW_POOL once per crossing, REFILL_REQUEST with auto-refill): raised by the ledger
+// (ledger/service.ts), listed and acknowledged here.
+import { db, type Prisma } from "../../db/client";
+import { notFound } from "../../shared/errors";
+import { pageArgs, toPage } from "../../shared/list-page";
+import { weiToEth } from "../../shared/money";
+import type { Environment } from "../api-keys/schemas";
+
+const toOutput = (a: Prisma.AlertGetPayload<object>) => ({
+  alertId: a.id,
+  environment: a.environment,
+  kind: a.kind,
+  message: a.message,
+  balanceEth: weiToEth(a.balanceWei),
+  thresholdEth: weiToEth(a.thresholdWei),
+  amountEth: a.amountWei === null ? null : weiToEth(a.amountWei),
+  acknowledgedAt: a.acknowledgedAt ? a.acknowledgedAt.toISOString() : null,
+  createdAt: a.createdAt.toISOString(),
+});
+
+export async function listAlerts(
+  businessId: string,
+  q: { environment: Environment; kind?: "LOW_POOL" | "REFILL_REQUEST"; unacknowledged?: boolean; limit: number; cursor?: string },
+) {
+  const rows = await db.alert.findMany({
+    where: { businessId, environment: q.environment, kind: q.kind, ...(q.unacknowledged ? { acknowledgedAt: null } : {}) },
+    ...pageArgs(q.limit, q.cursor),
+  });
+  return toPage(rows, q.limit, toOutput);
+}
+
+export async function acknowledgeAlert(businessId: string, alertId: string) {
+  const a = await db.alert.findFirst({ where: { id: alertId, businessId } });
+  if (!a) throw notFound("Alert");
+  if (a.acknowledgedAt) return toOutput(a);
+  return toOutput(await db.alert.update({ where: { id: a.id }, data: { acknowledgedAt: new Date() } }));
+}

@@ -1,0 +1,30 @@
+// GET /business/referrals/stats: all-time referral totals of one environment.
+import { db } from "../../db/client";
+import { toBigInt, weiToEth } from "../../shared/money";
+import type { Environment } from "../api-keys/schemas";
+import type { ReferralStatsOutput } from "./schemas";
+import { topReferrers } from "./service";
+
+export async function referralStats(businessId: string, environment: Environment): Promise<ReferralStatsOutput> {
+  const [byStatusRows, paid, rejected, top] = await Promise.all([
+    db.referral.groupBy({ by: ["status"], where: { businessId, environment }, _count: { _all: true } }),
+    db.reward.groupBy({ by: ["kind"], where: { businessId, environment, status: "PAID" }, _sum: { amountWei: true } }),
+    db.referral.groupBy({ by: ["reason"], where: { businessId, environment, status: "REJECTED" }, _count: { _all: true } }),
+    topReferrers(businessId, environment, null, null),
+  ]);
+  const byStatus = { PENDING: 0, QUALIFIED: 0, REWARDED: 0, FLAGGED: 0, REJECTED: 0 };
+  for (const r of byStatusRows) byStatus[r.status] = r._count._all;
+  const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
+  const kinds = { REFERRAL: 0n, BONUS: 0n, MANUAL: 0n };
+  for (const p of paid) kinds[p.kind] = toBigInt(p._sum.amountWei ?? 0);
+  return {
+    environment,
+    total,
+    byStatus,
+    conversionRate: total ? Math.round(((byStatus.QUALIFIED + byStatus.REWARDED) / total) * 10_000) / 10_000 : 0,
+    ethRewarded: weiToEth(kinds.REFERRAL + kinds.BONUS + kinds.MANUAL),
+    ethRewardedByKind: { REFERRAL: weiToEth(kinds.REFERRAL), BONUS: weiToEth(kinds.BONUS), MANUAL: weiToEth(kinds.MANUAL) },
+    rejectedReferralsByReason: Object.fromEntries(rejected.map((r) => [r.reason ?? "UNSPECIFIED", r._count._all])),
+    topReferrers: top,
+  };
+}

@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { environment } from "../api-keys/schemas";
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Must be a UTC date YYYY-MM-DD").refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), "Invalid date");
+
+export const analyticsInput = z.strictObject({
+  /** First UTC day, inclusive (default: 29 days before `to`). */
+  from: day.optional(),
+  /** Last UTC day, inclusive (default: today). */
+  to: day.optional(),
+  environment: environment.default("LIVE"),
+  /** Only events / referrals / rewards of this campaign (metadata.campaign). */
+  campaign: z.string().trim().min(1).max(100).optional(),
+});
+
+const counts = {
+  events: z.number().int(),
+  referrals: z.number().int(),
+  /** Referrals that qualified (first qualifying event) that day, whether or not funds allowed a payout. */
+  conversions: z.number().int(),
+  /** Reward payouts (PAID) that day. */
+  rewardsPaid: z.number().int(),
+  ethRewarded: z.string(),
+  /** Of the referrals created in the bucket, the share that has converted since (0..1). */
+  conversionRate: z.number(),
+};
+
+export const topReferrer = z.object({
+  participantId: z.string(),
+  referralCode: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  referrals: z.number().int(),
+  conversions: z.number().int(),
+  ethRewarded: z.string(),
+});
+
+export const analyticsOutput = z.object({
+  environment,
+  from: z.string(),
+  to: z.string(),
+  campaign: z.string().nullable(),
+  totals: z.object(counts),
+  days: z.array(z.object({ date: z.string(), ...counts })),
+  topReferrers: z.array(topReferrer),
+});
+export type AnalyticsOutput = z.infer<typeof analyticsOutput>;
+
+export const referralStatsInput = z.strictObject({ environment: environment.default("LIVE") });
+
+export const referralStatsOutput = z.object({
+  environment,
+  total: z.number().int(),
+  byStatus: z.object({ PENDING: z.number().int(), QUALIFIED: z.number().int(), REWARDED: z.number().int(), FLAGGED: z.number().int(), REJECTED: z.number().int() }),
+  /** (QUALIFIED + REWARDED) / total, 0 when there are none. */
+  conversionRate: z.number(),
+  /** Every PAID reward of the environment (referral, bonus and manual). */
+  ethRewarded: z.string(),
+  ethRewardedByKind: z.object({ REFERRAL: z.string(), BONUS: z.string(), MANUAL: z.string() }),
+  /** Rejected referrals by reason (SELF_REFERRAL, DISPOSABLE_EMAIL, …). */
+  rejectedReferralsByReason: z.record(z.string(), z.number().int()),
+  topReferrers: z.array(topReferrer),
+});
+export type ReferralStatsOutput = z.infer<typeof referralStatsOutput>;

@@ -1,0 +1,143 @@
+// Analytics: per-UTC-day counts and ETH for a date range, one environment, optionally one
+// campaign. Each series is one grouped SQL query over an index that starts with
+// (businessId, environment, <the day column>), so the cost follows the range, not the table.
+import { db, Prisma } from "../../db/client";
+import { AppError } from "../../shared/errors";
+import { toBigInt, weiToEth } from "../../shared/money";
+import type { Environment } from "../api-keys/schemas";
+import type { AnalyticsOutput } from "./schemas";
+
+const DAY_MS = 86_400_000;
+const MAX_DAYS = 366;
+
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+const dayExpr = (col: string) => Prisma.raw(`to_char(date_trunc('day', ${col}), 'YYYY-MM-DD')`);
+
+export interface AnalyticsQuery {
+  from?: string;
+  to?: string;
+  environment: Environment;
+  campaign?: string;
+}
+
+export function resolveRange(q: { from?: string; to?: string }) {
+  const to = q.to ? new Date(`${q.to}T00:00:00Z`) : new Date(Date.parse(isoDay(new Date())));
+  const from = q.from ? new Date(`${q.from}T00:00:00Z`) : new Date(to.getTime() - 29 * DAY_MS);
+  const days = Math.round((to.getTime() - from.getTime()) / DAY_MS) + 1;
+  if (days < 1) throw new AppError("VALIDATION_ERROR", "`from` must not be after `to`", [{ path: "from", message: "must be on or before `to`" }]);
+  if (days > MAX_DAYS) throw new AppError("VALIDATION_ERROR", `The range may span at most ${MAX_DAYS} days`, [{ path: "from", message: `at most ${MAX_DAYS} days before \`to\`` }]);
+  // Bounds as timestamp literals: the columns hold UTC wall-clock time (timestamp without time zone).
+  const lo = `${isoDay(from)} 00:00:00`;
+  const hi = `${isoDay(new Date(to.getTime() + DAY_MS))} 00:00:00`;
+  return { from, to, days, lo, hi };
+}
+
+type DayRow = { d: string; n: number };
+
+export async function getAnalytics(businessId: string, q: AnalyticsQuery): Promise<AnalyticsOutput> {
+  const { from, to, days, lo, hi } = resolveRange(q);
+  const env = Prisma.sql`${q.environment}::"Environment"`;
+  const campaignOn = (col: string) => (q.campaign ? Prisma.sql`AND ${Prisma.raw(col)} = ${q.campaign}` : Prisma.empty);
+
+  const [events, referrals, conversions, paid, top] = await Promise.all([
+    db.$queryRaw<DayRow[]>`
+      SELECT ${dayExpr(`"createdAt"`)} AS d, count(*)::int AS n FROM "TrackedEvent"
+      WHERE "businessId" = ${businessId} AND "environment" = ${env}
+        AND "createdAt" >= ${lo}::timestamp AND "createdAt" < ${hi}::timestamp ${campaignOn(`"campaign"`)}
+      GROUP BY 1`,
+    db.$queryRaw<Array<DayRow & { converted: number }>>`
+      SELECT ${dayExpr(`"createdAt"`)} AS d, count(*)::int AS n,
+             count(*) FILTER (WHERE "status" IN ('QUALIFIED', 'REWARDED'))::int AS converted
+      FROM "Referral"
+      WHERE "businessId" = ${businessId} AND "environment" = ${env}
+        AND "createdAt" >= ${lo}::timestamp AND "createdAt" < ${hi}::timestamp ${campaignOn(`"campaign"`)}
+      GROUP BY 1`,
+    db.$queryRaw<DayRow[]>`
+      SELECT ${dayExpr(`"qualifiedAt"`)} AS d, count(*)::int AS n FROM "Referral"
+      WHERE "businessId" = ${businessId} AND "environment" = ${env}
+        AND "qualifiedAt" >= ${lo}::timestamp AND "qualifiedAt" < ${hi}::timestamp ${campaignOn(`"campaign"`)}
+      GROUP BY 1`,
+    db.$queryRaw<Array<DayRow & { wei: string }>>`
+      SELECT ${dayExpr(`r."paidAt"`)} AS d, count(*)::int AS n, COALESCE(sum(r."amountWei"), 0)::text AS wei
+      FROM "Reward" r ${q.campaign ? Prisma.sql`JOIN "Referral" f ON f."id" = r."referralId"` : Prisma.empty}
+      WHERE r."businessId" = ${businessId} AND r."environment" = ${env} AND r."status" = 'PAID'
+        AND r."paidAt" >= ${lo}::timestamp AND r."paidAt" < ${hi}::timestamp ${campaignOn(`f."campaign"`)}
+      GROUP BY 1`,
+    topReferrers(businessId, q.environment, lo, hi, q.campaign),
+  ]);
+
+  const byDay = new Map<string, AnalyticsOutput["days"][number] & { cohortConverted: number }>();
+  for (let i = 0; i < days; i++) {
+    const date = isoDay(new Date(from.getTime() + i * DAY_MS));
+    byDay.set(date, { date, events: 0, referrals: 0, conversions: 0, rewardsPaid: 0, ethRewarded: "0", conversionRate: 0, cohortConverted: 0 });
+  }
+  for (const r of events) byDay.get(r.d)!.events = r.n;
+  for (const r of referrals) Object.assign(byDay.get(r.d)!, { referrals: r.n, cohortConverted: r.converted });
+  for (const r of conversions) byDay.get(r.d)!.conversions = r.n;
+  for (const r of paid) Object.assign(byDay.get(r.d)!, { rewardsPaid: r.n, ethRewarded: weiToEth(toBigInt(r.wei)) });
+
+  const totals = { events: 0, referrals: 0, conversions: 0, rewardsPaid: 0, ethRewarded: "0", conversionRate: 0 };
+  let cohort = 0;
+  const out: AnalyticsOutput["days"] = [];
+  for (const { cohortConverted, ...d } of byDay.values()) {
+    d.conversionRate = d.referrals ? round4(cohortConverted / d.referrals) : 0;
+    totals.events += d.events;
+    totals.referrals += d.referrals;
+    totals.conversions += d.conversions;
+    totals.rewardsPaid += d.rewardsPaid;
+    cohort += cohortConverted;
+    out.push(d);
+  }
+  totals.ethRewarded = weiToEth(paid.reduce((sum, r) => sum + toBigInt(r.wei), 0n));
+  totals.conversionRate = totals.referrals ? round4(cohort / totals.referrals) : 0;
+  return { environment: q.environment, from: isoDay(from), to: isoDay(to), campaign: q.campaign ?? null, totals, days: out, topReferrers: top };
+}
+
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
+/** The ten referrers with the most conversions (then referrals) among referrals created in [lo, hi). */
+export async function topReferrers(businessId: string, environment: Environment, lo: string | null, hi: string | null, campaign?: string) {
+  const env = Prisma.sql`${environment}::"Environment"`;
+  const range = lo && hi ? Prisma.sql`AND "createdAt" >= ${lo}::timestamp AND "createdAt" < ${hi}::timestamp` : Prisma.empty;
+  const rows = await db.$queryRaw<Array<{ referrerId: string; referrals: number; conversions: number }>>`
+    SELECT "referrerId", count(*)::int AS referrals,
+           count(*) FILTER (WHERE "status" IN ('QUALIFIED', 'REWARDED'))::int AS conversions
+    FROM "Referral"
+    WHERE "businessId" = ${businessId} AND "environment" = ${env} ${range} ${campaign ? Prisma.sql`AND "campaign" = ${campaign}` : Prisma.empty}
+    GROUP BY "referrerId"
+    ORDER BY conversions DESC, referrals DESC, "referrerId"
+    LIMIT 10`;
+  if (!rows.length) return [];
+  const ids = rows.map((r) => r.referrerId);
+  const [people, earned] = await Promise.all([
+    db.participant.findMany({ where: { id: { in: ids }, businessId }, select: { id: true, referralCode: true, email: true, name: true } }),
+    db.reward.groupBy({
+      by: ["participantId"],
+      where: {
+        businessId,
+        environment,
+        participantId: { in: ids },
+        status: "PAID",
+        kind: "REFERRAL",
+        ...(lo && hi ? { paidAt: { gte: new Date(`${lo.replace(" ", "T")}Z`), lt: new Date(`${hi.replace(" ", "T")}Z`) } } : {}),
+      },
+      _sum: { amountWei: true },
+    }),
+  ]);
+  const person = new Map(people.map((p) => [p.id, p]));
+  const eth = new Map(earned.map((e) => [e.participantId, e._sum.amountWei ?? 0]));
+  return rows
+    .filter((r) => person.has(r.referrerId))
+    .map((r) => {
+      const p = person.get(r.referrerId)!;
+      return {
+        participantId: p.id,
+        referralCode: p.referralCode,
+        email: p.email,
+        name: p.name,
+        referrals: r.referrals,
+        conversions: r.conversions,
+        ethRewarded: weiToEth(eth.get(p.id) ?? 0),
+      };
+    });
+}

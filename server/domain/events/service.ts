@@ -1,0 +1,98 @@
+// Business events as the dashboard sees them: the list (filters + cursor), the manual create
+// (the very /track pipeline, without an API key) and the review transitions of FLAGGED events:
+//   FLAGGED → PROCESSED  (approve: the held rewards are paid, once)
+//   FLAGGED → REJECTED   (reject: the held rewards are refused)
+// Any other transition is 422 INVALID_TRANSITION.
+import { db, type Prisma } from "../../db/client";
+import { AppError, notFound } from "../../shared/errors";
+import { pageArgs, toPage } from "../../shared/list-page";
+import type { Environment } from "../api-keys/schemas";
+import { releaseEventRewards, rejectEventRewards, toRewardSummary } from "../rewards/engine";
+import { acceptEvent } from "../tracking/service";
+import type { TrackInput } from "../tracking/schemas";
+import type { EventOutput } from "./schemas";
+
+const withRewards = { rewards: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 20 } } satisfies Prisma.TrackedEventInclude;
+type Row = Prisma.TrackedEventGetPayload<{ include: typeof withRewards }>;
+
+const toOutput = (e: Row): EventOutput => ({
+  eventId: e.id,
+  environment: e.environment,
+  eventName: e.eventName,
+  referrer: e.referrer,
+  referralId: e.referralId,
+  metadata: (e.metadata && typeof e.metadata === "object" && !Array.isArray(e.metadata) ? e.metadata : {}) as Record<string, unknown>,
+  campaign: e.campaign,
+  source: e.source,
+  apiKeyId: e.apiKeyId,
+  idempotencyKey: e.idempotencyKey,
+  status: e.status,
+  reason: e.reason,
+  createdAt: e.createdAt.toISOString(),
+  processedAt: e.processedAt ? e.processedAt.toISOString() : null,
+  rewards: e.rewards.map(toRewardSummary),
+});
+
+export async function listEvents(
+  businessId: string,
+  q: { environment: Environment; status?: EventOutput["status"]; eventName?: string; campaign?: string; referralId?: string; from?: Date; to?: Date; limit: number; cursor?: string },
+) {
+  const rows = await db.trackedEvent.findMany({
+    where: {
+      businessId,
+      environment: q.environment,
+      status: q.status,
+      eventName: q.eventName,
+      campaign: q.campaign,
+      referralId: q.referralId,
+      createdAt: q.from || q.to ? { gte: q.from, lt: q.to } : undefined,
+    },
+    include: withRewards,
+    ...pageArgs(q.limit, q.cursor),
+  });
+  return toPage(rows, q.limit, toOutput);
+}
+
+export async function getEvent(businessId: string, eventId: string): Promise<EventOutput> {
+  const e = await db.trackedEvent.findFirst({ where: { id: eventId, businessId }, include: withRewards });
+  if (!e) throw notFound("Event");
+  return toOutput(e);
+}
+
+/** Manual create: the same pipeline as POST /track (same validation, idempotency, AUTO/SYNC/ASYNC rule). */
+export async function createEvent(businessId: string, input: TrackInput & { environment: Environment }) {
+  const { environment, ...track } = input;
+  const res = await acceptEvent({ businessId, environment, apiKeyId: null }, track);
+  return res.body;
+}
+
+const ALLOWED: Record<string, readonly string[]> = { FLAGGED: ["PROCESSED", "REJECTED"] };
+
+export async function changeEventStatus(businessId: string, input: { eventId: string; status: EventOutput["status"]; reason?: string }): Promise<EventOutput> {
+  await db.$transaction(
+    async (tx) => {
+      // The row lock makes approval exactly-once: a concurrent second approval waits here and
+      // then finds the event no longer FLAGGED.
+      const locked = await tx.$queryRaw<Array<{ id: string }>>`
+        SELECT "id" FROM "TrackedEvent" WHERE "id" = ${input.eventId} AND "businessId" = ${businessId} FOR UPDATE`;
+      if (!locked.length) throw notFound("Event");
+      const event = await tx.trackedEvent.findUniqueOrThrow({ where: { id: input.eventId } });
+      if (!ALLOWED[event.status]?.includes(input.status)) {
+        throw new AppError("INVALID_TRANSITION", `An event cannot go from ${event.status} to ${input.status}; only FLAGGED events can be approved (PROCESSED) or rejected (REJECTED)`, {
+          from: event.status,
+          to: input.status,
+        });
+      }
+      if (input.status === "PROCESSED") {
+        await releaseEventRewards(tx, event);
+        await tx.trackedEvent.update({ where: { id: event.id }, data: { status: "PROCESSED", reason: input.reason ?? "APPROVED_BY_REVIEW", processedAt: new Date() } });
+      } else {
+        const reason = input.reason ?? "REJECTED_BY_REVIEW";
+        await rejectEventRewards(tx, event, reason);
+        await tx.trackedEvent.update({ where: { id: event.id }, data: { status: "REJECTED", reason, processedAt: new Date() } });
+      }
+    },
+    { timeout: 30_000, maxWait: 30_000 },
+  );
+  return getEvent(businessId, input.eventId);
+}

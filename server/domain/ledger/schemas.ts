@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
+import { environment } from "../api-keys/schemas";
+
+export const ledgerEntryOutput = z.object({
+  ledgerEntryId: z.string(),
+  environment,
+  kind: z.enum(["FUNDING", "REWARD", "ADJUSTMENT"]),
+  /** Signed: credits positive, debits negative. */
+  amountEth: z.string(),
+  txHash: z.string().nullable(),
+  rewardId: z.string().nullable(),
+  memo: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+export const listLedgerInput = z.strictObject({
+  environment: environment.default("LIVE"),
+  kind: z.enum(["FUNDING", "REWARD", "ADJUSTMENT"]).optional(),
+  limit: listLimit,
+  cursor: listCursor,
+});
+
+export const listLedgerOutput = pageOutput(ledgerEntryOutput).extend({ environment, balanceEth: z.string() });

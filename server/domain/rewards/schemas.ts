@@ -1,0 +1,50 @@
+import { z } from "zod";
+import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
+import { ethAmount } from "../../shared/money";
+import { environment } from "../api-keys/schemas";
+
+export const rewardStatus = z.enum(["PAID", "HELD", "REFUSED"]);
+export const rewardKind = z.enum(["REFERRAL", "BONUS", "MANUAL"]);
+
+export const rewardOutput = z.object({
+  rewardId: z.string(),
+  environment,
+  participantId: z.string(),
+  participant: z.object({ referralCode: z.string(), email: z.string().nullable(), name: z.string().nullable(), externalId: z.string().nullable() }),
+  kind: rewardKind,
+  status: rewardStatus,
+  /** What the rules asked for. */
+  requestedEth: z.string(),
+  /** What was paid after caps and pool ("0" unless PAID). */
+  amountEth: z.string(),
+  /** Why it was capped, held or refused, comma-separated (e.g. "PER_EVENT_CAP,DAILY_CAP", "INSUFFICIENT_POOL"). */
+  reason: z.string().nullable(),
+  note: z.string().nullable(),
+  eventId: z.string().nullable(),
+  referralId: z.string().nullable(),
+  createdAt: z.string(),
+  paidAt: z.string().nullable(),
+});
+export type RewardOutput = z.infer<typeof rewardOutput>;
+
+export const createRewardInput = z.strictObject({
+  /** A participant id, referral code or email, in `environment`. */
+  recipient: z.string().trim().min(1).max(254),
+  amountEth: ethAmount.refine((s) => /[1-9]/.test(s), "Must be greater than 0"),
+  reason: z.string().trim().min(1).max(500),
+  environment: environment.default("LIVE"),
+});
+export type CreateRewardInput = z.infer<typeof createRewardInput>;
+
+export const createRewardOutput = rewardOutput.extend({ balanceEth: z.string() });
+
+export const listRewardsInput = z.strictObject({
+  environment: environment.default("LIVE"),
+  status: rewardStatus.optional(),
+  kind: rewardKind.optional(),
+  participantId: z.string().min(1).max(64).optional(),
+  eventId: z.string().min(1).max(64).optional(),
+  limit: listLimit,
+  cursor: listCursor,
+});
+export const listRewardsOutput = pageOutput(rewardOutput);

@@ -1,0 +1,105 @@
+// Business-facing rewards: the manual grant (POST /business/rewards, under the same daily cap
+// and pool rules as the engine) and the rewards list.
+import { db, type Prisma } from "../../db/client";
+import { AppError, notFound } from "../../shared/errors";
+import { ethToWei, weiToEth } from "../../shared/money";
+import { pageArgs, toPage } from "../../shared/list-page";
+import type { Environment } from "../api-keys/schemas";
+import { loadConfig } from "../config/service";
+import { getBalanceWei, lockPool } from "../ledger/service";
+import { payReward, REWARD_REASONS } from "./payout";
+import type { CreateRewardInput, RewardOutput } from "./schemas";
+
+const withParticipant = { participant: { select: { referralCode: true, email: true, name: true, externalId: true } } } as const;
+type Row = Prisma.RewardGetPayload<{ include: typeof withParticipant }>;
+
+export const toRewardOutput = (r: Row): RewardOutput => ({
+  rewardId: r.id,
+  environment: r.environment,
+  participantId: r.participantId,
+  participant: r.participant,
+  kind: r.kind,
+  status: r.status,
+  requestedEth: weiToEth(r.requestedWei),
+  amountEth: weiToEth(r.amountWei),
+  reason: r.reason,
+  note: r.note,
+  eventId: r.eventId,
+  referralId: r.referralId,
+  createdAt: r.createdAt.toISOString(),
+  paidAt: r.paidAt ? r.paidAt.toISOString() : null,
+});
+
+/** recipient = participant id, referral code or email, within the business and environment. */
+async function resolveRecipient(businessId: string, environment: Environment, recipient: string) {
+  const p = await db.participant.findFirst({
+    where: {
+      businessId,
+      environment,
+      OR: [{ id: recipient }, { referralCode: recipient }, ...(recipient.includes("@") ? [{ email: recipient.toLowerCase() }] : [])],
+    },
+    select: { id: true },
+  });
+  if (!p) throw new AppError("NOT_FOUND", `No ${environment} participant has the id, referral code or email "${recipient}"`);
+  return p.id;
+}
+
+/**
+ * Grants a MANUAL reward. The daily cap per participant and the pool apply (per-event caps are
+ * for event rewards). A refusal is recorded first (status REFUSED with its reason) and then
+ * answered with 422 carrying the recorded rewardId: never silently dropped.
+ */
+export async function grantManualReward(businessId: string, input: CreateRewardInput) {
+  const participantId = await resolveRecipient(businessId, input.environment, input.recipient);
+  const now = new Date();
+  const { reward, balanceWei } = await db.$transaction(
+    async (tx) => {
+      const cfg = await loadConfig(tx, businessId);
+      const pool = await lockPool(tx, businessId, input.environment);
+      const created = await payReward(tx, pool, cfg, {
+        businessId,
+        environment: input.environment,
+        participantId,
+        kind: "MANUAL",
+        requestedWei: ethToWei(input.amountEth),
+        note: input.reason,
+        now,
+      });
+      return {
+        reward: await tx.reward.findUniqueOrThrow({ where: { id: created.id }, include: withParticipant }),
+        balanceWei: await getBalanceWei(tx, businessId, input.environment),
+      };
+    },
+    { timeout: 30_000, maxWait: 30_000 },
+  );
+  const out = { ...toRewardOutput(reward), balanceEth: weiToEth(balanceWei) };
+  if (reward.status === "REFUSED") {
+    const pool = reward.reason?.includes(REWARD_REASONS.INSUFFICIENT_POOL);
+    throw new AppError(
+      pool ? "INSUFFICIENT_POOL" : "DAILY_CAP_REACHED",
+      pool
+        ? `The ${input.environment} pool (${weiToEth(balanceWei)} ETH) cannot cover ${input.amountEth} ETH; the refusal was recorded`
+        : "The participant's daily reward cap is reached; the refusal was recorded",
+      out,
+    );
+  }
+  return out;
+}
+
+export async function listRewards(
+  businessId: string,
+  q: { environment: Environment; status?: RewardOutput["status"]; kind?: RewardOutput["kind"]; participantId?: string; eventId?: string; limit: number; cursor?: string },
+) {
+  const rows = await db.reward.findMany({
+    where: { businessId, environment: q.environment, status: q.status, kind: q.kind, participantId: q.participantId, eventId: q.eventId },
+    include: withParticipant,
+    ...pageArgs(q.limit, q.cursor),
+  });
+  return toPage(rows, q.limit, toRewardOutput);
+}
+
+export async function getOwnedReward(businessId: string, rewardId: string) {
+  const r = await db.reward.findFirst({ where: { id: rewardId, businessId }, include: withParticipant });
+  if (!r) throw notFound("Reward");
+  return toRewardOutput(r);
+}

@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { changeEventStatusInput, createEventInput, eventIdInput, eventOutput, listEventsInput, listEventsOutput } from "../domain/events/schemas";
+import { changeEventStatus, createEvent, getEvent, listEvents } from "../domain/events/service";
+import { trackQueuedOutput, trackSyncOutput } from "../domain/tracking/schemas";
+import { businessProcedure, router } from "../trpc/init";
+
+export const eventsRouter = router({
+  list: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/events", tags: ["events"], summary: "List business events (filters, cursor pagination)", protect: true } })
+    .input(listEventsInput)
+    .output(listEventsOutput)
+    .query(({ ctx, input }) => listEvents(ctx.businessId, input)),
+  get: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/events/{eventId}", tags: ["events"], summary: "One business event with its rewards", protect: true } })
+    .input(eventIdInput)
+    .output(eventOutput)
+    .query(({ ctx, input }) => getEvent(ctx.businessId, input.eventId)),
+  create: businessProcedure
+    .meta({ openapi: { method: "POST", path: "/business/events", tags: ["events"], summary: "Create an event through the /track pipeline", protect: true } })
+    .input(createEventInput)
+    .output(z.union([trackSyncOutput, trackQueuedOutput]))
+    .mutation(({ ctx, input }) => createEvent(ctx.businessId, input)),
+  changeStatus: businessProcedure
+    .meta({ openapi: { method: "PATCH", path: "/business/events/{eventId}/status", tags: ["events"], summary: "Approve (PROCESSED) or reject (REJECTED) a FLAGGED event", protect: true } })
+    .input(changeEventStatusInput)
+    .output(eventOutput)
+    .mutation(({ ctx, input }) => changeEventStatus(ctx.businessId, input)),
+});

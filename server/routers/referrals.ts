@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { referralStatsInput, referralStatsOutput } from "../domain/analytics/schemas";
+import { referralStats } from "../domain/analytics/referral-stats";
+import { referralSettingsOutput, updateReferralSettingsInput } from "../domain/referral-settings/schemas";
+import { getReferralSettings, updateReferralSettings } from "../domain/referral-settings/service";
+import { businessProcedure, router } from "../trpc/init";
+
+export const referralsRouter = router({
+  settings: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/referrals/settings", tags: ["referrals"], summary: "Read anti-abuse referral settings", protect: true } })
+    .input(z.object({}))
+    .output(referralSettingsOutput)
+    .query(({ ctx }) => getReferralSettings(ctx.businessId)),
+  updateSettings: businessProcedure
+    .meta({ openapi: { method: "PATCH", path: "/business/referrals/settings", tags: ["referrals"], summary: "Update anti-abuse referral settings", protect: true } })
+    .input(updateReferralSettingsInput)
+    .output(referralSettingsOutput)
+    .mutation(({ ctx, input }) => updateReferralSettings(ctx.businessId, input)),
+  stats: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/referrals/stats", tags: ["referrals"], summary: "Referral statistics of one environment", protect: true } })
+    .input(referralStatsInput)
+    .output(referralStatsOutput)
+    .query(({ ctx, input }) => referralStats(ctx.businessId, input.environment)),
+});

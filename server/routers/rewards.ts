@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { listLedgerInput, listLedgerOutput } from "../domain/ledger/schemas";
+import { listLedger } from "../domain/ledger/list";
+import { createRewardInput, createRewardOutput, listRewardsInput, listRewardsOutput, rewardOutput } from "../domain/rewards/schemas";
+import { getOwnedReward, grantManualReward, listRewards } from "../domain/rewards/service";
+import { businessProcedure, ownerProcedure, router } from "../trpc/init";
+
+export const rewardsRouter = router({
+  create: ownerProcedure
+    .meta({ openapi: { method: "POST", path: "/business/rewards", tags: ["rewards"], summary: "Grant a manual reward (owner; daily cap and pool apply)", protect: true } })
+    .input(createRewardInput)
+    .output(createRewardOutput)
+    .mutation(({ ctx, input }) => grantManualReward(ctx.businessId, input)),
+  list: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/rewards", tags: ["rewards"], summary: "List rewards (paid, held, refused)", protect: true } })
+    .input(listRewardsInput)
+    .output(listRewardsOutput)
+    .query(({ ctx, input }) => listRewards(ctx.businessId, input)),
+  get: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/rewards/{rewardId}", tags: ["rewards"], summary: "One reward", protect: true } })
+    .input(z.strictObject({ rewardId: z.string().min(1).max(64) }))
+    .output(rewardOutput)
+    .query(({ ctx, input }) => getOwnedReward(ctx.businessId, input.rewardId)),
+  ledger: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/ledger", tags: ["rewards"], summary: "Pool ledger entries and balance of one environment", protect: true } })
+    .input(listLedgerInput)
+    .output(listLedgerOutput)
+    .query(({ ctx, input }) => listLedger(ctx.businessId, input)),
+});
