@@ -54,8 +54,9 @@ export const env = {
   get chainRpcUrl(): string | undefined {
     return process.env.CHAIN_RPC_URL || undefined;
   },
+  /** Defaults to the local chain that `npm start` brings up (scripts/local-chain.mjs). */
   get chainRpcUrlTest() {
-    return process.env.CHAIN_RPC_URL_TEST || "http://127.0.0.1:8545";
+    return process.env.CHAIN_RPC_URL_TEST || `http://127.0.0.1:${int(process.env.LOCAL_CHAIN_PORT, 8545)}`;
   },
   get fundingConfirmations() {
     return int(process.env.FUNDING_CONFIRMATIONS, 1);

@@ -2,6 +2,7 @@
 // address (HD-derived, one per environment); POST /business/funding/verify checks the
 // transaction on chain with viem and credits the ledger once per (environment, txHash).
 // TEST may also ask the local dev chain's prefunded account for a test deposit.
+import { randomBytes } from "node:crypto";
 import { getAddress, TransactionNotFoundError, TransactionReceiptNotFoundError, type Address, type Hash } from "viem";
 import { db } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
@@ -197,7 +198,11 @@ export async function sendTestDeposit(businessId: string, amountEth: string): Pr
   const value = ethToWei(amountEth);
   // eth_sendTransaction from the node's unlocked account: the node assigns the nonce, so
   // concurrent test deposits (from any process) never collide.
-  const hash = await onChain(target, "eth_sendTransaction", () => wallet.sendTransaction({ account: DEV_FAUCET_ADDRESS, to, value, chain: null }));
+  // A random payload makes every test deposit's hash unique: the local chain starts empty on
+  // each restart while the ledger persists, and the same sender, nonce, recipient and value
+  // would otherwise reproduce a hash that is already credited.
+  const data = `0x${randomBytes(16).toString("hex")}` as const;
+  const hash = await onChain(target, "eth_sendTransaction", () => wallet.sendTransaction({ account: DEV_FAUCET_ADDRESS, to, value, data, chain: null }));
   const receipt = await onChain(target, "waitForTransactionReceipt", () => client.waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 200 }));
   return { txHash: hash, environment: "TEST", amountEth: weiToEth(value), from: DEV_FAUCET_ADDRESS, to, blockNumber: receipt.blockNumber.toString() };
 }
