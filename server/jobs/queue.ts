@@ -48,13 +48,12 @@ export function setJobDispatcher(d: Dispatcher | undefined) {
   g.__rtsJobDispatcher = d;
 }
 
-/** Call after the enqueuing transaction committed. Never throws: the job is already durable. */
-export async function dispatchJobs(jobs: Pick<Job, "id" | "type">[]): Promise<void> {
+/**
+ * Call after the enqueuing transaction committed. Never throws and never delays the answer:
+ * the job is already durable, and a failed or slow dispatch is retried by the runner/re-dispatch loop.
+ */
+export function dispatchJobs(jobs: Pick<Job, "id" | "type">[]): void {
   const d = g.__rtsJobDispatcher;
   if (!d || jobs.length === 0) return;
-  try {
-    await d(jobs);
-  } catch (e) {
-    console.warn("[jobs] dispatch failed; the job stays QUEUED and will be picked up again:", (e as Error).message);
-  }
+  d(jobs).catch((e) => console.warn("[jobs] dispatch failed; the job stays QUEUED and will be picked up again:", (e as Error).message));
 }

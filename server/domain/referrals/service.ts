@@ -118,7 +118,7 @@ export async function applyReferral(scope: Scope, input: ApplyReferralInput): Pr
     if (claim?.recordId) await completeIdempotencyKey(tx, claim.recordId, res.status, res.body);
     return res;
   });
-  if (queuedJob) await dispatchJobs([queuedJob]);
+  if (queuedJob) dispatchJobs([queuedJob]);
   return out;
 }
 

@@ -156,7 +156,7 @@ export async function acceptEvent(scope: Scope, rawInput: TrackInput, opts: Acce
     if (claim?.recordId) await completeIdempotencyKey(tx, claim.recordId, out.status, out.body);
     return out;
   });
-  if (job) await dispatchJobs([job]);
+  if (job) dispatchJobs([job]);
   return res;
 }
 
@@ -244,7 +244,7 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
     },
     { timeout: 30_000 },
   );
-  await dispatchJobs(jobs);
+  dispatchJobs(jobs);
   const failed = results.filter((r) => r.success === false).length;
   return { results, accepted: results.length - failed, failed };
 }
