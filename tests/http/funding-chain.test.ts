@@ -1,10 +1,13 @@
 // Funding against apps with their own chain settings: required confirmations, a LIVE chain
 // with a private deposit seed, and a chain that is down.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateMnemonic, english } from "viem/accounts";
+import { english, generateMnemonic } from "viem/accounts";
 import { freePort, startApp, type RunningApp } from "../support/app";
 import { signUp } from "../support/http";
-import { chainRpcUrl, mine, sendEth, testDepositAddress } from "../support/chain";
+import { createPublicClient, createWalletClient, http, parseEther, type Address } from "viem";
+import type { ChildProcess } from "node:child_process";
+import { startLocalChain } from "../../scripts/local-chain.mjs";
+import { chainRpcUrl, devAccount, mine, sendEth, testDepositAddress } from "../support/chain";
 
 describe("confirmations", () => {
   let app: RunningApp;
@@ -82,5 +85,39 @@ describe("chain down", () => {
     const b = await owner.call("GET", "/business/balance?environment=TEST");
     expect(b.status).toBe(200);
     expect(b.body).toMatchObject({ balanceEth: "0", chainConfigured: true });
+  });
+});
+
+describe("pending transaction", () => {
+  // Its own chain: switching automine off on the shared chain would stall every other test.
+  let chain: ChildProcess | null;
+  let app: RunningApp;
+  let rpc: string;
+  beforeAll(async () => {
+    const port = await freePort();
+    rpc = `http://127.0.0.1:${port}`;
+    chain = await startLocalChain({ port, reuse: false, log: "ignore" });
+    app = await startApp({ CHAIN_RPC_URL_TEST: rpc });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    chain?.kill("SIGTERM");
+  });
+
+  it("a sent but unmined transaction → 422 TX_PENDING; once mined it is credited", async () => {
+    const owner = await signUp({ url: app.url });
+    const to = (await testDepositAddress(owner)) as Address;
+    const client = createPublicClient({ transport: http(rpc) });
+    await client.request({ method: "evm_setAutomine" as never, params: [false] as never });
+    const hash = await createWalletClient({ transport: http(rpc) }).sendTransaction({ account: devAccount(3), to, value: parseEther("0.3"), chain: null });
+
+    const pending = await owner.call("POST", "/business/funding/verify", { txHash: hash, environment: "TEST" });
+    expect(pending.status).toBe(422);
+    expect(pending.body.error).toMatchObject({ code: "FUNDING_REJECTED", details: { reason: "TX_PENDING", confirmations: 0 } });
+
+    await client.request({ method: "evm_mine" as never });
+    const mined = await owner.call("POST", "/business/funding/verify", { txHash: hash, environment: "TEST" });
+    expect(mined.status).toBe(200);
+    expect(mined.body).toMatchObject({ creditedEth: "0.3", balanceEth: "0.3", confirmations: 1 });
   });
 });

@@ -2,7 +2,7 @@
 // Hardhat 3 / EDR chain: credited once, replays, concurrent duplicates, every refusal reason.
 import { describe, expect, it } from "vitest";
 import { getAddress, type Address } from "viem";
-import { baseUrl, request, signUp, uniqueEmail } from "../support/http";
+import { baseUrl, createKey, request, sdk, signUp, uniqueEmail } from "../support/http";
 import { deployReverter, devAccount, fundTestPool, publicClient, sendEth, sendTx, testDepositAddress } from "../support/chain";
 
 const verify = (owner: Awaited<ReturnType<typeof signUp>>, body: unknown) => owner.call("POST", "/business/funding/verify", body);
@@ -182,6 +182,28 @@ describe("POST /business/funding/verify", () => {
     expect(b.status).toBe(200);
     expect(b.body.depositAddress).toBe(await testDepositAddress(owner));
     expect(b.body.balanceEth).toBe("0");
+  });
+});
+
+describe("funding and the low-pool alert", () => {
+  it("a reward debit below lowPoolAlertEth raises the flag; a verified deposit lifts it", async () => {
+    const owner = await signUp();
+    expect((await owner.call("PATCH", "/business/config/spend", { lowPoolAlertEth: "0.5" })).status).toBe(200);
+    await fundTestPool(owner, "1");
+    const { secret } = await createKey(owner, "TEST");
+    const p = await sdk(secret, "POST", "/sdk/participants", { email: uniqueEmail("referrer") });
+    expect(p.status).toBe(200);
+    const reward = await owner.call("POST", "/business/rewards", { recipient: p.body.participantId, amountEth: "0.6", reason: "thanks", environment: "TEST" });
+    expect(reward.status, JSON.stringify(reward.body)).toBe(200);
+
+    const low = await owner.call("GET", "/business/balance?environment=TEST");
+    expect(low.body).toMatchObject({ balanceEth: "0.4", lowPoolAlertEth: "0.5", belowLowPoolAlert: true });
+
+    const topUp = await fundTestPool(owner, "2");
+    expect(topUp.balanceEth).toBe("2.4");
+    expect((await owner.call("GET", "/business/balance?environment=TEST")).body.belowLowPoolAlert).toBe(false);
+    // LIVE is untouched by TEST movements.
+    expect((await owner.call("GET", "/business/balance")).body).toMatchObject({ balanceEth: "0", belowLowPoolAlert: false });
   });
 });
 
