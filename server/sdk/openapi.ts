@@ -1,5 +1,107 @@
 // OpenAPI descriptions of the SDK routes (plain route handlers, not tRPC), merged into
-// GET /api/openapi.json next to the generated business routes.
-import type { ZodOpenApiPathsObject } from "zod-openapi";
+// GET /api/openapi.json next to the generated business routes. The schemas are the ones the
+// handlers validate with, so the description cannot drift from the behaviour.
+import { z } from "zod";
+import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
+import { participantOutput, upsertParticipantInput } from "../domain/participants/schemas";
+import { applyReferralInput, referralListOutput } from "../domain/referrals/schemas";
+import { trackInput, trackQueuedOutput, trackSyncOutput } from "../domain/tracking/schemas";
 
-export const sdkOpenApiPaths: ZodOpenApiPathsObject = {};
+const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }) });
+const json = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
+const err = (description: string) => ({ description, ...json(errorBody) });
+
+const auth = "API key: `x-service-api-key`, `x-api-key` or `Authorization: Bearer rk_…` (first present wins).";
+const common = {
+  "400": err("VALIDATION_ERROR / INVALID_JSON"),
+  "401": err("INVALID_API_KEY"),
+  "403": err("ORIGIN_NOT_ALLOWED"),
+  "429": err("RATE_LIMITED (Retry-After)"),
+};
+const postCommon = { ...common, "409": err("IDEMPOTENCY_CONFLICT"), "413": err("PAYLOAD_TOO_LARGE"), "415": err("UNSUPPORTED_MEDIA_TYPE") };
+const idempotencyHeader = { in: "header" as const, name: "Idempotency-Key", required: false, schema: { type: "string" as const }, description: "Alternative to the body's idempotencyKey (24 h, per business + environment)." };
+
+const applySync = z.object({
+  success: z.literal(true),
+  processedSynchronously: z.literal(true),
+  queued: z.literal(false),
+  referralId: z.string(),
+  status: z.enum(["PENDING", "QUALIFIED", "REWARDED", "FLAGGED", "REJECTED"]),
+  reason: z.string().nullable(),
+  created: z.boolean(),
+  referredParticipant: z.object({ participantId: z.string(), referralCode: z.string() }),
+});
+const applyQueued = z.object({ success: z.literal(true), queued: z.literal(true), jobId: z.string(), jobType: z.literal("SDK_REFERRAL_APPLY"), message: z.string() });
+const batchResult = z.object({ index: z.number().int() }).catchall(z.unknown());
+const jobView = z.object({
+  jobId: z.string(),
+  jobType: z.enum(["EVENT_PROCESS", "SDK_REFERRAL_APPLY"]),
+  status: z.enum(["QUEUED", "RUNNING", "SUCCEEDED", "FAILED"]),
+  attempts: z.number().int(),
+  maxAttempts: z.number().int(),
+  result: z.unknown(),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+});
+
+const op = (o: ZodOpenApiOperationObject): ZodOpenApiOperationObject => ({ tags: ["sdk"], ...o, description: `${o.description ?? ""}\n\n${auth}`.trim() });
+
+export const sdkOpenApiPaths: ZodOpenApiPathsObject = {
+  "/track": {
+    post: op({
+      operationId: "sdk-track",
+      summary: "Track an event (processed now or queued as EVENT_PROCESS)",
+      description: "eventProcessing AUTO (default): queued when metadata.referredUserEmail is present; SYNC / ASYNC force one path.",
+      parameters: [idempotencyHeader],
+      requestBody: json(trackInput),
+      responses: { "200": { description: "Processed synchronously", ...json(trackSyncOutput) }, "202": { description: "Queued", ...json(trackQueuedOutput) }, "422": err("UNKNOWN_REFERRAL_CODE"), ...postCommon },
+    }),
+  },
+  "/track/batch": {
+    post: op({
+      operationId: "sdk-track-batch",
+      summary: "Track up to 100 events in one transaction",
+      requestBody: json(z.object({ events: z.array(trackInput).min(1).max(100) })),
+      responses: { "200": { description: "One result per event, in order", ...json(z.object({ results: z.array(batchResult), accepted: z.number().int(), failed: z.number().int() })) }, ...postCommon },
+    }),
+  },
+  "/sdk/referrals/apply": {
+    post: op({
+      operationId: "sdk-referrals-apply",
+      summary: "Apply a referral code (referredUserId → now; only referredUserEmail → queued SDK_REFERRAL_APPLY)",
+      parameters: [idempotencyHeader],
+      requestBody: json(applyReferralInput),
+      responses: { "200": { description: "Processed synchronously", ...json(applySync) }, "202": { description: "Queued", ...json(applyQueued) }, "422": err("UNKNOWN_REFERRAL_CODE"), ...postCommon },
+    }),
+  },
+  "/sdk/referrals": {
+    get: op({
+      operationId: "sdk-referrals-list",
+      summary: "Referrals created through this API key, newest first",
+      parameters: [
+        { in: "query", name: "limit", required: false, schema: { type: "integer", default: 50 }, description: "Clamped into 1..200; not an integer → 400." },
+        { in: "query", name: "cursor", required: false, schema: { type: "string" }, description: "nextCursor of the previous page." },
+      ],
+      responses: { "200": { description: "A page of referrals", ...json(referralListOutput) }, ...common },
+    }),
+  },
+  "/sdk/participants": {
+    post: op({
+      operationId: "sdk-participants-upsert",
+      summary: "Upsert a participant (by userId, else email) and get its referral code",
+      requestBody: json(upsertParticipantInput),
+      responses: { "200": { description: "The participant", ...json(participantOutput) }, "409": err("CONFLICT (handle taken)"), ...common },
+    }),
+  },
+  "/sdk/jobs/{jobId}": {
+    get: op({
+      operationId: "sdk-jobs-get",
+      summary: "Status of a queued job",
+      parameters: [{ in: "path", name: "jobId", required: true, schema: { type: "string" } }],
+      responses: { "200": { description: "The job", ...json(jobView) }, "404": err("NOT_FOUND"), ...common },
+    }),
+  },
+};
