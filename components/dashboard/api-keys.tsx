@@ -10,6 +10,7 @@ import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
 import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
+import { KeyReferrals } from "./key-referrals";
 import { SecretReveal } from "./secret-reveal";
 
 type ApiKey = RouterOutputs["apiKeys"]["list"]["data"][number];
@@ -193,6 +194,7 @@ export function ApiKeysPage() {
   const [created, setCreated] = useState<RouterOutputs["apiKeys"]["create"] | null>(null);
   const [rotating, setRotating] = useState<ApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [referralsOf, setReferralsOf] = useState<ApiKey | null>(null);
   const list = (keys.data?.data ?? []).filter((k) => k.environment === env);
 
   return (
@@ -281,6 +283,9 @@ export function ApiKeysPage() {
                     <Td className="whitespace-nowrap text-xs">{formatDateTime(k.createdAt)}</Td>
                     <Td className="text-right whitespace-nowrap">
                       <div className="flex justify-end gap-1.5">
+                        <Button variant="ghost" size="sm" onClick={() => setReferralsOf(k)}>
+                          Referrals
+                        </Button>
                         {isOwner && k.status === "ACTIVE" && (
                           <>
                             <Button variant="secondary" size="sm" onClick={() => setRotating(k)}>
@@ -299,6 +304,7 @@ export function ApiKeysPage() {
             </Table>
           )}
         </Card>
+        {referralsOf && <KeyReferrals apiKey={referralsOf} onClose={() => setReferralsOf(null)} />}
       </div>
       {rotating && <RotateDialog apiKey={rotating} onClose={() => setRotating(null)} />}
       {revoking && <RevokeDialog apiKey={revoking} onClose={() => setRevoking(null)} />}

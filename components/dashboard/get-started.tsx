@@ -35,14 +35,14 @@ export function snippets(origin: string, key: string) {
   const curl = `curl -X POST ${origin}/track \\
   -H "content-type: application/json" \\
   -H "x-api-key: ${key}" \\
-  -d '{"eventName":"signup","referrer":"FRIEND-CODE","metadata":{"campaign":"launch"},"source":"curl"}'`;
+  -d '{"eventName":"signup","metadata":{"campaign":"launch"},"source":"curl"}'`;
   const js = `// Server-side (Node 18+, Deno, Bun, edge functions)
 const res = await fetch("${origin}/track", {
   method: "POST",
   headers: { "content-type": "application/json", "x-api-key": process.env.REFERRAL_API_KEY ?? "${key}" },
   body: JSON.stringify({
     eventName: "signup",
-    referrer: "FRIEND-CODE",
+    // referrer: "<the referral code your user arrived with>",
     metadata: { campaign: "launch" },
     source: "web",
   }),
@@ -59,9 +59,11 @@ export function GetStartedPage() {
   const [secret, setSecret] = useState<string | null>(null);
   const [origin, setOrigin] = useState("http://localhost:3000");
   useEffect(() => setOrigin(window.location.origin), []);
-  const keys = trpc.apiKeys.list.useQuery({}, { refetchInterval: (q) => (q.state.data?.data.some((k) => k.environment === "TEST" && k.lastUsedAt) ? false : 3000) });
+  const keys = trpc.apiKeys.list.useQuery({});
   const testKeys = (keys.data?.data ?? []).filter((k) => k.environment === "TEST" && k.status === "ACTIVE");
-  const usedKey = testKeys.find((k) => k.lastUsedAt);
+  // Poll for the first TEST event until it arrives.
+  const events = trpc.events.list.useQuery({ environment: "TEST", limit: 1 }, { refetchInterval: (q) => (q.state.data?.data.length ? false : 2500) });
+  const firstEvent = events.data?.data[0];
   const create = trpc.apiKeys.create.useMutation({
     onSuccess: (k) => {
       setSecret(k.secret);
@@ -102,15 +104,17 @@ export function GetStartedPage() {
               <Notice tone="info">Ask the owner of {business.name} to create a test key for you.</Notice>
             )}
           </Step>
-          <Step n={2} title="Send your first event" done={!!usedKey}>
+          <Step n={2} title="Send your first event" done={!!firstEvent}>
             <p>Call <code className="font-mono">POST /track</code> from your backend with the key in the <code className="font-mono">x-api-key</code> header.</p>
             <CodeBlock label="curl" code={curl} />
             <CodeBlock label="JavaScript" code={js} />
           </Step>
-          <Step n={3} title="See it arrive" done={!!usedKey}>
-            {usedKey ? (
+          <Step n={3} title="See it arrive" done={!!firstEvent}>
+            {firstEvent ? (
               <Notice tone="success" title="Your integration is talking to us">
-                Key {usedKey.prefix} was last used {timeAgo(usedKey.lastUsedAt)}.{" "}
+                <span data-testid="first-event">
+                  “{firstEvent.eventName}” arrived {timeAgo(firstEvent.createdAt)} ({firstEvent.status.toLowerCase()}).
+                </span>{" "}
                 <Link className="font-medium underline" href="/dashboard/events">
                   Open events
                 </Link>

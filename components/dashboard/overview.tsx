@@ -1,24 +1,30 @@
 "use client";
-// Overview: key figures for the selected environment and the way in for new owners.
+// Overview: balance per environment, key figures, events and ETH rewarded per day, recent events.
+import Link from "next/link";
 import { useEnvironment } from "../environment";
+import { formatEth } from "../format";
 import { useMe } from "../shell";
 import { trpc } from "../trpc";
-import { Card, LinkButton, Notice, PageHeader, Stat } from "../ui";
+import { Card, EmptyState, ErrorState, LinkButton, LoadingRows, Notice, PageHeader, Stat } from "../ui";
+import { ActivityChart } from "./activity-chart";
+import { BalanceCards } from "./balance";
+import { EventsTable } from "./events";
 
 export function OverviewPage() {
   const { env } = useEnvironment();
   const { business } = useMe();
   const keys = trpc.apiKeys.list.useQuery({});
-  const members = trpc.members.list.useQuery({});
-  const envKeys = (keys.data?.data ?? []).filter((k) => k.environment === env);
-  const activeKeys = envKeys.filter((k) => k.status === "ACTIVE");
+  const analytics = trpc.analytics.get.useQuery({ environment: env });
+  const recent = trpc.events.list.useQuery({ environment: env, limit: 6 });
+  const alerts = trpc.alerts.list.useQuery({ environment: env, unacknowledged: "true", limit: 3 });
+  const t = analytics.data?.totals;
   const isNew = !keys.isLoading && (keys.data?.data.length ?? 0) === 0;
 
   return (
     <>
-      <PageHeader title="Overview" description={`${business.name} · ${env === "TEST" ? "test" : "live"} environment`} />
-      {isNew && (
-        <div className="mb-6">
+      <PageHeader title="Overview" description={`${business.name} · ${env === "TEST" ? "test" : "live"} environment · last 30 days`} />
+      <div className="space-y-6">
+        {isNew && (
           <Notice tone="info" title="Set up your integration">
             <p>Create a test key and send your first event in a couple of minutes.</p>
             <div className="mt-3">
@@ -27,15 +33,39 @@ export function OverviewPage() {
               </LinkButton>
             </div>
           </Notice>
-        </div>
-      )}
-      <dl className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
-        <Stat label="Active API keys" value={activeKeys.length} loading={keys.isLoading} hint={`${envKeys.length - activeKeys.length} revoked`} />
-        <Stat label="Team members" value={members.data?.data.length ?? 0} loading={members.isLoading} />
-      </dl>
-      <Card className="mt-6" title="Recent activity">
-        <p className="text-sm text-slate-500">Events, referrals and rewards appear here once your integration sends data.</p>
-      </Card>
+        )}
+        {alerts.data?.data.map((a) => (
+          <Notice key={a.alertId} tone="warning" title={a.kind === "LOW_POOL" ? "Low pool balance" : "Refill requested"}>
+            {a.message}{" "}
+            <Link className="font-medium underline" href="/dashboard/balance">
+              Fund the pool
+            </Link>
+          </Notice>
+        ))}
+        <section aria-label="Balances">
+          <BalanceCards />
+        </section>
+        <dl className="grid grid-cols-2 gap-4 lg:grid-cols-4">
+          <Stat label="Events" value={<span data-testid="kpi-events">{t?.events ?? 0}</span>} loading={analytics.isLoading} />
+          <Stat label="Referrals" value={t?.referrals ?? 0} loading={analytics.isLoading} />
+          <Stat label="Conversion rate" value={t ? `${Math.round(t.conversionRate * 100)}%` : ""} loading={analytics.isLoading} hint={t ? `${t.conversions} converted` : undefined} />
+          <Stat label="ETH rewarded" value={t ? formatEth(t.ethRewarded) : ""} loading={analytics.isLoading} hint={t ? `${t.rewardsPaid} payouts` : undefined} />
+        </dl>
+        <Card title="Events and ETH rewarded per day">
+          {analytics.isLoading ? <LoadingRows rows={4} label="Loading chart" /> : analytics.error ? <ErrorState error={analytics.error} onRetry={() => analytics.refetch()} /> : <ActivityChart days={analytics.data!.days} />}
+        </Card>
+        <Card title="Recent events" actions={<LinkButton href="/dashboard/events" variant="ghost" size="sm">View all</LinkButton>} bodyClassName="p-5 pt-0">
+          {recent.isLoading ? (
+            <div className="pt-5"><LoadingRows rows={3} label="Loading events" /></div>
+          ) : recent.error ? (
+            <div className="pt-5"><ErrorState error={recent.error} onRetry={() => recent.refetch()} /></div>
+          ) : !recent.data?.data.length ? (
+            <div className="pt-5"><EmptyState title="No events yet">Events sent to /track with a {env.toLowerCase()} key show up here.</EmptyState></div>
+          ) : (
+            <EventsTable events={recent.data.data} compact />
+          )}
+        </Card>
+      </div>
     </>
   );
 }

@@ -1,0 +1,34 @@
+"use client";
+// Events (bars) and ETH rewarded (line) per UTC day, from the analytics procedure.
+import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { RouterOutputs } from "../trpc";
+
+type Day = RouterOutputs["analytics"]["get"]["days"][number];
+
+export function ActivityChart({ days, series = "events" }: { days: Day[]; series?: "events" | "referrals" }) {
+  // Charts need numbers; precision beyond the display is irrelevant here (tables show exact strings).
+  const data = days.map((d) => ({ date: d.date.slice(5), events: d.events, referrals: d.referrals, conversions: d.conversions, eth: Number(d.ethRewarded) }));
+  return (
+    <div className="h-72 w-full" role="img" aria-label={`${series === "events" ? "Events" : "Referrals and conversions"} and ETH rewarded per day`}>
+      <ResponsiveContainer width="100%" height="100%">
+        <ComposedChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -12 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" vertical={false} />
+          <XAxis dataKey="date" tick={{ fontSize: 11, fill: "#64748b" }} tickLine={false} axisLine={{ stroke: "#cbd5e1" }} minTickGap={16} />
+          <YAxis yAxisId="count" allowDecimals={false} tick={{ fontSize: 11, fill: "#64748b" }} tickLine={false} axisLine={false} />
+          <YAxis yAxisId="eth" orientation="right" tick={{ fontSize: 11, fill: "#64748b" }} tickLine={false} axisLine={false} />
+          <Tooltip contentStyle={{ borderRadius: 8, border: "1px solid #e2e8f0", fontSize: 12 }} formatter={(v, name) => (name === "ETH rewarded" ? [`${v} ETH`, name] : [v, name])} />
+          <Legend wrapperStyle={{ fontSize: 12 }} />
+          {series === "events" ? (
+            <Bar yAxisId="count" dataKey="events" name="Events" fill="#6366f1" radius={[4, 4, 0, 0]} maxBarSize={28} />
+          ) : (
+            <>
+              <Bar yAxisId="count" dataKey="referrals" name="Referrals" fill="#6366f1" radius={[4, 4, 0, 0]} maxBarSize={20} />
+              <Bar yAxisId="count" dataKey="conversions" name="Conversions" fill="#a5b4fc" radius={[4, 4, 0, 0]} maxBarSize={20} />
+            </>
+          )}
+          <Line yAxisId="eth" type="monotone" dataKey="eth" name="ETH rewarded" stroke="#10b981" strokeWidth={2} dot={false} />
+        </ComposedChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}

@@ -1,0 +1,307 @@
+"use client";
+// Configuration: general settings (any member), spend limits (owner), the tiers editor and how
+// participants fall into tiers.
+import { useEffect, useState, type FormEvent } from "react";
+import { useEnvironment } from "../environment";
+import { errorFor, fieldErrors, formError } from "../errors";
+import { formatEth } from "../format";
+import { useMe } from "../shell";
+import { useToast } from "../toast";
+import { trpc, type RouterOutputs } from "../trpc";
+import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Select, Table, Td, Textarea, Th, Toggle } from "../ui";
+
+type Config = RouterOutputs["config"]["get"];
+type Tier = RouterOutputs["tiers"]["list"]["data"][number];
+
+function GeneralForm({ config }: { config: Config }) {
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const g = config.general;
+  const [v, setV] = useState({ businessName: g.businessName, website: g.website ?? "", rewardStrategy: g.rewardStrategy, referralRewardEth: g.referralRewardEth, bonusEth: g.bonusEth, eventProcessing: g.eventProcessing, qualifyingEvents: g.qualifyingEvents.join("\n") });
+  const update = trpc.config.updateGeneral.useMutation({
+    onSuccess: (c) => {
+      utils.config.get.setData({}, c);
+      utils.me.get.invalidate();
+      toast("success", "General settings saved");
+    },
+  });
+  const errs = fieldErrors(update.error);
+  const top = formError(update.error, Object.keys(v));
+  const set = (k: keyof typeof v) => (e: { target: { value: string } }) => setV((x) => ({ ...x, [k]: e.target.value }));
+  const events = v.qualifyingEvents.split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    update.mutate({
+      businessName: v.businessName.trim(),
+      website: v.website.trim() || null,
+      rewardStrategy: v.rewardStrategy,
+      referralRewardEth: v.referralRewardEth.trim(),
+      bonusEth: v.bonusEth.trim(),
+      eventProcessing: v.eventProcessing,
+      qualifyingEvents: events,
+    });
+  }
+  return (
+    <form onSubmit={submit} noValidate aria-label="General settings" className="space-y-4">
+      {top && <Notice tone="danger">{top}</Notice>}
+      <div className="grid gap-4 sm:grid-cols-2">
+        <Field label="Business name" error={errorFor(errs, "businessName")}>{(p) => <Input {...p} name="businessName" value={v.businessName} onChange={set("businessName")} maxLength={120} />}</Field>
+        <Field label="Website" error={errorFor(errs, "website")}>{(p) => <Input {...p} name="website" value={v.website} onChange={set("website")} placeholder="https://example.com" maxLength={2048} />}</Field>
+        <Field label="Reward strategy" error={errorFor(errs, "rewardStrategy")} hint={v.rewardStrategy === "TIERED" ? "Amounts come from the referrer's tier." : "Every qualified referral earns the amounts below."}>
+          {(p) => (
+            <Select {...p} name="rewardStrategy" value={v.rewardStrategy} onChange={(e) => setV((x) => ({ ...x, rewardStrategy: e.target.value as typeof x.rewardStrategy }))}>
+              <option value="FIXED">Fixed</option>
+              <option value="TIERED">Tiered</option>
+            </Select>
+          )}
+        </Field>
+        <Field label="Event processing" error={errorFor(errs, "eventProcessing")} hint="Auto queues events that may create a referred user.">
+          {(p) => (
+            <Select {...p} name="eventProcessing" value={v.eventProcessing} onChange={(e) => setV((x) => ({ ...x, eventProcessing: e.target.value as typeof x.eventProcessing }))}>
+              <option value="AUTO">Auto</option>
+              <option value="SYNC">Always synchronous</option>
+              <option value="ASYNC">Always queued</option>
+            </Select>
+          )}
+        </Field>
+        <Field label="Referral reward (ETH)" error={errorFor(errs, "referralRewardEth")} hint="Paid to the referrer when a referral qualifies.">{(p) => <Input {...p} name="referralRewardEth" inputMode="decimal" value={v.referralRewardEth} onChange={set("referralRewardEth")} />}</Field>
+        <Field label="Bonus (ETH)" error={errorFor(errs, "bonusEth")} hint="Paid to the referred user.">{(p) => <Input {...p} name="bonusEth" inputMode="decimal" value={v.bonusEth} onChange={set("bonusEth")} />}</Field>
+      </div>
+      <Field label="Qualifying events" error={errorFor(errs, "qualifyingEvents")} hint="One event name per line. Empty: every event qualifies a referral.">
+        {(p) => <Textarea {...p} name="qualifyingEvents" value={v.qualifyingEvents} onChange={set("qualifyingEvents")} rows={3} placeholder="purchase" />}
+      </Field>
+      <div className="flex justify-end">
+        <Button type="submit" loading={update.isPending}>Save general settings</Button>
+      </div>
+    </form>
+  );
+}
+
+const nullable = (s: string) => (s.trim() === "" ? null : s.trim());
+
+function SpendForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const s = config.spend;
+  const [v, setV] = useState({ maxEthPerDayPerUser: s.maxEthPerDayPerUser ?? "", maxReferralEthPerEvent: s.maxReferralEthPerEvent ?? "", maxBonusEthPerEvent: s.maxBonusEthPerEvent ?? "", lowPoolAlertEth: s.lowPoolAlertEth, autoRefillAmountEth: s.autoRefillAmountEth });
+  const [autoRefill, setAutoRefill] = useState(s.autoRefillEnabled);
+  const update = trpc.config.updateSpend.useMutation({
+    onSuccess: (c) => {
+      utils.config.get.setData({}, c);
+      utils.funding.balance.invalidate();
+      toast("success", "Spend limits saved");
+    },
+  });
+  const errs = fieldErrors(update.error);
+  const top = formError(update.error, [...Object.keys(v), "autoRefillEnabled"]);
+  const set = (k: keyof typeof v) => (e: { target: { value: string } }) => setV((x) => ({ ...x, [k]: e.target.value }));
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    update.mutate({
+      maxEthPerDayPerUser: nullable(v.maxEthPerDayPerUser),
+      maxReferralEthPerEvent: nullable(v.maxReferralEthPerEvent),
+      maxBonusEthPerEvent: nullable(v.maxBonusEthPerEvent),
+      lowPoolAlertEth: v.lowPoolAlertEth.trim(),
+      autoRefillEnabled: autoRefill,
+      autoRefillAmountEth: v.autoRefillAmountEth.trim(),
+    });
+  }
+  return (
+    <form onSubmit={submit} noValidate aria-label="Spend limits" className="space-y-4">
+      {!canEdit && <Notice tone="info">Only the owner can change spend limits.</Notice>}
+      {top && <Notice tone="danger">{top}</Notice>}
+      <fieldset disabled={!canEdit} className="space-y-4">
+        <div className="grid gap-4 sm:grid-cols-3">
+          <Field label="Max ETH per user per day" error={errorFor(errs, "maxEthPerDayPerUser")} hint="Empty: no cap">{(p) => <Input {...p} name="maxEthPerDayPerUser" inputMode="decimal" value={v.maxEthPerDayPerUser} onChange={set("maxEthPerDayPerUser")} />}</Field>
+          <Field label="Max referral ETH per event" error={errorFor(errs, "maxReferralEthPerEvent")} hint="Empty: no cap">{(p) => <Input {...p} name="maxReferralEthPerEvent" inputMode="decimal" value={v.maxReferralEthPerEvent} onChange={set("maxReferralEthPerEvent")} />}</Field>
+          <Field label="Max bonus ETH per event" error={errorFor(errs, "maxBonusEthPerEvent")} hint="Empty: no cap">{(p) => <Input {...p} name="maxBonusEthPerEvent" inputMode="decimal" value={v.maxBonusEthPerEvent} onChange={set("maxBonusEthPerEvent")} />}</Field>
+          <Field label="Low-pool alert (ETH)" error={errorFor(errs, "lowPoolAlertEth")} hint="Alert when the pool drops below this.">{(p) => <Input {...p} name="lowPoolAlertEth" inputMode="decimal" value={v.lowPoolAlertEth} onChange={set("lowPoolAlertEth")} />}</Field>
+          <Field label="Auto-refill amount (ETH)" error={errorFor(errs, "autoRefillAmountEth")}>{(p) => <Input {...p} name="autoRefillAmountEth" inputMode="decimal" value={v.autoRefillAmountEth} onChange={set("autoRefillAmountEth")} />}</Field>
+        </div>
+        <div className="border-t border-slate-100">
+          <Toggle label="Auto-refill" description="Record a refill request when the pool drops below the alert threshold." checked={autoRefill} onChange={setAutoRefill} disabled={!canEdit} />
+        </div>
+      </fieldset>
+      {canEdit && (
+        <div className="flex justify-end">
+          <Button type="submit" loading={update.isPending}>Save spend limits</Button>
+        </div>
+      )}
+    </form>
+  );
+}
+
+function TierForm({ tier, onDone }: { tier?: Tier; onDone: () => void }) {
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const [v, setV] = useState({ name: tier?.name ?? "", minReferrals: String(tier?.minReferrals ?? ""), referralRewardEth: tier?.referralRewardEth ?? "", bonusEth: tier?.bonusEth ?? "0" });
+  const done = (msg: string) => {
+    utils.tiers.invalidate();
+    toast("success", msg);
+    onDone();
+  };
+  const create = trpc.tiers.create.useMutation({ onSuccess: (t) => done(`Tier ${t.name} created`) });
+  const update = trpc.tiers.update.useMutation({ onSuccess: (t) => done(`Tier ${t.name} saved`) });
+  const m = tier ? update : create;
+  const errs = fieldErrors(m.error);
+  const top = formError(m.error, ["name", "minReferrals", "referralRewardEth", "bonusEth"]);
+  const set = (k: keyof typeof v) => (e: { target: { value: string } }) => setV((x) => ({ ...x, [k]: e.target.value }));
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    const min = /^\d+$/.test(v.minReferrals.trim()) ? Number(v.minReferrals.trim()) : NaN;
+    const body = { name: v.name.trim(), minReferrals: min, referralRewardEth: v.referralRewardEth.trim(), bonusEth: v.bonusEth.trim() || "0" };
+    if (tier) update.mutate({ tierId: tier.tierId, ...body });
+    else create.mutate(body);
+  }
+  return (
+    <form onSubmit={submit} noValidate aria-label={tier ? `Edit tier ${tier.name}` : "New tier"} className="space-y-3">
+      {top && <Notice tone="danger">{top}</Notice>}
+      <div className="grid gap-3 sm:grid-cols-4">
+        <Field label="Tier name" error={errorFor(errs, "name")}>{(p) => <Input {...p} name="name" value={v.name} onChange={set("name")} maxLength={100} placeholder="Gold" />}</Field>
+        <Field label="From referrals" error={errorFor(errs, "minReferrals")}>{(p) => <Input {...p} name="minReferrals" inputMode="numeric" value={v.minReferrals} onChange={set("minReferrals")} placeholder="10" />}</Field>
+        <Field label="Referral reward (ETH)" error={errorFor(errs, "referralRewardEth")}>{(p) => <Input {...p} name="referralRewardEth" inputMode="decimal" value={v.referralRewardEth} onChange={set("referralRewardEth")} placeholder="0.01" />}</Field>
+        <Field label="Bonus (ETH)" error={errorFor(errs, "bonusEth")}>{(p) => <Input {...p} name="bonusEth" inputMode="decimal" value={v.bonusEth} onChange={set("bonusEth")} />}</Field>
+      </div>
+      <div className="flex justify-end gap-2">
+        <Button variant="ghost" onClick={onDone}>Cancel</Button>
+        <Button type="submit" loading={m.isPending}>{tier ? "Save tier" : "Add tier"}</Button>
+      </div>
+    </form>
+  );
+}
+
+function Tiers({ strategy }: { strategy: "FIXED" | "TIERED" }) {
+  const tiers = trpc.tiers.list.useQuery({});
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const [editing, setEditing] = useState<Tier | "new" | null>(null);
+  const [deleting, setDeleting] = useState<Tier | null>(null);
+  const del = trpc.tiers.delete.useMutation({
+    onSuccess: (t) => {
+      utils.tiers.invalidate();
+      toast("success", `Tier ${t.name} deleted`);
+      setDeleting(null);
+    },
+    onError: (e) => toast("error", formError(e) ?? "Could not delete the tier"),
+  });
+  return (
+    <Card title="Reward tiers" description={strategy === "TIERED" ? "Referrers earn the amounts of the highest tier they reach." : "Tiers apply when the reward strategy is Tiered."} actions={editing === null && <Button size="sm" onClick={() => setEditing("new")}>Add tier</Button>} bodyClassName="p-5 pt-0">
+      {editing === "new" && <div className="border-b border-slate-100 py-4"><TierForm onDone={() => setEditing(null)} /></div>}
+      {tiers.isLoading ? (
+        <div className="pt-5"><LoadingRows rows={2} label="Loading tiers" /></div>
+      ) : tiers.error ? (
+        <div className="pt-5"><ErrorState error={tiers.error} onRetry={() => tiers.refetch()} /></div>
+      ) : !tiers.data?.data.length ? (
+        <div className="pt-5"><EmptyState title="No tiers yet">Add tiers such as Bronze (0+), Silver (5+) and Gold (20+) to reward your best referrers more.</EmptyState></div>
+      ) : (
+        <Table label="Tiers">
+          <thead>
+            <tr>
+              <Th>Tier</Th>
+              <Th>Referrals</Th>
+              <Th className="text-right">Referral reward</Th>
+              <Th className="text-right">Bonus</Th>
+              <Th className="text-right"><span className="sr-only">Actions</span></Th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {tiers.data.data.map((t) =>
+              editing !== "new" && editing?.tierId === t.tierId ? (
+                <tr key={t.tierId}>
+                  <td colSpan={5} className="px-5 py-4"><TierForm tier={t} onDone={() => setEditing(null)} /></td>
+                </tr>
+              ) : (
+                <tr key={t.tierId} data-testid="tier-row">
+                  <Td className="font-medium text-slate-900">{t.name}</Td>
+                  <Td className="whitespace-nowrap">{t.minReferrals}{t.maxReferrals === null ? "+" : ` – ${t.maxReferrals}`}</Td>
+                  <Td className="text-right whitespace-nowrap">{formatEth(t.referralRewardEth)}</Td>
+                  <Td className="text-right whitespace-nowrap">{formatEth(t.bonusEth)}</Td>
+                  <Td className="text-right whitespace-nowrap">
+                    <div className="flex justify-end gap-1.5">
+                      <Button size="sm" variant="secondary" onClick={() => setEditing(t)}>Edit</Button>
+                      <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setDeleting(t)}>Delete</Button>
+                    </div>
+                  </Td>
+                </tr>
+              ),
+            )}
+          </tbody>
+        </Table>
+      )}
+      {deleting && (
+        <Dialog open onClose={() => setDeleting(null)} title="Delete this tier?" footer={<><Button variant="ghost" onClick={() => setDeleting(null)}>Cancel</Button><Button variant="danger" loading={del.isPending} onClick={() => del.mutate({ tierId: deleting.tierId })}>Delete tier</Button></>}>
+          <p>Referrers in <strong>{deleting.name}</strong> fall back to the tier below. Rewards already paid are not changed.</p>
+        </Dialog>
+      )}
+    </Card>
+  );
+}
+
+function Categorization() {
+  const { env } = useEnvironment();
+  const q = trpc.tiers.categorization.useQuery({ environment: env });
+  const c = q.data;
+  return (
+    <Card title="Tier categorization" description={`How your ${env.toLowerCase()} participants fall into tiers.`}>
+      {q.isLoading ? (
+        <LoadingRows rows={2} label="Loading categorization" />
+      ) : q.error ? (
+        <ErrorState error={q.error} onRetry={() => q.refetch()} />
+      ) : c && (
+        <div className="space-y-5">
+          <div className="flex flex-wrap gap-3">
+            <div className="min-w-28 flex-1 rounded-lg bg-slate-50 px-4 py-3 ring-1 ring-slate-200">
+              <p className="text-xs text-slate-500">No tier yet</p>
+              <p className="text-lg font-semibold">{c.untiered.participantCount}</p>
+            </div>
+            {c.tiers.map((t) => (
+              <div key={t.tierId} className="min-w-28 flex-1 rounded-lg bg-indigo-50 px-4 py-3 ring-1 ring-indigo-100" data-testid="tier-bucket">
+                <p className="text-xs text-indigo-700">{t.name} · {t.minReferrals}{t.maxReferrals === null ? "+" : `–${t.maxReferrals}`}</p>
+                <p className="text-lg font-semibold text-indigo-950">{t.participantCount}</p>
+              </div>
+            ))}
+          </div>
+          {c.closestToNext.length > 0 && (
+            <div>
+              <h3 className="mb-2 text-sm font-semibold text-slate-800">Closest to the next tier</h3>
+              <ul className="divide-y divide-slate-100 text-sm">
+                {c.closestToNext.map((p) => (
+                  <li key={p.participantId} className="flex flex-wrap justify-between gap-2 py-2">
+                    <span>{p.name ?? p.email ?? p.referralCode} <span className="text-xs text-slate-500">({p.qualifiedReferrals} qualified)</span></span>
+                    <span className="text-xs"><Badge color="indigo">{p.referralsToNext} to {p.nextTierName}</Badge></span>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+          <p className="text-xs text-slate-500">{c.totalParticipants} participants in total.</p>
+        </div>
+      )}
+    </Card>
+  );
+}
+
+export function ConfigurationPage() {
+  const { isOwner } = useMe();
+  const config = trpc.config.get.useQuery({});
+  // Forms hold their own draft; remount them when the server copy changes (after a save).
+  const [version, setVersion] = useState(0);
+  useEffect(() => setVersion((n) => n + 1), [config.dataUpdatedAt]);
+  return (
+    <>
+      <PageHeader title="Configuration" description="How rewards are computed and what they may cost." />
+      {config.isLoading ? (
+        <Card><LoadingRows rows={6} label="Loading configuration" /></Card>
+      ) : config.error ? (
+        <ErrorState error={config.error} onRetry={() => config.refetch()} />
+      ) : (
+        <div className="space-y-6">
+          <Card title="General"><GeneralForm key={`g${version}`} config={config.data!} /></Card>
+          <Card title="Spend limits" description="Caps apply to every reward; the pool never goes negative."><SpendForm key={`s${version}`} config={config.data!} canEdit={isOwner} /></Card>
+          <Tiers strategy={config.data!.general.rewardStrategy} />
+          <Categorization />
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,286 @@
+"use client";
+// Events: everything /track recorded (or the dashboard created), filterable, with review of
+// FLAGGED events (approve releases their held rewards; reject refuses them).
+import { useState, type FormEvent } from "react";
+import { useEnvironment } from "../environment";
+import { fieldErrors, formError } from "../errors";
+import { formatDateTime, formatEth } from "../format";
+import { Icon } from "../icons";
+import { useToast } from "../toast";
+import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
+import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, LoadingRows, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
+
+type EventRow = RouterOutputs["events"]["list"]["data"][number];
+type Status = NonNullable<RouterInputs["events"]["list"]["status"]>;
+const STATUSES: Status[] = ["QUEUED", "PROCESSED", "FLAGGED", "REJECTED", "FAILED"];
+
+function ReviewDialog({ event, decision, onClose }: { event: EventRow; decision: "PROCESSED" | "REJECTED"; onClose: () => void }) {
+  const [reason, setReason] = useState("");
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const review = trpc.events.changeStatus.useMutation({
+    onSuccess: (e) => {
+      toast("success", e.status === "PROCESSED" ? "Event approved: held rewards released" : "Event rejected");
+      utils.events.list.invalidate();
+      utils.rewards.invalidate();
+      utils.funding.balance.invalidate();
+      utils.analytics.invalidate();
+      onClose();
+    },
+  });
+  const approve = decision === "PROCESSED";
+  return (
+    <Dialog
+      open
+      onClose={onClose}
+      title={approve ? "Approve this event?" : "Reject this event?"}
+      footer={
+        <>
+          <Button variant="ghost" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button variant={approve ? "primary" : "danger"} loading={review.isPending} onClick={() => review.mutate({ eventId: event.eventId, status: decision, reason: reason.trim() || undefined })}>
+            {approve ? "Approve" : "Reject"}
+          </Button>
+        </>
+      }
+    >
+      <p>
+        <strong>{event.eventName}</strong>
+        {event.referrer ? ` referred by ${event.referrer}` : ""} · flagged because {event.reason ?? "it was held for review"}.
+      </p>
+      <p>{approve ? "Approving pays the rewards held for this event (caps and pool balance apply)." : "Rejecting refuses the rewards held for this event."}</p>
+      <Field label="Note (optional)">{(p) => <Textarea {...p} name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} rows={2} />}</Field>
+      {review.error && <p className="text-sm font-medium text-rose-600" role="alert">{formError(review.error)}</p>}
+    </Dialog>
+  );
+}
+
+export function EventsTable({ events, onReview, compact }: { events: EventRow[]; onReview?: (e: EventRow, d: "PROCESSED" | "REJECTED") => void; compact?: boolean }) {
+  return (
+    <Table label="Events">
+      <thead>
+        <tr>
+          <Th>Event</Th>
+          <Th>Status</Th>
+          {!compact && <Th>Referrer</Th>}
+          {!compact && <Th>Campaign</Th>}
+          <Th>Rewards</Th>
+          <Th>Received</Th>
+          {onReview && (
+            <Th className="text-right">
+              <span className="sr-only">Review</span>
+            </Th>
+          )}
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {events.map((e) => {
+          const paid = e.rewards.filter((r) => r.status === "PAID");
+          return (
+            <tr key={e.eventId} data-testid="event-row" data-status={e.status}>
+              <Td>
+                <div className="font-medium text-slate-900">{e.eventName}</div>
+                <div className="text-xs text-slate-500">{e.source ?? "—"}</div>
+              </Td>
+              <Td>
+                <Badge>{e.status}</Badge>
+                {e.reason && e.status !== "PROCESSED" && <div className="mt-1 max-w-48 truncate text-xs text-slate-500" title={e.reason}>{e.reason}</div>}
+              </Td>
+              {!compact && <Td className="font-mono text-xs">{e.referrer ?? "—"}</Td>}
+              {!compact && <Td className="text-xs">{e.campaign ?? "—"}</Td>}
+              <Td className="text-xs whitespace-nowrap">
+                {e.rewards.length === 0 ? (
+                  <span className="text-slate-400">—</span>
+                ) : (
+                  <span title={e.rewards.map((r) => `${r.kind} ${r.status} ${r.amountEth}`).join("\n")}>
+                    {paid.length ? formatEth(paid.reduce((s, r) => addEth(s, r.amountEth), "0")) : `${e.rewards.length} ${e.rewards[0].status.toLowerCase()}`}
+                  </span>
+                )}
+              </Td>
+              <Td className="text-xs whitespace-nowrap">{formatDateTime(e.createdAt)}</Td>
+              {onReview && (
+                <Td className="text-right whitespace-nowrap">
+                  {e.status === "FLAGGED" && (
+                    <div className="flex justify-end gap-1.5">
+                      <Button size="sm" onClick={() => onReview(e, "PROCESSED")}>
+                        Approve
+                      </Button>
+                      <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => onReview(e, "REJECTED")}>
+                        Reject
+                      </Button>
+                    </div>
+                  )}
+                </Td>
+              )}
+            </tr>
+          );
+        })}
+      </tbody>
+    </Table>
+  );
+}
+
+/** Exact decimal addition of two ETH strings (18 decimals) without floats. */
+export function addEth(a: string, b: string): string {
+  const toWei = (s: string) => {
+    const neg = s.startsWith("-");
+    const [i, f = ""] = s.replace(/^-/, "").split(".");
+    const v = BigInt(i || "0") * 10n ** 18n + BigInt((f + "0".repeat(18)).slice(0, 18));
+    return neg ? -v : v;
+  };
+  const w = toWei(a) + toWei(b);
+  const neg = w < 0n;
+  const abs = neg ? -w : w;
+  const frac = (abs % 10n ** 18n).toString().padStart(18, "0").replace(/0+$/, "");
+  return `${neg ? "-" : ""}${abs / 10n ** 18n}${frac ? `.${frac}` : ""}`;
+}
+
+function TestEventForm({ onDone }: { onDone: () => void }) {
+  const { env } = useEnvironment();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const [eventName, setEventName] = useState("");
+  const [referrer, setReferrer] = useState("");
+  const create = trpc.events.create.useMutation({
+    onSuccess: (r) => {
+      toast("success", r.queued ? "Event queued for processing" : `Event recorded (${r.status})`);
+      utils.events.list.invalidate();
+      onDone();
+    },
+  });
+  const errs = fieldErrors(create.error);
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    create.mutate({ environment: env, eventName: eventName.trim(), referrer: referrer.trim() || undefined, source: "dashboard" });
+  }
+  const top = formError(create.error, ["eventName", "referrer"]);
+  return (
+    <form onSubmit={submit} noValidate aria-label="Record an event" className="space-y-3">
+      <div className="grid gap-3 sm:grid-cols-2">
+        <Field label="Event name" error={errs.eventName}>
+          {(p) => <Input {...p} name="eventName" value={eventName} onChange={(e) => setEventName(e.target.value)} placeholder="purchase" maxLength={100} />}
+        </Field>
+        <Field label="Referrer code (optional)" error={errs.referrer}>
+          {(p) => <Input {...p} name="referrer" value={referrer} onChange={(e) => setReferrer(e.target.value)} maxLength={64} />}
+        </Field>
+      </div>
+      {top && <p className="text-sm font-medium text-rose-600" role="alert">{top}</p>}
+      <div className="flex justify-end gap-2">
+        <Button variant="ghost" onClick={onDone}>
+          Cancel
+        </Button>
+        <Button type="submit" loading={create.isPending}>
+          Record event
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+export function EventsPage() {
+  const { env } = useEnvironment();
+  const [status, setStatus] = useState<Status | "">("");
+  const [eventName, setEventName] = useState("");
+  const [campaign, setCampaign] = useState("");
+  const [applied, setApplied] = useState({ eventName: "", campaign: "" });
+  const [review, setReview] = useState<{ event: EventRow; decision: "PROCESSED" | "REJECTED" } | null>(null);
+  const [creating, setCreating] = useState(false);
+  const input = { environment: env, limit: 25, ...(status ? { status } : {}), ...(applied.eventName ? { eventName: applied.eventName } : {}), ...(applied.campaign ? { campaign: applied.campaign } : {}) };
+  const q = trpc.events.list.useInfiniteQuery(input, { getNextPageParam: (p) => p.nextCursor ?? undefined, refetchInterval: 10_000 });
+  const rows = q.data?.pages.flatMap((p) => p.data) ?? [];
+  const filtered = !!(status || applied.eventName || applied.campaign);
+
+  return (
+    <>
+      <PageHeader
+        title="Events"
+        description="Events your integration sent to /track. Flagged events wait for your review."
+        actions={
+          !creating && (
+            <Button variant="secondary" onClick={() => setCreating(true)}>
+              Record an event
+            </Button>
+          )
+        }
+      />
+      <div className="space-y-6">
+        {creating && (
+          <Card title={`Record a ${env.toLowerCase()} event`} description="Runs through the same pipeline as /track.">
+            <TestEventForm onDone={() => setCreating(false)} />
+          </Card>
+        )}
+        <Card bodyClassName="p-5 pt-0">
+          <form
+            className="grid gap-3 border-b border-slate-100 py-4 sm:grid-cols-4 sm:items-end"
+            aria-label="Filter events"
+            onSubmit={(e) => {
+              e.preventDefault();
+              setApplied({ eventName: eventName.trim(), campaign: campaign.trim() });
+            }}
+          >
+            <Field label="Status">
+              {(p) => (
+                <Select {...p} name="status" value={status} onChange={(e) => setStatus(e.target.value as Status | "")}>
+                  <option value="">All statuses</option>
+                  {STATUSES.map((s) => (
+                    <option key={s} value={s}>
+                      {s.charAt(0) + s.slice(1).toLowerCase()}
+                    </option>
+                  ))}
+                </Select>
+              )}
+            </Field>
+            <Field label="Event name">{(p) => <Input {...p} name="eventName" value={eventName} onChange={(e) => setEventName(e.target.value)} placeholder="Any" maxLength={100} />}</Field>
+            <Field label="Campaign">{(p) => <Input {...p} name="campaign" value={campaign} onChange={(e) => setCampaign(e.target.value)} placeholder="Any" maxLength={100} />}</Field>
+            <div className="flex gap-2">
+              <Button type="submit" variant="secondary">
+                Apply filters
+              </Button>
+              {filtered && (
+                <Button
+                  variant="ghost"
+                  onClick={() => {
+                    setStatus("");
+                    setEventName("");
+                    setCampaign("");
+                    setApplied({ eventName: "", campaign: "" });
+                  }}
+                >
+                  Clear
+                </Button>
+              )}
+            </div>
+          </form>
+          {q.isLoading ? (
+            <div className="pt-5">
+              <LoadingRows rows={5} label="Loading events" />
+            </div>
+          ) : q.error ? (
+            <div className="pt-5">
+              <ErrorState error={q.error} onRetry={() => q.refetch()} />
+            </div>
+          ) : rows.length === 0 ? (
+            <div className="pt-5">
+              <EmptyState icon={<Icon name="bolt" className="h-8 w-8" />} title={filtered ? "No events match these filters" : `No ${env.toLowerCase()} events yet`}>
+                {filtered ? "Try another status or clear the filters." : "Send an event to /track with a key of this environment and it shows up here."}
+              </EmptyState>
+            </div>
+          ) : (
+            <>
+              <EventsTable events={rows} onReview={(event, decision) => setReview({ event, decision })} />
+              {q.hasNextPage && (
+                <div className="pt-4 text-center">
+                  <Button variant="secondary" size="sm" loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
+                    Load more
+                  </Button>
+                </div>
+              )}
+            </>
+          )}
+        </Card>
+      </div>
+      {review && <ReviewDialog event={review.event} decision={review.decision} onClose={() => setReview(null)} />}
+    </>
+  );
+}

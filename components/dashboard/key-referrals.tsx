@@ -1,0 +1,75 @@
+"use client";
+// The referrals one API key brought in (newest first, paged by cursor).
+import { formatDateTime } from "../format";
+import { trpc, type RouterOutputs } from "../trpc";
+import { Badge, Button, Card, EmptyState, ErrorState, LoadingRows, Table, Td, Th } from "../ui";
+
+type ApiKey = RouterOutputs["apiKeys"]["list"]["data"][number];
+
+export function KeyReferrals({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
+  const q = trpc.apiKeys.referrals.useInfiniteQuery({ apiKeyId: apiKey.apiKeyId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor ?? undefined });
+  const rows = q.data?.pages.flatMap((p) => p.data) ?? [];
+  return (
+    <Card
+      title={`Referrals through ${apiKey.name ?? apiKey.prefix}`}
+      description="Referrals recorded by /sdk/referrals/apply or /track with this key."
+      actions={
+        <Button variant="ghost" size="sm" onClick={onClose}>
+          Close
+        </Button>
+      }
+      bodyClassName="p-5 pt-0"
+    >
+      {q.isLoading ? (
+        <div className="pt-5">
+          <LoadingRows rows={2} label="Loading referrals" />
+        </div>
+      ) : q.error ? (
+        <div className="pt-5">
+          <ErrorState error={q.error} onRetry={() => q.refetch()} />
+        </div>
+      ) : rows.length === 0 ? (
+        <div className="pt-5">
+          <EmptyState title="No referrals through this key yet" />
+        </div>
+      ) : (
+        <>
+          <Table label="Referrals of this key">
+            <thead>
+              <tr>
+                <Th>Referrer</Th>
+                <Th>Referred</Th>
+                <Th>Status</Th>
+                <Th>Source</Th>
+                <Th>Created</Th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {rows.map((r) => (
+                <tr key={r.referralId} data-testid="key-referral-row">
+                  <Td>
+                    <div className="font-mono text-xs">{r.referrer.referralCode}</div>
+                    <div className="text-xs text-slate-500">{r.referrer.email ?? r.referrer.userId ?? ""}</div>
+                  </Td>
+                  <Td>{r.referred.email ?? r.referred.userId ?? r.referred.referralCode}</Td>
+                  <Td>
+                    <Badge>{r.status}</Badge>
+                  </Td>
+                  <Td className="text-xs">{r.source ?? "—"}</Td>
+                  <Td className="text-xs whitespace-nowrap">{formatDateTime(r.createdAt)}</Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+          {q.hasNextPage && (
+            <div className="pt-4 text-center">
+              <Button variant="secondary" size="sm" loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
+                Load more
+              </Button>
+            </div>
+          )}
+        </>
+      )}
+    </Card>
+  );
+}

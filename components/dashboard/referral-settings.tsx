@@ -1,0 +1,74 @@
+"use client";
+// Anti-abuse rules for referrals: self-referral, duplicates, daily limits, blocked domains,
+// disposable emails, review hold and attribution window.
+import { useState, type FormEvent } from "react";
+import { errorFor, fieldErrors, formError } from "../errors";
+import { useToast } from "../toast";
+import { trpc, type RouterOutputs } from "../trpc";
+import { Button, Card, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Textarea, Toggle } from "../ui";
+
+type Settings = RouterOutputs["referrals"]["settings"];
+
+function SettingsForm({ settings }: { settings: Settings }) {
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const [flags, setFlags] = useState({ blockSelfReferral: settings.blockSelfReferral, oneReferralPerReferredUser: settings.oneReferralPerReferredUser, blockDisposableEmails: settings.blockDisposableEmails, holdForReview: settings.holdForReview });
+  const [maxPerDay, setMaxPerDay] = useState(settings.maxReferralsPerReferrerPerDay?.toString() ?? "");
+  const [windowDays, setWindowDays] = useState(settings.attributionWindowDays?.toString() ?? "");
+  const [domains, setDomains] = useState(settings.blockedEmailDomains.join("\n"));
+  const update = trpc.referrals.updateSettings.useMutation({
+    onSuccess: (s) => {
+      utils.referrals.settings.setData({}, s);
+      setDomains(s.blockedEmailDomains.join("\n"));
+      toast("success", "Referral rules saved");
+    },
+  });
+  const errs = fieldErrors(update.error);
+  const top = formError(update.error, ["maxReferralsPerReferrerPerDay", "attributionWindowDays", "blockedEmailDomains", ...Object.keys(flags)]);
+  const domainLines = domains.split(/[\n,\s]+/).map((s) => s.trim()).filter(Boolean);
+  const domainError = (() => {
+    const key = Object.keys(errs).find((k) => k.startsWith("blockedEmailDomains"));
+    if (!key) return undefined;
+    const i = Number(key.split(".")[1]);
+    return Number.isInteger(i) && domainLines[i] ? `${domainLines[i]}: ${errs[key]}` : errs[key];
+  })();
+  const num = (s: string) => (s.trim() === "" ? null : /^\d+$/.test(s.trim()) ? Number(s.trim()) : NaN);
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    update.mutate({ ...flags, maxReferralsPerReferrerPerDay: num(maxPerDay), attributionWindowDays: num(windowDays), blockedEmailDomains: domainLines });
+  }
+  const flag = (k: keyof typeof flags) => (v: boolean) => setFlags((f) => ({ ...f, [k]: v }));
+  return (
+    <form onSubmit={submit} noValidate aria-label="Referral rules" className="space-y-6">
+      {top && <Notice tone="danger">{top}</Notice>}
+      <Card title="Rules">
+        <div className="divide-y divide-slate-100">
+          <Toggle label="Block self-referral" description="Refuse referrals where the referrer and the referred user are the same person (email or user id)." checked={flags.blockSelfReferral} onChange={flag("blockSelfReferral")} />
+          <Toggle label="One referral per referred user" description="A person can be referred only once." checked={flags.oneReferralPerReferredUser} onChange={flag("oneReferralPerReferredUser")} />
+          <Toggle label="Block disposable email addresses" description="Refuse referred users with throwaway email domains." checked={flags.blockDisposableEmails} onChange={flag("blockDisposableEmails")} />
+          <Toggle label="Hold new referrals for review" description="New referrals and their events are flagged; rewards wait until you approve them on the Events page." checked={flags.holdForReview} onChange={flag("holdForReview")} />
+        </div>
+      </Card>
+      <Card title="Limits">
+        <div className="grid gap-4 sm:grid-cols-2">
+          <Field label="Max referrals per referrer per day" error={errorFor(errs, "maxReferralsPerReferrerPerDay")} hint="Empty: no limit">{(p) => <Input {...p} name="maxReferralsPerReferrerPerDay" inputMode="numeric" value={maxPerDay} onChange={(e) => setMaxPerDay(e.target.value)} />}</Field>
+          <Field label="Attribution window (days)" error={errorFor(errs, "attributionWindowDays")} hint="Events after this many days no longer qualify a referral. Empty: no window.">{(p) => <Input {...p} name="attributionWindowDays" inputMode="numeric" value={windowDays} onChange={(e) => setWindowDays(e.target.value)} />}</Field>
+        </div>
+        <Field className="mt-4" label="Blocked email domains" error={domainError} hint="One per line, e.g. example.org">{(p) => <Textarea {...p} name="blockedEmailDomains" value={domains} onChange={(e) => setDomains(e.target.value)} rows={4} />}</Field>
+      </Card>
+      <div className="flex justify-end">
+        <Button type="submit" loading={update.isPending}>Save rules</Button>
+      </div>
+    </form>
+  );
+}
+
+export function ReferralSettingsPage() {
+  const q = trpc.referrals.settings.useQuery({});
+  return (
+    <>
+      <PageHeader title="Referral rules" description="Anti-abuse rules applied to every referral, in TEST and LIVE." />
+      {q.isLoading ? <Card><LoadingRows rows={5} label="Loading rules" /></Card> : q.error ? <ErrorState error={q.error} onRetry={() => q.refetch()} /> : <SettingsForm settings={q.data!} />}
+    </>
+  );
+}

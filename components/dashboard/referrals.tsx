@@ -1,0 +1,103 @@
+"use client";
+// Referrals and their statistics: status funnel, conversion, top referrers, why referrals were
+// rejected, and referrals/conversions per day.
+import { useEnvironment } from "../environment";
+import { formatEth } from "../format";
+import { Icon } from "../icons";
+import { trpc } from "../trpc";
+import { Badge, Card, EmptyState, ErrorState, LoadingRows, PageHeader, Stat, Table, Td, Th } from "../ui";
+import { ActivityChart } from "./activity-chart";
+
+const pct = (x: number) => `${(x * 100).toFixed(x > 0 && x < 0.1 ? 1 : 0)}%`;
+
+export function TopReferrers({ rows }: { rows: Array<{ participantId: string; referralCode: string; email: string | null; name: string | null; referrals: number; conversions: number; ethRewarded: string }> }) {
+  if (!rows.length) return <EmptyState icon={<Icon name="users" className="h-8 w-8" />} title="No referrers yet">Apply a referral code through /sdk/referrals/apply and your referrers are ranked here.</EmptyState>;
+  return (
+    <Table label="Top referrers">
+      <thead>
+        <tr>
+          <Th>Referrer</Th>
+          <Th className="text-right">Referrals</Th>
+          <Th className="text-right">Converted</Th>
+          <Th className="text-right">Earned</Th>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {rows.map((r) => (
+          <tr key={r.participantId} data-testid="top-referrer-row">
+            <Td>
+              <div className="font-medium text-slate-900">{r.name ?? r.email ?? r.referralCode}</div>
+              <div className="font-mono text-xs text-slate-500">{r.referralCode}</div>
+            </Td>
+            <Td className="text-right">{r.referrals}</Td>
+            <Td className="text-right">{r.conversions}</Td>
+            <Td className="text-right whitespace-nowrap">{formatEth(r.ethRewarded)}</Td>
+          </tr>
+        ))}
+      </tbody>
+    </Table>
+  );
+}
+
+export function ReferralsPage() {
+  const { env } = useEnvironment();
+  const stats = trpc.referrals.stats.useQuery({ environment: env });
+  const analytics = trpc.analytics.get.useQuery({ environment: env });
+  const s = stats.data;
+  const rejected = Object.entries(s?.rejectedReferralsByReason ?? {});
+  return (
+    <>
+      <PageHeader title="Referrals" description="Who brings you customers, and how many of them convert." />
+      {stats.error ? (
+        <ErrorState error={stats.error} onRetry={() => stats.refetch()} />
+      ) : (
+        <div className="space-y-6">
+          <dl className="grid grid-cols-2 gap-4 lg:grid-cols-4">
+            <Stat label="Referrals" value={<span data-testid="referrals-total">{s?.total ?? 0}</span>} loading={!s} />
+            <Stat label="Conversion rate" value={s ? pct(s.conversionRate) : ""} loading={!s} hint="Qualified or rewarded / all" />
+            <Stat label="Flagged for review" value={s?.byStatus.FLAGGED ?? 0} loading={!s} />
+            <Stat label="ETH rewarded" value={s ? formatEth(s.ethRewarded) : ""} loading={!s} />
+          </dl>
+          <Card title="Funnel">
+            {!s ? (
+              <LoadingRows rows={1} label="Loading funnel" />
+            ) : (
+              <div className="flex flex-wrap gap-3">
+                {(["PENDING", "QUALIFIED", "REWARDED", "FLAGGED", "REJECTED"] as const).map((k) => (
+                  <div key={k} className="flex min-w-28 flex-1 items-center justify-between gap-3 rounded-lg bg-slate-50 px-4 py-3 ring-1 ring-slate-200" data-testid={`funnel-${k}`}>
+                    <Badge>{k}</Badge>
+                    <span className="text-lg font-semibold text-slate-900">{s.byStatus[k]}</span>
+                  </div>
+                ))}
+              </div>
+            )}
+          </Card>
+          <Card title="Referrals per day" description="Last 30 days (UTC)">
+            {analytics.isLoading ? <LoadingRows rows={4} label="Loading chart" /> : analytics.error ? <ErrorState error={analytics.error} onRetry={() => analytics.refetch()} /> : <ActivityChart days={analytics.data!.days} series="referrals" />}
+          </Card>
+          <div className="grid gap-6 lg:grid-cols-3">
+            <Card title="Top referrers" className="lg:col-span-2" bodyClassName="p-5 pt-0">
+              <div className="pt-0">{!s ? <div className="pt-5"><LoadingRows rows={3} label="Loading referrers" /></div> : <TopReferrers rows={s.topReferrers} />}</div>
+            </Card>
+            <Card title="Rejected, by reason">
+              {!s ? (
+                <LoadingRows rows={2} label="Loading rejections" />
+              ) : rejected.length === 0 ? (
+                <p className="text-sm text-slate-500">No referral was rejected by your rules.</p>
+              ) : (
+                <ul className="space-y-2 text-sm">
+                  {rejected.map(([reason, n]) => (
+                    <li key={reason} className="flex justify-between gap-2">
+                      <span className="font-mono text-xs">{reason}</span>
+                      <span className="font-semibold">{n}</span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </Card>
+          </div>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,166 @@
+"use client";
+// Rewards: every reward (paid, held, refused, with why), the pool ledger, and a manual grant.
+import { useState, type FormEvent } from "react";
+import { useEnvironment } from "../environment";
+import { errorFor, fieldErrors, formError } from "../errors";
+import { formatDateTime, formatEth } from "../format";
+import { Icon } from "../icons";
+import { useMe } from "../shell";
+import { useToast } from "../toast";
+import { trpc } from "../trpc";
+import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Table, Td, Th, cx } from "../ui";
+
+function GrantForm() {
+  const { env } = useEnvironment();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const [v, setV] = useState({ recipient: "", amountEth: "", reason: "" });
+  const grant = trpc.rewards.create.useMutation({
+    onSuccess: (r) => {
+      utils.rewards.invalidate();
+      utils.funding.balance.invalidate();
+      if (r.status === "PAID") {
+        toast("success", `Paid ${formatEth(r.amountEth)} to ${r.participant.email ?? r.participant.referralCode}`);
+        setV({ recipient: "", amountEth: "", reason: "" });
+      } else toast("error", `Reward ${r.status.toLowerCase()}: ${r.reason ?? "see the list"}`);
+    },
+  });
+  const errs = fieldErrors(grant.error);
+  const top = formError(grant.error, ["recipient", "amountEth", "reason"]);
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    grant.mutate({ recipient: v.recipient.trim(), amountEth: v.amountEth.trim(), reason: v.reason.trim(), environment: env });
+  }
+  const set = (k: keyof typeof v) => (e: { target: { value: string } }) => setV((x) => ({ ...x, [k]: e.target.value }));
+  return (
+    <form onSubmit={submit} noValidate aria-label="Grant a reward" className="space-y-3">
+      {top && <Notice tone="danger">{top}</Notice>}
+      <div className="grid gap-3 sm:grid-cols-3">
+        <Field label="Recipient" error={errorFor(errs, "recipient")} hint="Participant id, referral code or email">
+          {(p) => <Input {...p} name="recipient" value={v.recipient} onChange={set("recipient")} maxLength={254} />}
+        </Field>
+        <Field label="Amount (ETH)" error={errorFor(errs, "amountEth")}>
+          {(p) => <Input {...p} name="amountEth" inputMode="decimal" value={v.amountEth} onChange={set("amountEth")} placeholder="0.01" />}
+        </Field>
+        <Field label="Reason" error={errorFor(errs, "reason")}>
+          {(p) => <Input {...p} name="reason" value={v.reason} onChange={set("reason")} maxLength={500} placeholder="Goodwill bonus" />}
+        </Field>
+      </div>
+      <div className="flex justify-end">
+        <Button type="submit" loading={grant.isPending}>
+          Grant reward
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function RewardsList() {
+  const { env } = useEnvironment();
+  const q = trpc.rewards.list.useInfiniteQuery({ environment: env, limit: 25 }, { getNextPageParam: (p) => p.nextCursor ?? undefined });
+  const rows = q.data?.pages.flatMap((p) => p.data) ?? [];
+  if (q.isLoading) return <div className="pt-5"><LoadingRows rows={3} label="Loading rewards" /></div>;
+  if (q.error) return <div className="pt-5"><ErrorState error={q.error} onRetry={() => q.refetch()} /></div>;
+  if (!rows.length) return <div className="pt-5"><EmptyState icon={<Icon name="gift" className="h-8 w-8" />} title="No rewards yet">Rewards appear when referred users send qualifying events, or when you grant one.</EmptyState></div>;
+  return (
+    <>
+      <Table label="Rewards">
+        <thead>
+          <tr>
+            <Th>Recipient</Th>
+            <Th>Kind</Th>
+            <Th>Status</Th>
+            <Th className="text-right">Paid</Th>
+            <Th>Why</Th>
+            <Th>When</Th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {rows.map((r) => (
+            <tr key={r.rewardId} data-testid="reward-row" data-status={r.status}>
+              <Td>
+                <div className="font-medium text-slate-900">{r.participant.name ?? r.participant.email ?? r.participant.externalId ?? r.participant.referralCode}</div>
+                <div className="font-mono text-xs text-slate-500">{r.participant.referralCode}</div>
+              </Td>
+              <Td><Badge color="gray">{r.kind}</Badge></Td>
+              <Td><Badge>{r.status}</Badge></Td>
+              <Td className="text-right font-medium whitespace-nowrap">
+                {formatEth(r.amountEth)}
+                {r.requestedEth !== r.amountEth && <div className="text-xs font-normal text-slate-500">asked {formatEth(r.requestedEth)}</div>}
+              </Td>
+              <Td className="max-w-56 text-xs"><span className="line-clamp-2">{[r.reason, r.note].filter(Boolean).join(" · ") || "—"}</span></Td>
+              <Td className="text-xs whitespace-nowrap">{formatDateTime(r.paidAt ?? r.createdAt)}</Td>
+            </tr>
+          ))}
+        </tbody>
+      </Table>
+      {q.hasNextPage && <div className="pt-4 text-center"><Button variant="secondary" size="sm" loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>Load more</Button></div>}
+    </>
+  );
+}
+
+function Ledger() {
+  const { env } = useEnvironment();
+  const q = trpc.rewards.ledger.useInfiniteQuery({ environment: env, limit: 25 }, { getNextPageParam: (p) => p.nextCursor ?? undefined });
+  const rows = q.data?.pages.flatMap((p) => p.data) ?? [];
+  const balance = q.data?.pages[0]?.balanceEth;
+  return (
+    <Card title="Ledger" description="Every movement of the pool: funding credits, reward debits, adjustments." actions={balance !== undefined && <span className="text-sm text-slate-600">Balance <strong data-testid="ledger-balance" className="text-slate-900">{formatEth(balance)}</strong></span>} bodyClassName="p-5 pt-0">
+      {q.isLoading ? (
+        <div className="pt-5"><LoadingRows rows={3} label="Loading ledger" /></div>
+      ) : q.error ? (
+        <div className="pt-5"><ErrorState error={q.error} onRetry={() => q.refetch()} /></div>
+      ) : !rows.length ? (
+        <div className="pt-5"><EmptyState icon={<Icon name="wallet" className="h-8 w-8" />} title="The ledger is empty">Fund your pool on the Balance &amp; funding page.</EmptyState></div>
+      ) : (
+        <>
+          <Table label="Ledger">
+            <thead>
+              <tr>
+                <Th>Entry</Th>
+                <Th className="text-right">Amount</Th>
+                <Th>Reference</Th>
+                <Th>When</Th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {rows.map((l) => (
+                <tr key={l.ledgerEntryId} data-testid="ledger-row" data-kind={l.kind}>
+                  <Td>
+                    <Badge color={l.kind === "FUNDING" ? "green" : l.kind === "REWARD" ? "indigo" : "gray"}>{l.kind}</Badge>
+                    {l.memo && <div className="mt-1 text-xs text-slate-500">{l.memo}</div>}
+                  </Td>
+                  <Td className={cx("text-right font-medium whitespace-nowrap", l.amountEth.startsWith("-") ? "text-rose-700" : "text-emerald-700")}>{l.amountEth.startsWith("-") ? "" : "+"}{formatEth(l.amountEth)}</Td>
+                  <Td className="max-w-48 truncate font-mono text-xs" >{l.txHash ?? l.rewardId ?? "—"}</Td>
+                  <Td className="text-xs whitespace-nowrap">{formatDateTime(l.createdAt)}</Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+          {q.hasNextPage && <div className="pt-4 text-center"><Button variant="secondary" size="sm" loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>Load more</Button></div>}
+        </>
+      )}
+    </Card>
+  );
+}
+
+export function RewardsPage() {
+  const { isOwner } = useMe();
+  const { env } = useEnvironment();
+  return (
+    <>
+      <PageHeader title="Rewards" description={`What your ${env === "TEST" ? "test" : "live"} pool paid, held or refused, and why.`} />
+      <div className="space-y-6">
+        {isOwner && (
+          <Card title="Grant a reward" description="Manual rewards follow the same daily cap and pool balance rules.">
+            <GrantForm />
+          </Card>
+        )}
+        <Card title="Rewards" bodyClassName="p-5 pt-0">
+          <RewardsList />
+        </Card>
+        <Ledger />
+      </div>
+    </>
+  );
+}
