@@ -14,11 +14,13 @@ type Sql = (text: string, params?: unknown[]) => Promise<Record<string, unknown>
 /** Direct SQL on the app's database while the app is down (PGlite allows one process at a time). */
 async function withDatabase<T>(dbEnv: Record<string, string>, fn: (sql: Sql) => Promise<T>): Promise<T> {
   if (dbEnv.DATABASE_URL) {
-    const pool = new pg.Pool({ connectionString: dbEnv.DATABASE_URL, max: 1 });
+    const client = new pg.Client({ connectionString: dbEnv.DATABASE_URL });
+    client.on("error", () => {}); // the database is dropped (FORCE) at the end of the file
+    await client.connect();
     try {
-      return await fn(async (t, p) => (await pool.query(t, p)).rows);
+      return await fn(async (t, p) => (await client.query(t, p)).rows);
     } finally {
-      await pool.end();
+      await client.end();
     }
   }
   const { PGlite } = await import("@electric-sql/pglite");
