@@ -59,7 +59,7 @@ export async function startLocalChain(opts = {}) {
   else if (logMode === "file") {
     mkdirSync(path.join(ROOT, ".data"), { recursive: true });
     logFile = path.join(ROOT, ".data", `local-chain-${port}.log`);
-    const fd = openSync(logFile, "a");
+    const fd = openSync(logFile, "w");
     stdio = ["ignore", fd, fd, "ipc"];
   }
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--port", String(port)], { cwd: ROOT, stdio, env: process.env });
@@ -67,7 +67,12 @@ export async function startLocalChain(opts = {}) {
   child.once("exit", () => (exited = true));
   const deadline = Date.now() + (opts.timeoutMs ?? 90_000);
   while ((await rpcChainId(url)) === null) {
-    if (exited) throw new Error(`The local chain exited during start-up${logFile ? ` (see ${logFile})` : ""}`);
+    if (exited) {
+      throw new Error(
+        `The local chain exited during start-up${logFile ? ` (see ${logFile})` : ""}; if port ${port} is taken, ` +
+          "set LOCAL_CHAIN_PORT, point CHAIN_RPC_URL_TEST at a running node, or LOCAL_CHAIN=0",
+      );
+    }
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
       throw new Error(`The local chain did not answer on ${url} in time${logFile ? ` (see ${logFile})` : ""}`);

@@ -2,11 +2,11 @@
 // POST /business/funding/verify and POST /business/funding/test-deposit.
 import { z } from "zod";
 import { ethAmount, ethToWei, WEI_PER_ETH } from "../../shared/money";
+import { environment, type Environment } from "../api-keys/schemas";
+
+export { environment, type Environment };
 
 export const MAX_TEST_DEPOSIT_WEI = 100n * WEI_PER_ETH;
-
-export const environment = z.enum(["TEST", "LIVE"]);
-export type Environment = z.infer<typeof environment>;
 
 /** 0x + 64 hex digits; stored lower-case so that one transaction has one spelling. */
 export const txHash = z
