@@ -3,7 +3,8 @@
 // last row of the previous page; `limit` is clamped to 1..200 (default 50) like /sdk/referrals.
 import { z } from "zod";
 
-export const listLimit = z
+// z.coerce: query strings arrive as text, and the REST adapter leaves piped schemas uncoerced.
+export const listLimit = z.coerce
   .number()
   .int()
   .optional()

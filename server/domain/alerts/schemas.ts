@@ -19,7 +19,7 @@ export const listAlertsInput = z.strictObject({
   environment: environment.default("LIVE"),
   kind: z.enum(["LOW_POOL", "REFILL_REQUEST"]).optional(),
   /** true: only alerts nobody has acknowledged yet. */
-  unacknowledged: z.boolean().optional(),
+  unacknowledged: z.enum(["true", "false"]).optional().transform((v) => v === "true"),
   limit: listLimit,
   cursor: listCursor,
 });

@@ -1,7 +1,7 @@
 // Analytics: per-UTC-day counts and ETH for a date range, one environment, optionally one
 // campaign. Each series is one grouped SQL query over an index that starts with
 // (businessId, environment, <the day column>), so the cost follows the range, not the table.
-import { db, Prisma } from "../../db/client";
+import { db } from "../../db/client";
 import { AppError } from "../../shared/errors";
 import { toBigInt, weiToEth } from "../../shared/money";
 import type { Environment } from "../api-keys/schemas";
@@ -11,7 +11,7 @@ const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
 
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
-const dayExpr = (col: string) => Prisma.raw(`to_char(date_trunc('day', ${col}), 'YYYY-MM-DD')`);
+const dayExpr = (col: string) => `to_char(date_trunc('day', ${col}), 'YYYY-MM-DD')`;
 
 export interface AnalyticsQuery {
   from?: string;
@@ -34,38 +34,59 @@ export function resolveRange(q: { from?: string; to?: string }) {
 
 type DayRow = { d: string; n: number };
 
+/**
+ * Positional parameters for hand-built SQL. (Composing Prisma.sql fragments is not reliable in
+ * the bundled server: fragments can reach the driver as plain values.)
+ */
+class Params {
+  readonly values: unknown[] = [];
+  add(v: unknown) {
+    this.values.push(v);
+    return `$${this.values.length}`;
+  }
+}
+
+const run = <T>(sql: string, p: Params) => db.$queryRawUnsafe<T>(sql, ...p.values);
+
+/** WHERE clause shared by the series: business, environment, [lo, hi) on `col`, optional campaign. */
+function scope(p: Params, businessId: string, environment: Environment, col: string, lo: string, hi: string, campaignCol: string | null, campaign?: string) {
+  const alias = col.includes(".") ? `${col.split(".")[0]}.` : "";
+  let w = `${alias}"businessId" = ${p.add(businessId)} AND ${alias}"environment" = ${p.add(environment)}::"Environment" AND ${col} >= ${p.add(lo)}::timestamp AND ${col} < ${p.add(hi)}::timestamp`;
+  if (campaign && campaignCol) w += ` AND ${campaignCol} = ${p.add(campaign)}`;
+  return w;
+}
+
 export async function getAnalytics(businessId: string, q: AnalyticsQuery): Promise<AnalyticsOutput> {
   const { from, to, days, lo, hi } = resolveRange(q);
-  const env = Prisma.sql`${q.environment}::"Environment"`;
-  const campaignOn = (col: string) => (q.campaign ? Prisma.sql`AND ${Prisma.raw(col)} = ${q.campaign}` : Prisma.empty);
-
+  const e = new Params();
+  const r = new Params();
+  const c = new Params();
+  const w = new Params();
   const [events, referrals, conversions, paid, top] = await Promise.all([
-    db.$queryRaw<DayRow[]>`
-      SELECT ${dayExpr(`"createdAt"`)} AS d, count(*)::int AS n FROM "TrackedEvent"
-      WHERE "businessId" = ${businessId} AND "environment" = ${env}
-        AND "createdAt" >= ${lo}::timestamp AND "createdAt" < ${hi}::timestamp ${campaignOn(`"campaign"`)}
-      GROUP BY 1`,
-    db.$queryRaw<Array<DayRow & { converted: number }>>`
-      SELECT ${dayExpr(`"createdAt"`)} AS d, count(*)::int AS n,
-             count(*) FILTER (WHERE "status" IN ('QUALIFIED', 'REWARDED'))::int AS converted
-      FROM "Referral"
-      WHERE "businessId" = ${businessId} AND "environment" = ${env}
-        AND "createdAt" >= ${lo}::timestamp AND "createdAt" < ${hi}::timestamp ${campaignOn(`"campaign"`)}
-      GROUP BY 1`,
-    db.$queryRaw<DayRow[]>`
-      SELECT ${dayExpr(`"qualifiedAt"`)} AS d, count(*)::int AS n FROM "Referral"
-      WHERE "businessId" = ${businessId} AND "environment" = ${env}
-        AND "qualifiedAt" >= ${lo}::timestamp AND "qualifiedAt" < ${hi}::timestamp ${campaignOn(`"campaign"`)}
-      GROUP BY 1`,
-    db.$queryRaw<Array<DayRow & { wei: string }>>`
-      SELECT ${dayExpr(`r."paidAt"`)} AS d, count(*)::int AS n, COALESCE(sum(r."amountWei"), 0)::text AS wei
-      FROM "Reward" r ${q.campaign ? Prisma.sql`JOIN "Referral" f ON f."id" = r."referralId"` : Prisma.empty}
-      WHERE r."businessId" = ${businessId} AND r."environment" = ${env} AND r."status" = 'PAID'
-        AND r."paidAt" >= ${lo}::timestamp AND r."paidAt" < ${hi}::timestamp ${campaignOn(`f."campaign"`)}
-      GROUP BY 1`,
+    run<DayRow[]>(
+      `SELECT ${dayExpr(`"createdAt"`)} AS d, count(*)::int AS n FROM "TrackedEvent"
+       WHERE ${scope(e, businessId, q.environment, `"createdAt"`, lo, hi, `"campaign"`, q.campaign)} GROUP BY 1`,
+      e,
+    ),
+    run<Array<DayRow & { converted: number }>>(
+      `SELECT ${dayExpr(`"createdAt"`)} AS d, count(*)::int AS n,
+              count(*) FILTER (WHERE "status" IN ('QUALIFIED', 'REWARDED'))::int AS converted
+       FROM "Referral" WHERE ${scope(r, businessId, q.environment, `"createdAt"`, lo, hi, `"campaign"`, q.campaign)} GROUP BY 1`,
+      r,
+    ),
+    run<DayRow[]>(
+      `SELECT ${dayExpr(`"qualifiedAt"`)} AS d, count(*)::int AS n FROM "Referral"
+       WHERE ${scope(c, businessId, q.environment, `"qualifiedAt"`, lo, hi, `"campaign"`, q.campaign)} GROUP BY 1`,
+      c,
+    ),
+    run<Array<DayRow & { wei: string }>>(
+      `SELECT ${dayExpr(`r."paidAt"`)} AS d, count(*)::int AS n, COALESCE(sum(r."amountWei"), 0)::text AS wei
+       FROM "Reward" r ${q.campaign ? `JOIN "Referral" f ON f."id" = r."referralId"` : ""}
+       WHERE r."status" = 'PAID' AND ${scope(w, businessId, q.environment, `r."paidAt"`, lo, hi, `f."campaign"`, q.campaign)} GROUP BY 1`,
+      w,
+    ),
     topReferrers(businessId, q.environment, lo, hi, q.campaign),
   ]);
-
   const byDay = new Map<string, AnalyticsOutput["days"][number] & { cohortConverted: number }>();
   for (let i = 0; i < days; i++) {
     const date = isoDay(new Date(from.getTime() + i * DAY_MS));
@@ -97,16 +118,17 @@ const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
 /** The ten referrers with the most conversions (then referrals) among referrals created in [lo, hi). */
 export async function topReferrers(businessId: string, environment: Environment, lo: string | null, hi: string | null, campaign?: string) {
-  const env = Prisma.sql`${environment}::"Environment"`;
-  const range = lo && hi ? Prisma.sql`AND "createdAt" >= ${lo}::timestamp AND "createdAt" < ${hi}::timestamp` : Prisma.empty;
-  const rows = await db.$queryRaw<Array<{ referrerId: string; referrals: number; conversions: number }>>`
-    SELECT "referrerId", count(*)::int AS referrals,
-           count(*) FILTER (WHERE "status" IN ('QUALIFIED', 'REWARDED'))::int AS conversions
-    FROM "Referral"
-    WHERE "businessId" = ${businessId} AND "environment" = ${env} ${range} ${campaign ? Prisma.sql`AND "campaign" = ${campaign}` : Prisma.empty}
-    GROUP BY "referrerId"
-    ORDER BY conversions DESC, referrals DESC, "referrerId"
-    LIMIT 10`;
+  const p = new Params();
+  let where = `"businessId" = ${p.add(businessId)} AND "environment" = ${p.add(environment)}::"Environment"`;
+  if (lo && hi) where += ` AND "createdAt" >= ${p.add(lo)}::timestamp AND "createdAt" < ${p.add(hi)}::timestamp`;
+  if (campaign) where += ` AND "campaign" = ${p.add(campaign)}`;
+  const rows = await run<Array<{ referrerId: string; referrals: number; conversions: number }>>(
+    `SELECT "referrerId", count(*)::int AS referrals,
+            count(*) FILTER (WHERE "status" IN ('QUALIFIED', 'REWARDED'))::int AS conversions
+     FROM "Referral" WHERE ${where}
+     GROUP BY "referrerId" ORDER BY conversions DESC, referrals DESC, "referrerId" LIMIT 10`,
+    p,
+  );
   if (!rows.length) return [];
   const ids = rows.map((r) => r.referrerId);
   const [people, earned] = await Promise.all([

@@ -28,6 +28,12 @@ export { ethAmount };
 
 const eventName = z.string().trim().min(1).max(100);
 
+/**
+ * A JSON boolean, strictly. The REST adapter (trpc-to-openapi) switches z.boolean() schemas to
+ * coercion, under which the string "false" would become true; literals are left alone.
+ */
+export const strictBoolean = z.union([z.literal(true), z.literal(false)]);
+
 /** PATCH /business/config/general: every field optional; only the fields sent change. */
 export const updateGeneralInput = z.strictObject({
   businessName: z.string().trim().min(1).max(120).optional(),
@@ -47,7 +53,7 @@ export const updateSpendInput = z.strictObject({
   maxReferralEthPerEvent: ethAmount.nullable().optional(),
   maxBonusEthPerEvent: ethAmount.nullable().optional(),
   lowPoolAlertEth: ethAmount.optional(),
-  autoRefillEnabled: z.boolean().optional(),
+  autoRefillEnabled: strictBoolean.optional(),
   autoRefillAmountEth: ethAmount.optional(),
 });
 export type UpdateSpendInput = z.infer<typeof updateSpendInput>;

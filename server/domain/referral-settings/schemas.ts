@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { strictBoolean } from "../config/schemas";
 
 const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
@@ -23,12 +24,12 @@ export const referralSettingsOutput = z.object({
 export type ReferralSettingsOutput = z.infer<typeof referralSettingsOutput>;
 
 export const updateReferralSettingsInput = z.strictObject({
-  blockSelfReferral: z.boolean().optional(),
-  oneReferralPerReferredUser: z.boolean().optional(),
+  blockSelfReferral: strictBoolean.optional(),
+  oneReferralPerReferredUser: strictBoolean.optional(),
   maxReferralsPerReferrerPerDay: z.number().int().min(1).max(1_000_000).nullable().optional(),
   blockedEmailDomains: z.array(emailDomain).max(1000).optional(),
-  blockDisposableEmails: z.boolean().optional(),
-  holdForReview: z.boolean().optional(),
+  blockDisposableEmails: strictBoolean.optional(),
+  holdForReview: strictBoolean.optional(),
   attributionWindowDays: z.number().int().min(1).max(3650).nullable().optional(),
 });
 export type UpdateReferralSettingsInput = z.infer<typeof updateReferralSettingsInput>;
