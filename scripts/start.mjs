@@ -3,6 +3,7 @@
 // needs, builds, brings up the local TEST chain, and serves the app (PGlite under .data/,
 // in-process job runner). `npm run dev` does the same with `next dev`.
 import { spawn } from "node:child_process";
+import path from "node:path";
 import { ensureBuild, ensureDependencies, ensurePrismaClient, root } from "./ensure.mjs";
 
 const dev = process.argv.includes("--dev");
@@ -18,7 +19,9 @@ if (startLocalChain && !process.env.CHAIN_RPC_URL_TEST && process.env.LOCAL_CHAI
   if (chain) children.push(chain);
 }
 
-const app = spawn("npx", ["next", dev ? "dev" : "start", "-p", port], { cwd: root, stdio: "inherit", env: process.env });
+// Spawn Next directly (not through npx) so that signals reach it.
+const nextBin = path.join(root, "node_modules", ".bin", "next");
+const app = spawn(nextBin, [dev ? "dev" : "start", "-p", port], { cwd: root, stdio: "inherit", env: process.env });
 children.push(app);
 console.log(`\n▸ Dashboard: http://localhost:${port}/dashboard   API: http://localhost:${port}   OpenAPI: http://localhost:${port}/api/openapi.json\n`);
 const stop = (sig) => {
