@@ -16,7 +16,9 @@ function shouldRetry(failureCount: number, error: unknown): boolean {
 }
 
 export function Providers({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { retry: shouldRetry, staleTime: 5_000, refetchOnWindowFocus: true } } }));
+  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { retry: shouldRetry, staleTime: 0, refetchOnWindowFocus: true } } }));
+  // staleTime 0: events, rewards and balances change behind the page's back (SDK traffic), so a
+  // page always refetches when it mounts, showing the cached copy meanwhile.
   const [trpcClient] = useState(() => trpc.createClient({ links: [httpBatchLink({ url: "/api/trpc" })] }));
   return (
     <trpc.Provider client={trpcClient} queryClient={queryClient}>

@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import { useEnvironment } from "../environment";
 import { fieldErrors, formError } from "../errors";
 import { formatDateTime, formatEth } from "../format";
+import { combinePages, useCursors } from "../paging";
 import { Icon } from "../icons";
 import { useToast } from "../toast";
 import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
@@ -187,8 +188,9 @@ export function EventsPage() {
   const [review, setReview] = useState<{ event: EventRow; decision: "PROCESSED" | "REJECTED" } | null>(null);
   const [creating, setCreating] = useState(false);
   const input = { environment: env, limit: 25, ...(status ? { status } : {}), ...(applied.eventName ? { eventName: applied.eventName } : {}), ...(applied.campaign ? { campaign: applied.campaign } : {}) };
-  const q = trpc.events.list.useInfiniteQuery(input, { getNextPageParam: (p) => p.nextCursor ?? undefined, refetchInterval: 10_000 });
-  const rows = q.data?.pages.flatMap((p) => p.data) ?? [];
+  const { cursors, add } = useCursors(JSON.stringify(input));
+  const q = combinePages(trpc.useQueries((t) => cursors.map((cursor) => t.events.list({ ...input, ...(cursor ? { cursor } : {}) }, { refetchInterval: 10_000 }))), add);
+  const rows = q.rows;
   const filtered = !!(status || applied.eventName || applied.campaign);
 
   return (

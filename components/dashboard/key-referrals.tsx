@@ -1,14 +1,16 @@
 "use client";
 // The referrals one API key brought in (newest first, paged by cursor).
 import { formatDateTime } from "../format";
+import { combinePages, useCursors } from "../paging";
 import { trpc, type RouterOutputs } from "../trpc";
 import { Badge, Button, Card, EmptyState, ErrorState, LoadingRows, Table, Td, Th } from "../ui";
 
 type ApiKey = RouterOutputs["apiKeys"]["list"]["data"][number];
 
 export function KeyReferrals({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
-  const q = trpc.apiKeys.referrals.useInfiniteQuery({ apiKeyId: apiKey.apiKeyId, limit: 25 }, { getNextPageParam: (last) => last.nextCursor ?? undefined });
-  const rows = q.data?.pages.flatMap((p) => p.data) ?? [];
+  const { cursors, add } = useCursors(apiKey.apiKeyId);
+  const q = combinePages(trpc.useQueries((t) => cursors.map((cursor) => t.apiKeys.referrals({ apiKeyId: apiKey.apiKeyId, limit: 25, ...(cursor ? { cursor } : {}) }))), add);
+  const rows = q.rows;
   return (
     <Card
       title={`Referrals through ${apiKey.name ?? apiKey.prefix}`}

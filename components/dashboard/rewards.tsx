@@ -4,6 +4,7 @@ import { useState, type FormEvent } from "react";
 import { useEnvironment } from "../environment";
 import { errorFor, fieldErrors, formError } from "../errors";
 import { formatDateTime, formatEth } from "../format";
+import { combinePages, useCursors } from "../paging";
 import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
@@ -57,8 +58,9 @@ function GrantForm() {
 
 function RewardsList() {
   const { env } = useEnvironment();
-  const q = trpc.rewards.list.useInfiniteQuery({ environment: env, limit: 25 }, { getNextPageParam: (p) => p.nextCursor ?? undefined });
-  const rows = q.data?.pages.flatMap((p) => p.data) ?? [];
+  const { cursors, add } = useCursors(env);
+  const q = combinePages(trpc.useQueries((t) => cursors.map((cursor) => t.rewards.list({ environment: env, limit: 25, ...(cursor ? { cursor } : {}) }))), add);
+  const rows = q.rows;
   if (q.isLoading) return <div className="pt-5"><LoadingRows rows={3} label="Loading rewards" /></div>;
   if (q.error) return <div className="pt-5"><ErrorState error={q.error} onRetry={() => q.refetch()} /></div>;
   if (!rows.length) return <div className="pt-5"><EmptyState icon={<Icon name="gift" className="h-8 w-8" />} title="No rewards yet">Rewards appear when referred users send qualifying events, or when you grant one.</EmptyState></div>;
@@ -101,9 +103,11 @@ function RewardsList() {
 
 function Ledger() {
   const { env } = useEnvironment();
-  const q = trpc.rewards.ledger.useInfiniteQuery({ environment: env, limit: 25 }, { getNextPageParam: (p) => p.nextCursor ?? undefined });
-  const rows = q.data?.pages.flatMap((p) => p.data) ?? [];
-  const balance = q.data?.pages[0]?.balanceEth;
+  const { cursors, add } = useCursors(env);
+  const results = trpc.useQueries((t) => cursors.map((cursor) => t.rewards.ledger({ environment: env, limit: 25, ...(cursor ? { cursor } : {}) })));
+  const q = combinePages(results, add);
+  const rows = q.rows;
+  const balance = results[0]?.data?.balanceEth;
   return (
     <Card title="Ledger" description="Every movement of the pool: funding credits, reward debits, adjustments." actions={balance !== undefined && <span className="text-sm text-slate-600">Balance <strong data-testid="ledger-balance" className="text-slate-900">{formatEth(balance)}</strong></span>} bodyClassName="p-5 pt-0">
       {q.isLoading ? (

@@ -1,0 +1,157 @@
+// The owner's whole journey: sign up → TEST key → /track and /sdk/referrals/apply over HTTP →
+// see them in the dashboard → fund the TEST pool → rewards → review → rotate and revoke.
+import { expect, test } from "@playwright/test";
+import { readSecret, sdk, signUpInBrowser, snap, uniqueEmail } from "./support";
+
+test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, revoke", async ({ page, request }) => {
+  test.setTimeout(180_000);
+  await signUpInBrowser(page, { email: uniqueEmail("flow"), businessName: "Flow Outfitters" });
+  await expect(page).toHaveURL(/\/dashboard\/get-started$/);
+
+  // Onboarding: a TEST key, its secret inside the snippets, and the first event arriving.
+  await page.getByRole("button", { name: "Create test key" }).click();
+  const secret = await readSecret(page);
+  await expect(page.locator("pre").first()).toContainText(secret);
+  const first = await sdk(request, secret, "POST", "/track", { eventName: "signup", metadata: { campaign: "launch" }, source: "e2e" });
+  expect(first.status).toBe(200);
+  expect(first.body.success).toBe(true);
+  await expect(page.getByTestId("first-event")).toContainText("signup", { timeout: 20_000 });
+  await snap(page, "get-started-done");
+
+  // A referrer and a referral applied through the key (synchronous path: referredUserId).
+  const referrer = await sdk(request, secret, "POST", "/sdk/participants", { userId: "user-alice", email: "alice@example.com", name: "Alice" });
+  expect(referrer.status).toBe(200);
+  const code = referrer.body.referralCode as string;
+  const applied = await sdk(request, secret, "POST", "/sdk/referrals/apply", { referralCode: code, referredUserId: "user-bob", referredUserEmail: "bob@example.com", referredUserName: "Bob", source: "e2e" });
+  expect(applied.status).toBe(200);
+  expect(applied.body).toMatchObject({ success: true, processedSynchronously: true, queued: false });
+
+  await page.getByRole("link", { name: "API keys" }).first().click();
+  const row = page.getByTestId("api-key-row").first();
+  await row.getByRole("button", { name: "Referrals" }).click();
+  const refRow = page.getByTestId("key-referral-row").filter({ hasText: code });
+  await expect(refRow).toContainText("bob@example.com");
+  await snap(page, "api-key-referrals");
+
+  // Fund the TEST pool: send a test deposit on the local chain, then verify its hash.
+  await page.getByRole("link", { name: "Balance & funding" }).first().click();
+  await expect(page.getByTestId("deposit-address")).toHaveText(/^0x[0-9a-fA-F]{40}$/);
+  await expect(page.getByTestId("pool-balance")).toHaveText("0 ETH");
+  const deposit = page.getByRole("form", { name: "Send a test deposit" });
+  await deposit.getByLabel("Amount (ETH)").fill("abc");
+  await deposit.getByRole("button", { name: "Send test deposit" }).click();
+  await expect(deposit.getByLabel("Amount (ETH)")).toHaveAttribute("aria-invalid", "true");
+  await deposit.getByLabel("Amount (ETH)").fill("2.5");
+  await deposit.getByRole("button", { name: "Send test deposit" }).click();
+  await expect(page.getByTestId("test-deposit-tx")).toBeVisible();
+  const verify = page.getByRole("form", { name: "Verify a deposit" });
+  await expect(verify.getByLabel("Transaction hash")).toHaveValue(/^0x[0-9a-f]{64}$/);
+  await verify.getByRole("button", { name: "Verify and credit" }).click();
+  await expect(page.getByTestId("verify-result")).toContainText("2.5 ETH");
+  await expect(page.getByTestId("pool-balance")).toHaveText("2.5 ETH");
+  // Verifying the same hash again credits nothing.
+  await verify.getByRole("button", { name: "Verify and credit" }).click();
+  await expect(page.getByText("Already credited", { exact: true })).toBeVisible();
+  await expect(page.getByTestId("pool-balance")).toHaveText("2.5 ETH");
+  // A malformed hash is refused next to the field.
+  await verify.getByLabel("Transaction hash").fill("0x1234");
+  await verify.getByRole("button", { name: "Verify and credit" }).click();
+  await expect(verify.getByLabel("Transaction hash")).toHaveAttribute("aria-invalid", "true");
+  await snap(page, "balance", { mobile: true });
+
+  // Reward rules through the Configuration page: 0.1 ETH per referral, 0.05 bonus, on "purchase".
+  await page.getByRole("link", { name: "Configuration" }).first().click();
+  const general = page.getByRole("form", { name: "General settings" });
+  await general.getByLabel("Referral reward (ETH)").fill("lots");
+  await general.getByRole("button", { name: "Save general settings" }).click();
+  await expect(general.getByLabel("Referral reward (ETH)")).toHaveAttribute("aria-invalid", "true");
+  await general.getByLabel("Referral reward (ETH)").fill("0.1");
+  await general.getByLabel("Bonus (ETH)").fill("0.05");
+  await general.getByLabel("Qualifying events").fill("purchase");
+  await general.getByRole("button", { name: "Save general settings" }).click();
+  await expect(page.getByText("General settings saved")).toBeVisible();
+  const tierForm = async () => {
+    await page.getByRole("button", { name: "Add tier" }).click();
+    const f = page.getByRole("form", { name: "New tier" });
+    await f.getByLabel("Tier name").fill("Gold");
+    await f.getByLabel("From referrals").fill("5");
+    await f.getByLabel("Referral reward (ETH)").fill("0.2");
+    await f.getByRole("button", { name: "Add tier" }).click();
+  };
+  await tierForm();
+  await expect(page.getByTestId("tier-row").filter({ hasText: "Gold" })).toContainText("5+");
+  await snap(page, "configuration", { mobile: true });
+
+  // Bob's purchase qualifies his referral: Alice earns 0.1, Bob 0.05, paid from the pool.
+  const purchase = await sdk(request, secret, "POST", "/track", { eventName: "purchase", metadata: { referredUserId: "user-bob", campaign: "launch" }, source: "e2e" });
+  expect(purchase.status).toBe(200);
+  expect(purchase.body.status).toBe("PROCESSED");
+  await page.getByRole("link", { name: "Rewards" }).first().click();
+  await expect(page.getByTestId("reward-row").filter({ hasText: "PAID" })).toHaveCount(2);
+  await expect(page.getByTestId("ledger-row").filter({ hasText: "REWARD" })).toHaveCount(2);
+  await expect(page.getByTestId("ledger-balance")).toHaveText("2.35 ETH");
+  await snap(page, "rewards", { mobile: true });
+  await page.getByRole("link", { name: "Balance & funding" }).first().click();
+  await expect(page.getByTestId("pool-balance")).toHaveText("2.35 ETH");
+
+  // A flag rule: hold new referrals for review.
+  await page.getByRole("link", { name: "Referral rules" }).first().click();
+  const rules = page.getByRole("form", { name: "Referral rules" });
+  await rules.getByLabel("Blocked email domains").fill("spam.example\nnot a domain");
+  await rules.getByRole("button", { name: "Save rules" }).click();
+  await expect(rules.getByText(/not: Must be an email domain|a: Must be an email domain|not a domain/)).toBeVisible();
+  await rules.getByLabel("Blocked email domains").fill("spam.example");
+  await rules.getByRole("switch", { name: "Hold new referrals for review" }).click();
+  await rules.getByRole("button", { name: "Save rules" }).click();
+  await expect(page.getByText("Referral rules saved")).toBeVisible();
+  await expect(rules.getByRole("switch", { name: "Hold new referrals for review" })).toHaveAttribute("aria-checked", "true");
+  await snap(page, "referral-rules", { mobile: true });
+
+  // Dave arrives through Alice's code and buys: the event is held, its rewards wait.
+  const held = await sdk(request, secret, "POST", "/track", { eventName: "purchase", referrer: code, metadata: { referredUserId: "user-dave", referredUserName: "Dave" }, source: "e2e" });
+  expect(held.status).toBe(200);
+  expect(held.body.status).toBe("FLAGGED");
+  await page.getByRole("link", { name: "Events" }).first().click();
+  await page.getByLabel("Status").selectOption("FLAGGED");
+  await page.getByRole("button", { name: "Apply filters" }).click();
+  const flagged = page.getByTestId("event-row").filter({ hasText: "purchase" });
+  await expect(flagged).toHaveCount(1);
+  await expect(flagged).toHaveAttribute("data-status", "FLAGGED");
+  await snap(page, "events-flagged", { mobile: true });
+  await flagged.getByRole("button", { name: "Approve" }).click();
+  await page.getByRole("dialog").getByLabel("Note (optional)").fill("Checked the order");
+  await page.getByRole("dialog").getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByText("Event approved: held rewards released")).toBeVisible();
+  await expect(page.getByTestId("event-row")).toHaveCount(0);
+  await page.getByLabel("Status").selectOption("");
+  await page.getByRole("button", { name: "Apply filters" }).click();
+  await expect(page.getByTestId("event-row").filter({ hasText: "purchase" })).toHaveCount(2);
+  await expect(page.getByTestId("event-row").and(page.locator('[data-status="FLAGGED"]'))).toHaveCount(0);
+  await snap(page, "events", { mobile: true });
+
+  await page.getByRole("link", { name: "Balance & funding" }).first().click();
+  await expect(page.getByTestId("pool-balance")).toHaveText("2.2 ETH");
+  await page.getByRole("link", { name: "Referrals" }).first().click();
+  await expect(page.getByTestId("referrals-total")).toHaveText("2");
+  await expect(page.getByTestId("top-referrer-row").first()).toContainText(code);
+  await snap(page, "referrals", { mobile: true });
+  await page.getByRole("link", { name: "Overview" }).first().click();
+  await expect(page.getByTestId("balance-TEST")).toContainText("2.2 ETH");
+  await expect(page.getByTestId("kpi-events")).not.toHaveText("0");
+  await snap(page, "overview", { mobile: true });
+
+  // Rotate without grace: the old secret is refused at once, the new one works; then revoke.
+  await page.getByRole("link", { name: "API keys" }).first().click();
+  await row.getByRole("button", { name: "Rotate" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Rotate key" }).click();
+  const rotated = (await page.getByRole("dialog").getByTestId("api-key-secret").textContent())!.trim();
+  await page.getByRole("dialog").getByRole("button", { name: "Done" }).click();
+  expect((await sdk(request, secret, "POST", "/track", { eventName: "after-rotate" })).status).toBe(401);
+  expect((await sdk(request, rotated, "POST", "/track", { eventName: "after-rotate" })).status).toBe(200);
+  await row.getByRole("button", { name: "Revoke" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+  await expect(row.getByText("REVOKED")).toBeVisible();
+  const refused = await sdk(request, rotated, "POST", "/track", { eventName: "after-revoke" });
+  expect(refused.status).toBe(401);
+  expect(refused.body.error.code).toBe("INVALID_API_KEY");
+});
