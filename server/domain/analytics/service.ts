@@ -11,7 +11,12 @@ const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
 
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
-const dayExpr = (col: string) => `to_char(date_trunc('day', ${col}), 'YYYY-MM-DD')`;
+/**
+ * Groups by date_trunc (cheap per row) and formats only the ≤ 366 resulting days; formatting
+ * each row with to_char first would double the cost on large ranges.
+ */
+const perDay = (col: string, aggregates: string, fromWhere: string) =>
+  `SELECT to_char(day, 'YYYY-MM-DD') AS d, s.* FROM (SELECT date_trunc('day', ${col}) AS day, ${aggregates} ${fromWhere} GROUP BY 1) s`;
 
 export interface AnalyticsQuery {
   from?: string;
@@ -63,26 +68,23 @@ export async function getAnalytics(businessId: string, q: AnalyticsQuery): Promi
   const c = new Params();
   const w = new Params();
   const [events, referrals, conversions, paid, top] = await Promise.all([
-    run<DayRow[]>(
-      `SELECT ${dayExpr(`"createdAt"`)} AS d, count(*)::int AS n FROM "TrackedEvent"
-       WHERE ${scope(e, businessId, q.environment, `"createdAt"`, lo, hi, `"campaign"`, q.campaign)} GROUP BY 1`,
-      e,
-    ),
+    run<DayRow[]>(perDay(`"createdAt"`, `count(*)::int AS n`, `FROM "TrackedEvent" WHERE ${scope(e, businessId, q.environment, `"createdAt"`, lo, hi, `"campaign"`, q.campaign)}`), e),
     run<Array<DayRow & { converted: number }>>(
-      `SELECT ${dayExpr(`"createdAt"`)} AS d, count(*)::int AS n,
-              count(*) FILTER (WHERE "status" IN ('QUALIFIED', 'REWARDED'))::int AS converted
-       FROM "Referral" WHERE ${scope(r, businessId, q.environment, `"createdAt"`, lo, hi, `"campaign"`, q.campaign)} GROUP BY 1`,
+      perDay(
+        `"createdAt"`,
+        `count(*)::int AS n, count(*) FILTER (WHERE "status" IN ('QUALIFIED', 'REWARDED'))::int AS converted`,
+        `FROM "Referral" WHERE ${scope(r, businessId, q.environment, `"createdAt"`, lo, hi, `"campaign"`, q.campaign)}`,
+      ),
       r,
     ),
-    run<DayRow[]>(
-      `SELECT ${dayExpr(`"qualifiedAt"`)} AS d, count(*)::int AS n FROM "Referral"
-       WHERE ${scope(c, businessId, q.environment, `"qualifiedAt"`, lo, hi, `"campaign"`, q.campaign)} GROUP BY 1`,
-      c,
-    ),
+    run<DayRow[]>(perDay(`"qualifiedAt"`, `count(*)::int AS n`, `FROM "Referral" WHERE ${scope(c, businessId, q.environment, `"qualifiedAt"`, lo, hi, `"campaign"`, q.campaign)}`), c),
     run<Array<DayRow & { wei: string }>>(
-      `SELECT ${dayExpr(`r."paidAt"`)} AS d, count(*)::int AS n, COALESCE(sum(r."amountWei"), 0)::text AS wei
-       FROM "Reward" r ${q.campaign ? `JOIN "Referral" f ON f."id" = r."referralId"` : ""}
-       WHERE r."status" = 'PAID' AND ${scope(w, businessId, q.environment, `r."paidAt"`, lo, hi, `f."campaign"`, q.campaign)} GROUP BY 1`,
+      perDay(
+        `r."paidAt"`,
+        `count(*)::int AS n, COALESCE(sum(r."amountWei"), 0)::text AS wei`,
+        `FROM "Reward" r ${q.campaign ? `JOIN "Referral" f ON f."id" = r."referralId"` : ""}
+         WHERE r."status" = 'PAID' AND ${scope(w, businessId, q.environment, `r."paidAt"`, lo, hi, `f."campaign"`, q.campaign)}`,
+      ),
       w,
     ),
     topReferrers(businessId, q.environment, lo, hi, q.campaign),
