@@ -143,9 +143,10 @@ export function DashboardShell({ children }: { children: ReactNode }) {
 
   return (
     <MeContext.Provider value={me.data}>
-      <div className="min-h-screen lg:pl-64">
-        {/* Sidebar (wide screens) */}
-        <aside className="fixed inset-y-0 left-0 hidden w-64 flex-col bg-slate-900 px-4 py-5 lg:flex">
+      <div className="min-h-screen lg:flex">
+        {/* Sidebar (wide screens): the column stretches with the page, its content stays in view */}
+        <aside className="hidden w-64 shrink-0 bg-slate-900 lg:block">
+          <div className="sticky top-0 flex h-screen flex-col px-4 py-5">
           <Brand />
           <p className="mt-6 truncate px-3 text-xs font-semibold tracking-wider text-slate-500 uppercase" data-testid="business-name">
             {me.data.business.name}
@@ -154,8 +155,10 @@ export function DashboardShell({ children }: { children: ReactNode }) {
             <NavLinks />
           </nav>
           {userBox}
+          </div>
         </aside>
 
+        <div className="min-w-0 flex-1">
         {/* Top bar (narrow screens) */}
         <div className="sticky top-0 z-30 flex items-center justify-between gap-3 bg-slate-900 px-4 py-3 lg:hidden">
           <Brand />
@@ -194,6 +197,7 @@ export function DashboardShell({ children }: { children: ReactNode }) {
         </div>
         {env === "TEST" && <div className="h-0.5 bg-amber-400" aria-hidden="true" />}
         <main className="mx-auto max-w-6xl px-4 py-6 sm:px-6 lg:px-8 lg:py-8">{children}</main>
+        </div>
       </div>
     </MeContext.Provider>
   );

@@ -237,7 +237,8 @@ export function Notice({ tone = "info", children, title }: { tone?: "info" | "wa
 /** Tables scroll sideways on narrow screens instead of breaking the layout. */
 export function Table({ children, label }: { children: ReactNode; label: string }) {
   return (
-    <div className="-mx-5 overflow-x-auto">
+    // `relative` keeps absolutely positioned children (sr-only labels) inside the scroller.
+    <div className="relative -mx-5 overflow-x-auto">
       <table aria-label={label} className="min-w-full divide-y divide-slate-200 text-left text-sm">
         {children}
       </table>

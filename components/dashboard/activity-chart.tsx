@@ -19,14 +19,14 @@ export function ActivityChart({ days, series = "events" }: { days: Day[]; series
           <Tooltip contentStyle={{ borderRadius: 8, border: "1px solid #e2e8f0", fontSize: 12 }} formatter={(v, name) => (name === "ETH rewarded" ? [`${v} ETH`, name] : [v, name])} />
           <Legend wrapperStyle={{ fontSize: 12 }} />
           {series === "events" ? (
-            <Bar yAxisId="count" dataKey="events" name="Events" fill="#6366f1" radius={[4, 4, 0, 0]} maxBarSize={28} />
+            <Bar yAxisId="count" dataKey="events" name="Events" fill="#6366f1" radius={[4, 4, 0, 0]} maxBarSize={28} isAnimationActive={false} />
           ) : (
             <>
-              <Bar yAxisId="count" dataKey="referrals" name="Referrals" fill="#6366f1" radius={[4, 4, 0, 0]} maxBarSize={20} />
-              <Bar yAxisId="count" dataKey="conversions" name="Conversions" fill="#a5b4fc" radius={[4, 4, 0, 0]} maxBarSize={20} />
+              <Bar yAxisId="count" dataKey="referrals" name="Referrals" fill="#6366f1" radius={[4, 4, 0, 0]} maxBarSize={20} isAnimationActive={false} />
+              <Bar yAxisId="count" dataKey="conversions" name="Conversions" fill="#a5b4fc" radius={[4, 4, 0, 0]} maxBarSize={20} isAnimationActive={false} />
             </>
           )}
-          <Line yAxisId="eth" type="monotone" dataKey="eth" name="ETH rewarded" stroke="#10b981" strokeWidth={2} dot={false} />
+          <Line yAxisId="eth" type="monotone" dataKey="eth" name="ETH rewarded" stroke="#10b981" strokeWidth={2} dot={{ r: 2 }} isAnimationActive={false} />
         </ComposedChart>
       </ResponsiveContainer>
     </div>
