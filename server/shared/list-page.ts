@@ -2,6 +2,7 @@
 // that rows created in the same millisecond keep a stable order. The cursor is the id of the
 // last row of the previous page; `limit` is clamped to 1..200 (default 50) like /sdk/referrals.
 import { z } from "zod";
+import { AppError } from "./errors";
 
 // z.coerce: query strings arrive as text, and the REST adapter leaves piped schemas uncoerced.
 export const listLimit = z.coerce
@@ -28,3 +29,10 @@ export function toPage<T extends { id: string }, O>(rows: T[], limit: number, ma
 }
 
 export const pageOutput = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+
+/** A cursor that names no row of this list (unknown, or another business's) → 400, like /sdk/referrals. */
+export async function checkCursor(cursor: string | undefined, exists: (id: string) => Promise<unknown>) {
+  if (cursor && !(await exists(cursor))) {
+    throw new AppError("VALIDATION_ERROR", "Invalid cursor", [{ path: "cursor", message: "Not a cursor of this list" }]);
+  }
+}

@@ -126,5 +126,8 @@ describe("GET/POST /business/events", () => {
     expect((await owner.call("GET", "/business/events?environment=TEST&from=yesterday")).status).toBe(400);
     expect((await owner.call("GET", "/business/events?environment=TEST&limit=1.5")).status).toBe(400);
     expect((await owner.call("GET", "/business/events?environment=TEST&limit=0")).body.data).toHaveLength(1);
+    const badCursor = await owner.call("GET", "/business/events?environment=TEST&cursor=nope");
+    expect(badCursor.status).toBe(400);
+    expect(badCursor.body.error.code).toBe("VALIDATION_ERROR");
   });
 });

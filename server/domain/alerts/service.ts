@@ -2,7 +2,7 @@
 // (ledger/service.ts), listed and acknowledged here.
 import { db, type Prisma } from "../../db/client";
 import { notFound } from "../../shared/errors";
-import { pageArgs, toPage } from "../../shared/list-page";
+import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { weiToEth } from "../../shared/money";
 import type { Environment } from "../api-keys/schemas";
 
@@ -22,6 +22,7 @@ export async function listAlerts(
   businessId: string,
   q: { environment: Environment; kind?: "LOW_POOL" | "REFILL_REQUEST"; unacknowledged?: boolean; limit: number; cursor?: string },
 ) {
+  await checkCursor(q.cursor, (id) => db.alert.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));
   const rows = await db.alert.findMany({
     where: { businessId, environment: q.environment, kind: q.kind, ...(q.unacknowledged ? { acknowledgedAt: null } : {}) },
     ...pageArgs(q.limit, q.cursor),

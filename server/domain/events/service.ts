@@ -5,7 +5,7 @@
 // Any other transition is 422 INVALID_TRANSITION.
 import { db, type Prisma } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
-import { pageArgs, toPage } from "../../shared/list-page";
+import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import type { Environment } from "../api-keys/schemas";
 import { releaseEventRewards, rejectEventRewards, toRewardSummary } from "../rewards/engine";
 import { acceptEvent } from "../tracking/service";
@@ -37,6 +37,7 @@ export async function listEvents(
   businessId: string,
   q: { environment: Environment; status?: EventOutput["status"]; eventName?: string; campaign?: string; referralId?: string; from?: Date; to?: Date; limit: number; cursor?: string },
 ) {
+  await checkCursor(q.cursor, (id) => db.trackedEvent.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));
   const rows = await db.trackedEvent.findMany({
     where: {
       businessId,

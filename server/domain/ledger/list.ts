@@ -1,10 +1,11 @@
 // The ledger as the dashboard reads it: newest entries first, with the current balance.
 import { db } from "../../db/client";
-import { pageArgs, toPage } from "../../shared/list-page";
+import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { weiToEth } from "../../shared/money";
 import { getBalanceWei, type Environment, type LedgerKind } from "./service";
 
 export async function listLedger(businessId: string, q: { environment: Environment; kind?: LedgerKind; limit: number; cursor?: string }) {
+  await checkCursor(q.cursor, (id) => db.ledgerEntry.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));
   const rows = await db.ledgerEntry.findMany({ where: { businessId, environment: q.environment, kind: q.kind }, ...pageArgs(q.limit, q.cursor) });
   const page = toPage(rows, q.limit, (e) => ({
     ledgerEntryId: e.id,

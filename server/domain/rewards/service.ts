@@ -3,7 +3,7 @@
 import { db, type Prisma } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
 import { ethToWei, weiToEth } from "../../shared/money";
-import { pageArgs, toPage } from "../../shared/list-page";
+import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import type { Environment } from "../api-keys/schemas";
 import { loadConfig } from "../config/service";
 import { getBalanceWei, lockPool } from "../ledger/service";
@@ -90,6 +90,7 @@ export async function listRewards(
   businessId: string,
   q: { environment: Environment; status?: RewardOutput["status"]; kind?: RewardOutput["kind"]; participantId?: string; eventId?: string; limit: number; cursor?: string },
 ) {
+  await checkCursor(q.cursor, (id) => db.reward.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));
   const rows = await db.reward.findMany({
     where: { businessId, environment: q.environment, status: q.status, kind: q.kind, participantId: q.participantId, eventId: q.eventId },
     include: withParticipant,
