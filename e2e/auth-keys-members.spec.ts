@@ -135,6 +135,22 @@ test("a member invited by email signs up into the business and sees no owner act
 
   await page.goto("/dashboard/get-started");
   await expect(page.getByRole("button", { name: "Create test key" })).toHaveCount(0);
+
+  // Other owner-only actions are hidden too: funding, manual rewards, spend limits.
+  await page.goto("/dashboard/balance");
+  await expect(page.getByText("Only the owner can verify deposits.")).toBeVisible();
+  await expect(page.getByRole("form", { name: "Verify a deposit" })).toHaveCount(0);
+  await expect(page.getByRole("form", { name: "Send a test deposit" })).toHaveCount(0);
+  await page.goto("/dashboard/rewards");
+  await expect(page.getByRole("heading", { name: "Ledger" })).toBeVisible();
+  await expect(page.getByRole("form", { name: "Grant a reward" })).toHaveCount(0);
+  await page.goto("/dashboard/configuration");
+  await expect(page.getByText("Only the owner can change spend limits.")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Save spend limits" })).toHaveCount(0);
+  await expect(page.getByLabel("Low-pool alert (ETH)")).toBeDisabled();
+  // …while what members may do stays available (general settings, review).
+  await expect(page.getByRole("button", { name: "Save general settings" })).toBeVisible();
+  await snap(page, "configuration-member");
   // Signing in again keeps the member role.
   await page.getByRole("button", { name: "Sign out" }).first().click();
   await signInInBrowser(page, memberEmail);

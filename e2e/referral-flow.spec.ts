@@ -90,7 +90,6 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
   await expect(page.getByTestId("reward-row").filter({ hasText: "PAID" })).toHaveCount(2);
   await expect(page.getByTestId("ledger-row").filter({ hasText: "REWARD" })).toHaveCount(2);
   await expect(page.getByTestId("ledger-balance")).toHaveText("2.35 ETH");
-  await snap(page, "rewards", { mobile: true });
   await page.getByRole("link", { name: "Balance & funding" }).first().click();
   await expect(page.getByTestId("pool-balance")).toHaveText("2.35 ETH");
 
@@ -128,6 +127,11 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
   await expect(page.getByTestId("event-row").filter({ hasText: "purchase" })).toHaveCount(2);
   await expect(page.getByTestId("event-row").and(page.locator('[data-status="FLAGGED"]'))).toHaveCount(0);
   await snap(page, "events", { mobile: true });
+  // The TEST/LIVE switch filters the page: nothing was sent with a LIVE key.
+  await page.getByRole("radio", { name: "Live" }).first().click();
+  await expect(page.getByText("No live events yet")).toBeVisible();
+  await page.getByRole("radio", { name: "Test" }).first().click();
+  await expect(page.getByTestId("event-row")).toHaveCount(3);
 
   await page.getByRole("link", { name: "Balance & funding" }).first().click();
   await expect(page.getByTestId("pool-balance")).toHaveText("2.2 ETH");
@@ -135,8 +139,22 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
   await expect(page.getByTestId("referrals-total")).toHaveText("2");
   await expect(page.getByTestId("top-referrer-row").first()).toContainText(code);
   await snap(page, "referrals", { mobile: true });
+  // A manual grant from the Rewards page.
+  await page.getByRole("link", { name: "Rewards" }).first().click();
+  const grant = page.getByRole("form", { name: "Grant a reward" });
+  await grant.getByLabel("Recipient").fill(code);
+  await grant.getByLabel("Amount (ETH)").fill("-1");
+  await grant.getByLabel("Reason").fill("Thanks for the feedback");
+  await grant.getByRole("button", { name: "Grant reward" }).click();
+  await expect(grant.getByLabel("Amount (ETH)")).toHaveAttribute("aria-invalid", "true");
+  await grant.getByLabel("Amount (ETH)").fill("0.05");
+  await grant.getByRole("button", { name: "Grant reward" }).click();
+  await expect(page.getByTestId("reward-row").filter({ hasText: "MANUAL" })).toContainText("0.05 ETH");
+  await expect(page.getByTestId("ledger-balance")).toHaveText("2.15 ETH");
+  await snap(page, "rewards", { mobile: true });
+
   await page.getByRole("link", { name: "Overview" }).first().click();
-  await expect(page.getByTestId("balance-TEST")).toContainText("2.2 ETH");
+  await expect(page.getByTestId("balance-TEST")).toContainText("2.15 ETH");
   await expect(page.getByTestId("kpi-events")).not.toHaveText("0");
   await snap(page, "overview", { mobile: true });
 

@@ -45,6 +45,8 @@ export async function snap(page: Page, name: string, opts: { mobile?: boolean } 
   mkdirSync(SHOTS, { recursive: true });
   await page.waitForLoadState("load");
   await expect(page.locator('[role="status"][aria-label^="Loading"]')).toHaveCount(0);
+  // Sticky headers render where the page is scrolled: shoot from the top.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForTimeout(150); // let toasts and transitions settle
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true, timeout: 20_000 });
   if (opts.mobile) {

@@ -5,7 +5,7 @@ import { useState, type FormEvent } from "react";
 import { CopyButton } from "../copy-button";
 import { useEnvironment } from "../environment";
 import { contractError, errorFor, fieldErrors, formError } from "../errors";
-import { formatDateTime, formatEth } from "../format";
+import { formatEth } from "../format";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
@@ -177,7 +177,6 @@ export function BalancePage() {
         ) : (
           <Notice tone="info">Only the owner can verify deposits.</Notice>
         )}
-        {b && <p className="text-xs text-slate-400">Updated {formatDateTime(new Date().toISOString())}</p>}
       </div>
     </>
   );
