@@ -42,6 +42,22 @@ describe("analytics", () => {
     expect(spring.totals).toMatchObject({ events: 2, referrals: 1, conversions: 1, rewardsPaid: 1 });
   });
 
+  it("closed days are counted once and cached; today is counted live", async () => {
+    const { businessId } = await seed();
+    const today = new Date().toISOString().slice(0, 10);
+    const first = await getAnalytics(businessId, { from: "2025-03-01", to: "2025-03-02", environment: "TEST" });
+    expect(first.totals.events).toBe(3);
+    expect(await db.analyticsEventDay.count({ where: { businessId, campaignKey: "" } })).toBe(2);
+    // A closed day never changes (events are recorded at arrival): the cache answers.
+    await db.trackedEvent.create({ data: { businessId, environment: "TEST", eventName: "late", createdAt: new Date("2025-03-01T12:00:00Z") } });
+    expect((await getAnalytics(businessId, { from: "2025-03-01", to: "2025-03-02", environment: "TEST" })).totals.events).toBe(3);
+    await db.trackedEvent.create({ data: { businessId, environment: "TEST", eventName: "now" } });
+    const live = await getAnalytics(businessId, { from: today, to: today, environment: "TEST" });
+    expect(live.totals.events).toBe(1);
+    await db.trackedEvent.create({ data: { businessId, environment: "TEST", eventName: "now" } });
+    expect((await getAnalytics(businessId, { from: today, to: today, environment: "TEST" })).totals.events).toBe(2);
+  });
+
   it("referral stats by status and reason", async () => {
     const { businessId } = await seed();
     const s = await referralStats(businessId, "TEST");

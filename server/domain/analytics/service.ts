@@ -61,14 +61,65 @@ function scope(p: Params, businessId: string, environment: Environment, col: str
   return w;
 }
 
+const HOUR_MS = 3_600_000;
+
+/** Tracked events per day in [lo, hi) counted live from the table. */
+function countEvents(businessId: string, environment: Environment, lo: string, hi: string, campaign?: string) {
+  const p = new Params();
+  return run<DayRow[]>(perDay(`"createdAt"`, `count(*)::int AS n`, `FROM "TrackedEvent" WHERE ${scope(p, businessId, environment, `"createdAt"`, lo, hi, `"campaign"`, campaign)}`), p);
+}
+
+/**
+ * Events per day for [from, to] (UTC days, inclusive). Days that closed over an hour ago come
+ * from the AnalyticsEventDay cache (computed once, on first request, in one grouped query);
+ * the remaining (open) days are counted live. See the model's comment in prisma/schema.prisma.
+ */
+async function eventsPerDay(businessId: string, environment: Environment, from: Date, to: Date, campaign?: string): Promise<DayRow[]> {
+  const key = campaign ?? "";
+  const closedBefore = new Date(Date.parse(isoDay(new Date(Date.now() - HOUR_MS)))); // start of the first open day
+  const end = new Date(to.getTime() + DAY_MS);
+  const rows: DayRow[] = [];
+  const closedEnd = end < closedBefore ? end : closedBefore;
+  if (from < closedEnd) {
+    const p = new Params();
+    const cached = await run<DayRow[]>(
+      `SELECT to_char("day", 'YYYY-MM-DD') AS d, "events" AS n FROM "AnalyticsEventDay"
+       WHERE "businessId" = ${p.add(businessId)} AND "environment" = ${p.add(environment)}::"Environment" AND "campaignKey" = ${p.add(key)}
+         AND "day" >= ${p.add(isoDay(from))}::date AND "day" < ${p.add(isoDay(closedEnd))}::date`,
+      p,
+    );
+    rows.push(...cached);
+    const have = new Set(cached.map((r) => r.d));
+    const missing: string[] = [];
+    for (let t = from.getTime(); t < closedEnd.getTime(); t += DAY_MS) if (!have.has(isoDay(new Date(t)))) missing.push(isoDay(new Date(t)));
+    if (missing.length) {
+      const lo = `${missing[0]} 00:00:00`;
+      const hi = `${isoDay(new Date(Date.parse(missing[missing.length - 1]) + DAY_MS))} 00:00:00`;
+      const counted = new Map((await countEvents(businessId, environment, lo, hi, campaign)).map((r) => [r.d, r.n]));
+      const fill = missing.map((d) => ({ d, n: counted.get(d) ?? 0 }));
+      rows.push(...fill);
+      // Zero days are cached too, so that they are not recounted; concurrent fillers agree (DO NOTHING).
+      const ins = new Params();
+      const values = fill.map((f) => `(${ins.add(businessId)}, ${ins.add(environment)}::"Environment", ${ins.add(key)}, ${ins.add(f.d)}::date, ${ins.add(f.n)}::int)`);
+      await db.$executeRawUnsafe(
+        `INSERT INTO "AnalyticsEventDay" ("businessId", "environment", "campaignKey", "day", "events") VALUES ${values.join(", ")}
+         ON CONFLICT DO NOTHING`,
+        ...ins.values,
+      );
+    }
+  }
+  const liveFrom = from > closedBefore ? from : closedBefore;
+  if (liveFrom < end) rows.push(...(await countEvents(businessId, environment, `${isoDay(liveFrom)} 00:00:00`, `${isoDay(end)} 00:00:00`, campaign)));
+  return rows;
+}
+
 export async function getAnalytics(businessId: string, q: AnalyticsQuery): Promise<AnalyticsOutput> {
   const { from, to, days, lo, hi } = resolveRange(q);
-  const e = new Params();
   const r = new Params();
   const c = new Params();
   const w = new Params();
   const [events, referrals, conversions, paid, top] = await Promise.all([
-    run<DayRow[]>(perDay(`"createdAt"`, `count(*)::int AS n`, `FROM "TrackedEvent" WHERE ${scope(e, businessId, q.environment, `"createdAt"`, lo, hi, `"campaign"`, q.campaign)}`), e),
+    eventsPerDay(businessId, q.environment, from, to, q.campaign),
     run<Array<DayRow & { converted: number }>>(
       perDay(
         `"createdAt"`,
