@@ -34,6 +34,15 @@ test("visitors without a session are sent to sign-in; sign-up validates and land
   await expect(page.getByText("Wrong email or password.")).toBeVisible();
   await signInInBrowser(page, email);
   await expect(page).toHaveURL(/\/dashboard$/);
+
+  // On a phone the navigation lives in a drawer.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByRole("button", { name: "Open navigation" }).click();
+  await page.getByRole("dialog", { name: "Navigation" }).getByRole("link", { name: "Members" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/members$/);
+  await expect(page.getByRole("dialog", { name: "Navigation" })).toHaveCount(0);
+  await expect(page.getByRole("heading", { name: "Members", level: 1 })).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
 
 test("owner creates, rotates and revokes API keys; origins are validated next to the field", async ({ page, request }) => {
@@ -77,7 +86,8 @@ test("owner creates, rotates and revokes API keys; origins are validated next to
   await row.getByRole("button", { name: "Revoke" }).click();
   await expect(page.getByRole("dialog")).toContainText("will be refused immediately");
   await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
-  await expect(row.getByText("REVOKED")).toBeVisible();
+  await expect(row.getByText("REVOKED")).toBeVisible(); // optimistic…
+  await expect(page.getByText("Key revoked", { exact: true })).toBeVisible(); // …then confirmed
   await expect(row.getByRole("button", { name: "Rotate" })).toHaveCount(0);
 
   // The TEST/LIVE switch filters the list.

@@ -70,6 +70,12 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
   await general.getByLabel("Qualifying events").fill("purchase");
   await general.getByRole("button", { name: "Save general settings" }).click();
   await expect(page.getByText("General settings saved")).toBeVisible();
+  const spend = page.getByRole("form", { name: "Spend limits" });
+  await spend.getByLabel("Low-pool alert (ETH)").fill("2.3");
+  await spend.getByLabel("Max ETH per user per day").fill("1.5");
+  await spend.getByRole("button", { name: "Save spend limits" }).click();
+  await expect(page.getByText("Spend limits saved")).toBeVisible();
+  await expect(spend.getByLabel("Low-pool alert (ETH)")).toHaveValue("2.3");
   const tierForm = async () => {
     await page.getByRole("button", { name: "Add tier" }).click();
     const f = page.getByRole("form", { name: "New tier" });
@@ -155,8 +161,12 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
 
   await page.getByRole("link", { name: "Overview" }).first().click();
   await expect(page.getByTestId("balance-TEST")).toContainText("2.15 ETH");
+  // The approval took the pool below the 2.3 ETH alert threshold: one alert, dismissable.
+  await expect(page.getByText("Low pool balance")).toBeVisible();
   await expect(page.getByTestId("kpi-events")).not.toHaveText("0");
   await snap(page, "overview", { mobile: true });
+  await page.getByRole("button", { name: "Dismiss" }).click();
+  await expect(page.getByText("Low pool balance")).toHaveCount(0);
 
   // Rotate without grace: the old secret is refused at once, the new one works; then revoke.
   await page.getByRole("link", { name: "API keys" }).first().click();
@@ -168,7 +178,8 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
   expect((await sdk(request, rotated, "POST", "/track", { eventName: "after-rotate" })).status).toBe(200);
   await row.getByRole("button", { name: "Revoke" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
-  await expect(row.getByText("REVOKED")).toBeVisible();
+  await expect(row.getByText("REVOKED")).toBeVisible(); // optimistic…
+  await expect(page.getByText("Key revoked", { exact: true })).toBeVisible(); // …then confirmed
   const refused = await sdk(request, rotated, "POST", "/track", { eventName: "after-revoke" });
   expect(refused.status).toBe(401);
   expect(refused.body.error.code).toBe("INVALID_API_KEY");

@@ -26,7 +26,7 @@ export function ActivityChart({ days, series = "events" }: { days: Day[]; series
               <Bar yAxisId="count" dataKey="conversions" name="Conversions" fill="#a5b4fc" radius={[4, 4, 0, 0]} maxBarSize={20} isAnimationActive={false} />
             </>
           )}
-          <Line yAxisId="eth" type="monotone" dataKey="eth" name="ETH rewarded" stroke="#10b981" strokeWidth={2} dot={false} activeDot={{ r: 4 }} isAnimationActive={false} />
+          <Line yAxisId="eth" type="linear" dataKey="eth" name="ETH rewarded" stroke="#10b981" strokeWidth={2} dot={false} activeDot={{ r: 4 }} isAnimationActive={false} />
         </ComposedChart>
       </ResponsiveContainer>
     </div>

@@ -1,7 +1,7 @@
 "use client";
 // Configuration: general settings (any member), spend limits (owner), the tiers editor and how
 // participants fall into tiers.
-import { useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { useEnvironment } from "../environment";
 import { errorFor, fieldErrors, formError } from "../errors";
 import { formatEth } from "../format";
@@ -284,9 +284,10 @@ function Categorization() {
 export function ConfigurationPage() {
   const { isOwner } = useMe();
   const config = trpc.config.get.useQuery({});
-  // Forms hold their own draft; remount them when the server copy changes (after a save).
-  const [version, setVersion] = useState(0);
-  useEffect(() => setVersion((n) => n + 1), [config.dataUpdatedAt]);
+  // Forms hold their own draft and restart from the server copy only when it really changed
+  // (after a save, or someone else's), not on every background refetch.
+  const generalKey = JSON.stringify(config.data?.general ?? null);
+  const spendKey = JSON.stringify(config.data?.spend ?? null);
   return (
     <>
       <PageHeader title="Configuration" description="How rewards are computed and what they may cost." />
@@ -296,8 +297,8 @@ export function ConfigurationPage() {
         <ErrorState error={config.error} onRetry={() => config.refetch()} />
       ) : (
         <div className="space-y-6">
-          <Card title="General"><GeneralForm key={`g${version}`} config={config.data!} /></Card>
-          <Card title="Spend limits" description="Caps apply to every reward; the pool never goes negative."><SpendForm key={`s${version}`} config={config.data!} canEdit={isOwner} /></Card>
+          <Card title="General"><GeneralForm key={generalKey} config={config.data!} /></Card>
+          <Card title="Spend limits" description="Caps apply to every reward; the pool never goes negative."><SpendForm key={spendKey} config={config.data!} canEdit={isOwner} /></Card>
           <Tiers strategy={config.data!.general.rewardStrategy} />
           <Categorization />
         </div>

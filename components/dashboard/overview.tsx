@@ -5,7 +5,7 @@ import { useEnvironment } from "../environment";
 import { formatEth } from "../format";
 import { useMe } from "../shell";
 import { trpc } from "../trpc";
-import { Card, EmptyState, ErrorState, LinkButton, LoadingRows, Notice, PageHeader, Stat } from "../ui";
+import { Button, Card, EmptyState, ErrorState, LinkButton, LoadingRows, Notice, PageHeader, Stat } from "../ui";
 import { ActivityChart } from "./activity-chart";
 import { BalanceCards } from "./balance";
 import { EventsTable } from "./events";
@@ -17,6 +17,8 @@ export function OverviewPage() {
   const analytics = trpc.analytics.get.useQuery({ environment: env });
   const recent = trpc.events.list.useQuery({ environment: env, limit: 6 });
   const alerts = trpc.alerts.list.useQuery({ environment: env, unacknowledged: "true", limit: 3 });
+  const utils = trpc.useUtils();
+  const ack = trpc.alerts.acknowledge.useMutation({ onSuccess: () => utils.alerts.list.invalidate() });
   const t = analytics.data?.totals;
   const isNew = !keys.isLoading && (keys.data?.data.length ?? 0) === 0;
 
@@ -36,10 +38,17 @@ export function OverviewPage() {
         )}
         {alerts.data?.data.map((a) => (
           <Notice key={a.alertId} tone="warning" title={a.kind === "LOW_POOL" ? "Low pool balance" : "Refill requested"}>
-            {a.message}{" "}
-            <Link className="font-medium underline" href="/dashboard/balance">
-              Fund the pool
-            </Link>
+            <div className="flex flex-wrap items-center justify-between gap-2">
+              <span>
+                {a.message}{" "}
+                <Link className="font-medium underline" href="/dashboard/balance">
+                  Fund the pool
+                </Link>
+              </span>
+              <Button size="sm" variant="secondary" loading={ack.isPending && ack.variables?.alertId === a.alertId} onClick={() => ack.mutate({ alertId: a.alertId })}>
+                Dismiss
+              </Button>
+            </div>
           </Notice>
         ))}
         <section aria-label="Balances">
