@@ -1,6 +1,6 @@
 // Job execution in-process: lease fencing (a runner whose lease was taken over cannot commit),
 // retries with backoff up to maxAttempts, permanent failures, exactly-once effects.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { db } from "../db/client";
 import { upsertParticipant } from "../domain/participants/service";
 import { backoffMs, claimJob, executeClaimedJob, runJob } from "./execute";
@@ -45,6 +45,7 @@ describe("job execution", () => {
   it("retries an unexpected error with backoff, then FAILED after maxAttempts with the event marked FAILED", async () => {
     const scope = await testBusiness();
     // Metadata that bypassed validation (written directly): processing it throws a non-business error.
+    vi.spyOn(console, "error").mockImplementation(() => {}); // the expected internal error is logged
     const { job, event } = await queuedEvent(scope, { eventName: "signup", metadata: { referredUserEmail: 12345 } }, 2);
     const c1 = await claimJob(job.id);
     const r1 = await executeClaimedJob(c1!);

@@ -2,6 +2,8 @@
 // fresh lock token; the executing transaction first re-locks the row and checks that token, so
 // a runner whose lease expired (another runner took the job over) cannot commit its work too.
 // A job left RUNNING by a crash is claimable again once its lease has expired.
+// Timestamps are compared in UTC (`now() AT TIME ZONE 'UTC'`): Prisma stores DateTime as UTC in
+// timestamp(3) columns, whatever the database server's TimeZone.
 import { randomUUID } from "node:crypto";
 import { db } from "../db/client";
 import type { Job, Prisma } from "../db/generated";
@@ -32,11 +34,11 @@ const isPermanent = (e: AppError) => e.status >= 400 && e.status < 500 && e.code
 export async function claimDueJobs(limit: number, types?: readonly string[]): Promise<Job[]> {
   const token = randomUUID();
   const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-    `UPDATE "Job" SET status = 'RUNNING', attempts = attempts + 1, "lockedUntil" = now() + ($1::int * interval '1 millisecond'),
-        "lockedBy" = $2 || ':' || id, "startedAt" = COALESCE("startedAt", now()), "updatedAt" = now()
+    `UPDATE "Job" SET status = 'RUNNING', attempts = attempts + 1, "lockedUntil" = (now() AT TIME ZONE 'UTC') + ($1::int * interval '1 millisecond'),
+        "lockedBy" = $2 || ':' || id, "startedAt" = COALESCE("startedAt", (now() AT TIME ZONE 'UTC')), "updatedAt" = (now() AT TIME ZONE 'UTC')
       WHERE id IN (
         SELECT id FROM "Job"
-         WHERE ((status = 'QUEUED' AND "runAt" <= now()) OR (status = 'RUNNING' AND "lockedUntil" < now()))
+         WHERE ((status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC')) OR (status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')))
          ${types ? `AND type::text = ANY($4::text[])` : ""}
          ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)
       RETURNING id`,
@@ -53,9 +55,9 @@ export async function claimDueJobs(limit: number, types?: readonly string[]): Pr
 export async function claimJob(jobId: string): Promise<Job | null> {
   const token = randomUUID();
   const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-    `UPDATE "Job" SET status = 'RUNNING', attempts = attempts + 1, "lockedUntil" = now() + ($1::int * interval '1 millisecond'),
-        "lockedBy" = $2 || ':' || id, "startedAt" = COALESCE("startedAt", now()), "updatedAt" = now()
-      WHERE id = $3 AND ((status = 'QUEUED') OR (status = 'RUNNING' AND "lockedUntil" < now()))
+    `UPDATE "Job" SET status = 'RUNNING', attempts = attempts + 1, "lockedUntil" = (now() AT TIME ZONE 'UTC') + ($1::int * interval '1 millisecond'),
+        "lockedBy" = $2 || ':' || id, "startedAt" = COALESCE("startedAt", (now() AT TIME ZONE 'UTC')), "updatedAt" = (now() AT TIME ZONE 'UTC')
+      WHERE id = $3 AND ((status = 'QUEUED') OR (status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')))
       RETURNING id`,
     env.jobLeaseMs,
     token,

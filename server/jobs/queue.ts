@@ -22,21 +22,6 @@ export async function enqueueJob(tx: Tx, scope: Scope, type: JobType, payload: P
   });
 }
 
-/** Bulk variant for /track/batch: one statement for every job of the batch. */
-export async function enqueueJobs(tx: Tx, scope: Scope, type: JobType, payloads: Prisma.InputJsonObject[]): Promise<Job[]> {
-  if (payloads.length === 0) return [];
-  return tx.job.createManyAndReturn({
-    data: payloads.map((payload) => ({
-      businessId: scope.businessId,
-      environment: scope.environment,
-      apiKeyId: scope.apiKeyId,
-      type,
-      payload,
-      maxAttempts: env.jobMaxAttempts,
-    })),
-  });
-}
-
 type Dispatcher = (jobs: Pick<Job, "id" | "type">[]) => Promise<void>;
 const g = globalThis as unknown as { __rtsJobDispatcher?: Dispatcher };
 

@@ -22,8 +22,12 @@ async function build(): Promise<Limiter> {
   let extra: RateLimiterAbstract = memory("sdk-burst", Math.max(1, burst - rate), BURST_WINDOW_S);
   if (env.redisUrl) {
     const { default: Redis } = await import("ioredis");
-    const client = new Redis(env.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
-    client.on("error", () => {}); // the insurance limiter answers while Redis is down
+    // No offline queue: while Redis is down, commands fail at once and the insurance (memory)
+    // limiter answers. Wait (briefly) for the first connection so that the first requests
+    // already count in Redis; ioredis reconnects by itself afterwards.
+    const client = new Redis(env.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+    client.on("error", () => {});
+    await Promise.race([client.connect().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
     main = new RateLimiterRedis({ storeClient: client, keyPrefix: "rts:sdk", points: rate, duration: 1, insuranceLimiter: main });
     extra = new RateLimiterRedis({ storeClient: client, keyPrefix: "rts:sdk-burst", points: Math.max(1, burst - rate), duration: BURST_WINDOW_S, insuranceLimiter: extra });
   }

@@ -11,7 +11,7 @@ describe("API key forms and precedence", () => {
   it("accepts x-service-api-key, x-api-key and Authorization: Bearer", async () => {
     const owner = await signUp();
     const { secret } = await createKey(owner);
-    for (const h of [{ "x-service-api-key": secret }, { "x-api-key": secret }, { authorization: `Bearer ${secret}` }]) {
+    for (const h of [{ "x-service-api-key": secret }, { "x-api-key": secret }, { authorization: `Bearer ${secret}` }] as Record<string, string>[]) {
       const r = await track(h);
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body.success).toBe(true);
@@ -31,7 +31,7 @@ describe("API key forms and precedence", () => {
   it("missing, malformed, unknown and revoked keys get one 401 INVALID_API_KEY and write nothing", async () => {
     const owner = await signUp();
     const { secret, apiKeyId } = await createKey(owner);
-    for (const h of [{}, { "x-api-key": "" }, { "x-api-key": "nope" }, { authorization: "Basic abc" }, { "x-api-key": "rk_test_" + "A".repeat(43) }]) {
+    for (const h of [{}, { "x-api-key": "" }, { "x-api-key": "nope" }, { authorization: "Basic abc" }, { "x-api-key": "rk_test_" + "A".repeat(43) }] as Record<string, string>[]) {
       const r = await track(h);
       expect(r.status).toBe(401);
       expect(r.body).toEqual({ error: { code: "INVALID_API_KEY", message: expect.any(String) } });
@@ -60,7 +60,7 @@ describe("allowedOrigins", () => {
     const owner = await signUp();
     const { secret } = await createKey(owner, "LIVE", { allowedOrigins: ["https://shop.example.com", "https://*.example.org", "http://localhost:5173"] });
     const k = { "x-api-key": secret };
-    const ok = [
+    const ok: Record<string, string>[] = [
       { origin: "https://shop.example.com" },
       { origin: "https://a.example.org" },
       { origin: "https://deep.a.example.org" },
@@ -69,7 +69,7 @@ describe("allowedOrigins", () => {
       { referer: "https://b.example.org/" },
     ];
     for (const h of ok) expect((await track({ ...k, ...h })).status, JSON.stringify(h)).toBe(200);
-    const refused = [
+    const refused: Record<string, string>[] = [
       {},
       { origin: "https://evil.com" },
       { origin: "https://example.org" },

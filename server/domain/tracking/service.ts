@@ -11,11 +11,12 @@ import { settleEvent, type RewardSummary } from "../rewards/engine";
 import { ensureParticipant, findParticipantByCodeOrHandle } from "../participants/service";
 import type { Scope } from "../participants/schemas";
 import { recordReferral } from "../referrals/service";
-import { dispatchJobs, enqueueJob, enqueueJobs } from "../../jobs/queue";
+import { dispatchJobs, enqueueJob } from "../../jobs/queue";
+import { insertQueuedEvent, insertQueuedEvents, type ProcessingMode } from "./queued-insert";
+export type { ProcessingMode };
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestHash } from "./idempotency";
 import { EVENT_QUEUED_MESSAGE, trackInput, type TrackInput, type TrackOutput, type TrackQueuedOutput, type TrackSyncOutput } from "./schemas";
 
-export type ProcessingMode = "AUTO" | "SYNC" | "ASYNC";
 const ROUTE = "POST /track";
 
 export async function getEventProcessing(businessId: string): Promise<ProcessingMode> {
@@ -135,9 +136,21 @@ export interface AcceptResult {
 export async function acceptEvent(scope: Scope, rawInput: TrackInput, opts: AcceptOptions = {}): Promise<AcceptResult> {
   const input = trackInput.parse(rawInput);
   const key = opts.idempotencyKey ?? input.idempotencyKey;
-  const mode = opts.mode ?? (await getEventProcessing(scope.businessId));
-  const queue = shouldQueue(mode, input);
   const hash = key ? requestHash(ROUTE, input) : "";
+  let mode = opts.mode;
+  // Fast path: when this event is queued in the likely case (AUTO with a referred user, or a
+  // forced ASYNC), one statement reads the mode and writes event + job (+ idempotency record).
+  const queueingModes: ProcessingMode[] = mode ? (mode === "SYNC" ? [] : shouldQueue(mode, input) ? [mode] : []) : shouldQueue("AUTO", input) ? ["AUTO", "ASYNC"] : [];
+  if (queueingModes.length > 0) {
+    const fast = await insertQueuedEvent(scope, input, key, ROUTE, hash, queueingModes);
+    if (fast.body) {
+      dispatchJobs([{ id: fast.body.jobId, type: "EVENT_PROCESS" }]);
+      return { status: 202, body: fast.body };
+    }
+    mode ??= fast.mode;
+  }
+  mode ??= await getEventProcessing(scope.businessId);
+  const queue = shouldQueue(mode, input);
   let job: { id: string; type: "EVENT_PROCESS" } | undefined;
   const res = await db.$transaction(async (tx): Promise<AcceptResult> => {
     const claim = key ? await claimIdempotencyKey(tx, scope, key, ROUTE, hash) : undefined;
@@ -214,13 +227,10 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
       const queued = fresh.filter((p) => shouldQueue(mode, p.input));
       const now = fresh.filter((p) => !shouldQueue(mode, p.input));
 
-      // Queued events: two statements for the whole batch.
-      if (queued.length) {
-        const events = await tx.trackedEvent.createManyAndReturn({ data: queued.map((p) => eventData(scope, p.input, p.input.idempotencyKey)), select: { id: true } });
-        const created = await enqueueJobs(tx, scope, "EVENT_PROCESS", events.map((e) => ({ eventId: e.id })));
-        jobs = created.map((j) => ({ id: j.id, type: "EVENT_PROCESS" }));
-        queued.forEach((p, i) => (results[p.index] = { index: p.index, ...queuedOutput(events[i].id, created[i].id) }));
-      }
+      // Queued events: one statement for all of them and their jobs.
+      const created = await insertQueuedEvents(tx, scope, queued.map((p) => ({ input: p.input, key: p.input.idempotencyKey })));
+      jobs = created.map((c) => ({ id: c.jobId, type: "EVENT_PROCESS" }));
+      queued.forEach((p, i) => (results[p.index] = { index: p.index, ...queuedOutput(created[i].eventId, created[i].jobId) }));
       for (const p of now) {
         let referrer: Participant | null;
         try {

@@ -1,0 +1,1 @@
+export { benchBaseline as POST } from "@/server/sdk/bench-baseline";
