@@ -140,7 +140,8 @@ export async function acceptEvent(scope: Scope, rawInput: TrackInput, opts: Acce
   let mode = opts.mode;
   // Fast path: when this event is queued in the likely case (AUTO with a referred user, or a
   // forced ASYNC), one statement reads the mode and writes event + job (+ idempotency record).
-  const queueingModes: ProcessingMode[] = mode ? (mode === "SYNC" ? [] : shouldQueue(mode, input) ? [mode] : []) : shouldQueue("AUTO", input) ? ["AUTO", "ASYNC"] : [];
+  // With a forced mode the business setting is irrelevant: every stored mode lets the write through.
+  const queueingModes: ProcessingMode[] = mode ? (shouldQueue(mode, input) ? ["AUTO", "SYNC", "ASYNC"] : []) : shouldQueue("AUTO", input) ? ["AUTO", "ASYNC"] : [];
   if (queueingModes.length > 0) {
     const fast = await insertQueuedEvent(scope, input, key, ROUTE, hash, queueingModes);
     if (fast.body) {
