@@ -3,6 +3,7 @@
 // present is the one validated), allowedOrigins, per-key rate limit, JSON body (≤ 32 KB), then
 // the handler; every failure becomes the contract's error body. Handlers are plain functions
 // of a context, so the produced (Request) => Response can be mounted anywhere.
+import { db } from "../db/client";
 import { authenticateApiKey, type AuthenticatedKey } from "../domain/api-keys/service";
 import type { Scope } from "../domain/participants/schemas";
 import { AppError, errorResponse } from "../shared/errors";
@@ -29,6 +30,18 @@ export interface SdkContext {
 
 export type SdkResult = { status?: number; body: unknown; headers?: Record<string, string> };
 export type SdkHandler = (ctx: SdkContext) => Promise<SdkResult>;
+
+const TOUCH_EVERY_MS = 60_000;
+const lastTouch = new Map<string, number>();
+
+/** Keeps ApiKey.lastUsedAt roughly current (at most one write per key per minute per process, off the request path). */
+function touchKey(apiKeyId: string) {
+  const now = Date.now();
+  if (now - (lastTouch.get(apiKeyId) ?? 0) < TOUCH_EVERY_MS) return;
+  lastTouch.set(apiKeyId, now);
+  if (lastTouch.size > 10_000) lastTouch.clear();
+  db.apiKey.updateMany({ where: { id: apiKeyId }, data: { lastUsedAt: new Date(now) } }).catch(() => lastTouch.delete(apiKeyId));
+}
 
 /** The API key from the three header forms, in the contract's precedence. */
 export function extractApiKey(headers: Headers): string | null {
@@ -99,6 +112,7 @@ export function withSdkKey(handlers: Partial<Record<Method, SdkHandler>>): Recor
       if (!secret) throw new AppError("INVALID_API_KEY", "An API key is required (x-service-api-key, x-api-key or Authorization: Bearer)");
       const key = await authenticateApiKey(secret);
       if (!key) throw new AppError("INVALID_API_KEY", "The API key is invalid, expired or revoked");
+      touchKey(key.apiKeyId);
       if (key.allowedOrigins.length > 0) {
         const origin = requestOrigin(req.headers);
         if (!origin || !originAllowed(origin, key.allowedOrigins)) {

@@ -46,6 +46,19 @@ describe("API key forms and precedence", () => {
     expect(check.status).toBe(422);
   });
 
+  it("records when a key was last used", async () => {
+    const owner = await signUp();
+    const { secret, apiKeyId } = await createKey(owner);
+    expect((await track({ "x-api-key": secret })).status).toBe(200);
+    let used: string | null = null;
+    for (let i = 0; i < 20 && !used; i++) {
+      const list = await owner.call("GET", "/business/api-keys");
+      used = list.body.data.find((k: { apiKeyId: string }) => k.apiKeyId === apiKeyId)?.lastUsedAt ?? null;
+      if (!used) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(used).not.toBeNull();
+  });
+
   it("a rotated key keeps working with its old secret only during the grace period", async () => {
     const owner = await signUp();
     const { secret, apiKeyId } = await createKey(owner);
