@@ -2,7 +2,7 @@
 // Sign-in and sign-up on the built-in provider. Sign-up also names the business the new owner runs.
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { signIn, signUp, type AuthResult } from "./auth-client";
 import { Button, Field, Input, Notice } from "./ui";
 
@@ -19,6 +19,19 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
   const [errors, setErrors] = useState<Partial<Record<FieldName, string>>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
+  // Already signed in: straight to the dashboard.
+  useEffect(() => {
+    let cancelled = false;
+    fetch("/api/auth/get-session", { credentials: "same-origin", cache: "no-store" })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((s: { user?: unknown } | null) => {
+        if (!cancelled && s?.user) router.replace(safeNext() ?? "/dashboard");
+      })
+      .catch(() => {});
+    return () => {
+      cancelled = true;
+    };
+  }, [router]);
   const set = (k: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
   function validate(): boolean {

@@ -1,7 +1,7 @@
 "use client";
 // Client-side providers: TanStack Query + tRPC (same-origin /api/trpc, the session cookie rides
 // along), the TEST/LIVE choice and toasts.
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { httpBatchLink } from "@trpc/client";
 import { useState, type ReactNode } from "react";
 import { EnvironmentProvider } from "./environment";
@@ -15,8 +15,15 @@ function shouldRetry(failureCount: number, error: unknown): boolean {
   return failureCount < 2;
 }
 
+/** A session that ended mid-use (expired, signed out elsewhere) sends the user to sign in again. */
+function onAuthError(error: unknown) {
+  if ((error as { data?: { error?: { code?: string } } })?.data?.error?.code !== "UNAUTHENTICATED") return;
+  const here = window.location.pathname;
+  if (here.startsWith("/dashboard")) window.location.assign(`/sign-in?next=${encodeURIComponent(here)}`);
+}
+
 export function Providers({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { retry: shouldRetry, staleTime: 0, refetchOnWindowFocus: true } } }));
+  const [queryClient] = useState(() => new QueryClient({ queryCache: new QueryCache({ onError: onAuthError }), mutationCache: new MutationCache({ onError: onAuthError }), defaultOptions: { queries: { retry: shouldRetry, staleTime: 0, refetchOnWindowFocus: true } } }));
   // staleTime 0: events, rewards and balances change behind the page's back (SDK traffic), so a
   // page always refetches when it mounts, showing the cached copy meanwhile.
   const [trpcClient] = useState(() => trpc.createClient({ links: [httpBatchLink({ url: "/api/trpc" })] }));

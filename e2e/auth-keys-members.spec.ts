@@ -34,6 +34,9 @@ test("visitors without a session are sent to sign-in; sign-up validates and land
   await expect(page.getByText("Wrong email or password.")).toBeVisible();
   await signInInBrowser(page, email);
   await expect(page).toHaveURL(/\/dashboard$/);
+  // Signed in already: the sign-in page forwards to the dashboard.
+  await page.goto("/sign-in");
+  await expect(page).toHaveURL(/\/dashboard$/);
 
   // On a phone the navigation lives in a drawer.
   await page.setViewportSize({ width: 390, height: 844 });
@@ -95,6 +98,19 @@ test("owner creates, rotates and revokes API keys; origins are validated next to
   await expect(page.getByText("No live keys yet")).toBeVisible();
   await page.getByRole("radio", { name: "Test" }).first().click();
   await expect(row).toBeVisible();
+
+  // A LIVE key without allowed origins is created with a warning.
+  await page.getByRole("button", { name: "I've copied it" }).click();
+  await page.getByRole("button", { name: "Create key" }).first().click();
+  await form.getByLabel("Environment").selectOption("LIVE");
+  await expect(form.getByText(/must never ship in a browser bundle/)).toBeVisible();
+  await form.getByLabel("Name (optional)").fill("Server");
+  await form.getByRole("button", { name: "Create key" }).click();
+  expect(await readSecret(page)).toMatch(/^rk_live_/);
+  await expect(page.getByRole("alert").filter({ hasText: /origin/i }).first()).toBeVisible();
+  await page.getByRole("radio", { name: "Live" }).first().click();
+  await expect(page.getByTestId("api-key-row").filter({ hasText: "Server" })).toBeVisible();
+  await page.getByRole("radio", { name: "Test" }).first().click();
 
   // The revoked key is refused by the SDK routes.
   const refused = await sdk(request, rotated, "GET", "/sdk/referrals");

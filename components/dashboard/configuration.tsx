@@ -3,7 +3,7 @@
 // participants fall into tiers.
 import { useState, type FormEvent } from "react";
 import { useEnvironment } from "../environment";
-import { errorFor, fieldErrors, formError } from "../errors";
+import { contractError, errorFor, fieldErrors, formError } from "../errors";
 import { formatEth } from "../format";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
@@ -144,7 +144,10 @@ function TierForm({ tier, onDone }: { tier?: Tier; onDone: () => void }) {
   const update = trpc.tiers.update.useMutation({ onSuccess: (t) => done(`Tier ${t.name} saved`) });
   const m = tier ? update : create;
   const errs = fieldErrors(m.error);
-  const top = formError(m.error, ["name", "minReferrals", "referralRewardEth", "bonusEth"]);
+  const ruleError = contractError(m.error);
+  // A threshold another tier already uses is a problem of the "From referrals" field.
+  const overlap = ruleError?.code === "TIER_OVERLAP" ? ruleError.message : undefined;
+  const top = overlap ? null : formError(m.error, ["name", "minReferrals", "referralRewardEth", "bonusEth"]);
   const set = (k: keyof typeof v) => (e: { target: { value: string } }) => setV((x) => ({ ...x, [k]: e.target.value }));
   function submit(e: FormEvent) {
     e.preventDefault();
@@ -158,7 +161,7 @@ function TierForm({ tier, onDone }: { tier?: Tier; onDone: () => void }) {
       {top && <Notice tone="danger">{top}</Notice>}
       <div className="grid gap-3 sm:grid-cols-4">
         <Field label="Tier name" error={errorFor(errs, "name")}>{(p) => <Input {...p} name="name" value={v.name} onChange={set("name")} maxLength={100} placeholder="Gold" />}</Field>
-        <Field label="From referrals" error={errorFor(errs, "minReferrals")}>{(p) => <Input {...p} name="minReferrals" inputMode="numeric" value={v.minReferrals} onChange={set("minReferrals")} placeholder="10" />}</Field>
+        <Field label="From referrals" error={errorFor(errs, "minReferrals") ?? overlap}>{(p) => <Input {...p} name="minReferrals" inputMode="numeric" value={v.minReferrals} onChange={set("minReferrals")} placeholder="10" />}</Field>
         <Field label="Referral reward (ETH)" error={errorFor(errs, "referralRewardEth")}>{(p) => <Input {...p} name="referralRewardEth" inputMode="decimal" value={v.referralRewardEth} onChange={set("referralRewardEth")} placeholder="0.01" />}</Field>
         <Field label="Bonus (ETH)" error={errorFor(errs, "bonusEth")}>{(p) => <Input {...p} name="bonusEth" inputMode="decimal" value={v.bonusEth} onChange={set("bonusEth")} />}</Field>
       </div>

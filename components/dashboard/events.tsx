@@ -57,8 +57,74 @@ function ReviewDialog({ event, decision, onClose }: { event: EventRow; decision:
   );
 }
 
-export function EventsTable({ events, onReview, compact }: { events: EventRow[]; onReview?: (e: EventRow, d: "PROCESSED" | "REJECTED") => void; compact?: boolean }) {
+function EventDetails({ eventId, onClose }: { eventId: string; onClose: () => void }) {
+  const q = trpc.events.get.useQuery({ eventId });
+  const e = q.data;
   return (
+    <Dialog open onClose={onClose} title="Event details" footer={<Button onClick={onClose}>Close</Button>}>
+      {q.isLoading ? (
+        <LoadingRows rows={4} label="Loading event" />
+      ) : q.error ? (
+        <ErrorState error={q.error} onRetry={() => q.refetch()} />
+      ) : (
+        e && (
+          <div className="space-y-4" data-testid="event-details">
+            <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1.5 text-sm">
+              <dt className="text-slate-500">Event</dt>
+              <dd className="font-medium">{e.eventName}</dd>
+              <dt className="text-slate-500">Status</dt>
+              <dd>
+                <Badge>{e.status}</Badge> {e.reason && <span className="text-xs text-slate-500">{e.reason}</span>}
+              </dd>
+              <dt className="text-slate-500">Referrer</dt>
+              <dd className="font-mono text-xs">{e.referrer ?? "—"}</dd>
+              <dt className="text-slate-500">Referral</dt>
+              <dd className="font-mono text-xs break-all">{e.referralId ?? "—"}</dd>
+              <dt className="text-slate-500">Source</dt>
+              <dd>{e.source ?? "—"}</dd>
+              <dt className="text-slate-500">Idempotency key</dt>
+              <dd className="font-mono text-xs break-all">{e.idempotencyKey ?? "—"}</dd>
+              <dt className="text-slate-500">Received</dt>
+              <dd>{formatDateTime(e.createdAt)}</dd>
+              <dt className="text-slate-500">Processed</dt>
+              <dd>{formatDateTime(e.processedAt)}</dd>
+            </dl>
+            <div>
+              <h3 className="mb-1 text-sm font-semibold text-slate-800">Metadata</h3>
+              <pre className="max-h-48 overflow-auto rounded-lg bg-slate-900 p-3 text-xs text-slate-100">{JSON.stringify(e.metadata, null, 2)}</pre>
+            </div>
+            <div>
+              <h3 className="mb-1 text-sm font-semibold text-slate-800">Rewards</h3>
+              {e.rewards.length === 0 ? (
+                <p className="text-sm text-slate-500">No rewards for this event.</p>
+              ) : (
+                <ul className="divide-y divide-slate-100 text-sm">
+                  {e.rewards.map((r) => (
+                    <li key={r.rewardId} className="flex flex-wrap items-center justify-between gap-2 py-1.5">
+                      <span>
+                        <Badge color="gray">{r.kind}</Badge> <Badge>{r.status}</Badge>
+                      </span>
+                      <span className="text-xs text-slate-600">
+                        {formatEth(r.amountEth)}
+                        {r.requestedEth !== r.amountEth && ` of ${formatEth(r.requestedEth)}`}
+                        {r.reason && ` · ${r.reason}`}
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          </div>
+        )
+      )}
+    </Dialog>
+  );
+}
+
+export function EventsTable({ events, onReview, compact }: { events: EventRow[]; onReview?: (e: EventRow, d: "PROCESSED" | "REJECTED") => void; compact?: boolean }) {
+  const [details, setDetails] = useState<string | null>(null);
+  return (
+    <>
     <Table label="Events">
       <thead>
         <tr>
@@ -81,7 +147,9 @@ export function EventsTable({ events, onReview, compact }: { events: EventRow[];
           return (
             <tr key={e.eventId} data-testid="event-row" data-status={e.status}>
               <Td>
-                <div className="font-medium text-slate-900">{e.eventName}</div>
+                <button type="button" onClick={() => setDetails(e.eventId)} className="text-left font-medium text-slate-900 hover:text-indigo-600 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600" aria-label={`Details of ${e.eventName} event`}>
+                  {e.eventName}
+                </button>
                 <div className="text-xs text-slate-500">{e.source ?? "—"}</div>
               </Td>
               <Td>
@@ -119,6 +187,8 @@ export function EventsTable({ events, onReview, compact }: { events: EventRow[];
         })}
       </tbody>
     </Table>
+    {details && <EventDetails eventId={details} onClose={() => setDetails(null)} />}
+    </>
   );
 }
 

@@ -2,7 +2,7 @@
 // Rewards: every reward (paid, held, refused, with why), the pool ledger, and a manual grant.
 import { useState, type FormEvent } from "react";
 import { useEnvironment } from "../environment";
-import { errorFor, fieldErrors, formError } from "../errors";
+import { contractError, errorFor, fieldErrors, formError } from "../errors";
 import { formatDateTime, formatEth } from "../format";
 import { combinePages, useCursors } from "../paging";
 import { Icon } from "../icons";
@@ -27,7 +27,10 @@ function GrantForm() {
     },
   });
   const errs = fieldErrors(grant.error);
-  const top = formError(grant.error, ["recipient", "amountEth", "reason"]);
+  const ruleError = contractError(grant.error);
+  // An unknown recipient is the recipient field's problem, not the form's.
+  const unknownRecipient = ruleError?.code === "NOT_FOUND" ? ruleError.message : undefined;
+  const top = unknownRecipient ? null : formError(grant.error, ["recipient", "amountEth", "reason"]);
   function submit(e: FormEvent) {
     e.preventDefault();
     grant.mutate({ recipient: v.recipient.trim(), amountEth: v.amountEth.trim(), reason: v.reason.trim(), environment: env });
@@ -37,7 +40,7 @@ function GrantForm() {
     <form onSubmit={submit} noValidate aria-label="Grant a reward" className="space-y-3">
       {top && <Notice tone="danger">{top}</Notice>}
       <div className="grid gap-3 sm:grid-cols-3">
-        <Field label="Recipient" error={errorFor(errs, "recipient")} hint="Participant id, referral code or email">
+        <Field label="Recipient" error={errorFor(errs, "recipient") ?? unknownRecipient} hint="Participant id, referral code or email">
           {(p) => <Input {...p} name="recipient" value={v.recipient} onChange={set("recipient")} maxLength={254} />}
         </Field>
         <Field label="Amount (ETH)" error={errorFor(errs, "amountEth")}>
