@@ -70,7 +70,8 @@ async function measure(url: string, token: string, n: number) {
     if (res.status !== 200) throw new Error(`analytics answered ${res.status}: ${body.slice(0, 300)}`);
     return { ms: performance.now() - t0, body };
   };
-  for (let i = 0; i < 20; i++) await get(); // warm-up: JIT, plans, caches
+  const first = (await get()).ms; // cold: fills the closed-day cache
+  for (let i = 0; i < 19; i++) await get(); // warm-up: JIT, plans
   const times: number[] = [];
   let last = "";
   for (let i = 0; i < n; i++) {
@@ -80,7 +81,7 @@ async function measure(url: string, token: string, n: number) {
   }
   times.sort((a, b) => a - b);
   const pct = (p: number) => times[Math.min(times.length - 1, Math.ceil((p / 100) * times.length) - 1)];
-  return { p50: pct(50), p95: pct(95), p99: pct(99), max: times[times.length - 1], body: JSON.parse(last) as { totals: { events: number } } };
+  return { first, p50: pct(50), p95: pct(95), p99: pct(99), max: times[times.length - 1], body: JSON.parse(last) as { totals: { events: number } } };
 }
 
 export async function benchAnalytics(opts: { baseUrl: string; databaseUrl: string }): Promise<string> {
@@ -114,15 +115,16 @@ export async function benchAnalytics(opts: { baseUrl: string; databaseUrl: strin
       `(set-based INSERT … SELECT generate_series, ${seedSeconds.toFixed(1)} s; TrackedEvent now holds ${tableRows.toLocaleString("en")} rows). ` +
       `Then ${REQUESTS} sequential requests per scenario over HTTP (after 20 warm-up requests), session auth included. Target: p95 < 200 ms.`,
     "",
-    "| scenario | events in range | p50 ms | p95 ms | p99 ms | max ms | p95 < 200 ms |",
-    "|---|---:|---:|---:|---:|---:|:-:|",
-    `| all campaigns | ${all.body.totals.events.toLocaleString("en")} | ${ms(all.p50)} | ${ms(all.p95)} | ${ms(all.p99)} | ${ms(all.max)} | ${verdict(all.p95)} |`,
-    `| campaign=spring | ${campaign.body.totals.events.toLocaleString("en")} | ${ms(campaign.p50)} | ${ms(campaign.p95)} | ${ms(campaign.p99)} | ${ms(campaign.max)} | ${verdict(campaign.p95)} |`,
+    "| scenario | events in range | first (cold) ms | p50 ms | p95 ms | p99 ms | max ms | p95 < 200 ms |",
+    "|---|---:|---:|---:|---:|---:|---:|:-:|",
+    `| all campaigns | ${all.body.totals.events.toLocaleString("en")} | ${ms(all.first)} | ${ms(all.p50)} | ${ms(all.p95)} | ${ms(all.p99)} | ${ms(all.max)} | ${verdict(all.p95)} |`,
+    `| campaign=spring | ${campaign.body.totals.events.toLocaleString("en")} | ${ms(campaign.first)} | ${ms(campaign.p50)} | ${ms(campaign.p95)} | ${ms(campaign.p99)} | ${ms(campaign.max)} | ${verdict(campaign.p95)} |`,
     "",
-    "Each series is one grouped query on an index that starts with (businessId, environment, day column) " +
-      "(TrackedEvent/Referral createdAt, Referral qualifiedAt, Reward status+paidAt, and the campaign index), so the cost follows the " +
-      "rows inside the range rather than the table size. A single business putting all 1,000,000 events inside one 30-day window " +
-      "costs one index-only scan of those rows (≈ 250 ms on a 2-core machine): past that volume per month, a per-day rollup table is the next step.",
+    "Each series is one grouped query on an index led by (businessId, environment, day column) " +
+      "(TrackedEvent/Referral createdAt, Referral qualifiedAt, Reward status+paidAt, the campaign index). Event counts of UTC days " +
+      "that closed over an hour ago are computed by the first request and kept in AnalyticsEventDay (a closed day never changes), " +
+      "so the measured requests count only the open day live: the cost no longer follows the number of events in the range. " +
+      "Set BENCH_ANALYTICS_SPAN_DAYS=30 to put all the events inside the measured window.",
     "",
   ].join("\n");
 }
