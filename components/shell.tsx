@@ -79,6 +79,14 @@ export function DashboardShell({ children }: { children: ReactNode }) {
   const [signingOut, setSigningOut] = useState(false);
   const err = contractError(me.error);
 
+  // The phone drawer closes with Escape, like a dialog.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && setMenuOpen(false);
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [menuOpen]);
+
   useEffect(() => {
     if (err?.code === "UNAUTHENTICATED") router.replace(`/sign-in?next=${encodeURIComponent(pathname)}`);
   }, [err?.code, pathname, router]);

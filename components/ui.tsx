@@ -299,3 +299,25 @@ export function Stat({ label, value, hint, loading }: { label: string; value: Re
 export function Code({ children }: { children: ReactNode }) {
   return <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-800">{children}</code>;
 }
+
+/**
+ * The body of a card that lists things: skeleton while loading, the error with a retry, the
+ * empty state, or the list itself.
+ */
+export function ListBody({ loading, error, onRetry, isEmpty, empty, label, rows = 3, children }: { loading: boolean; error: { message: string } | null | undefined; onRetry: () => void; isEmpty: boolean; empty: ReactNode; label: string; rows?: number; children: ReactNode }) {
+  if (loading) return <div className="pt-5"><LoadingRows rows={rows} label={`Loading ${label}`} /></div>;
+  if (error) return <div className="pt-5"><ErrorState error={error} onRetry={onRetry} /></div>;
+  if (isEmpty) return <div className="pt-5">{empty}</div>;
+  return <>{children}</>;
+}
+
+export function LoadMore({ hasMore, loading, onClick }: { hasMore: boolean; loading: boolean; onClick: () => void }) {
+  if (!hasMore) return null;
+  return (
+    <div className="pt-4 text-center">
+      <Button variant="secondary" size="sm" loading={loading} onClick={onClick}>
+        Load more
+      </Button>
+    </div>
+  );
+}

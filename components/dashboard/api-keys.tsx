@@ -9,7 +9,7 @@ import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
-import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
+import { Badge, Button, Card, Dialog, EmptyState, Field, Input, ListBody, Notice, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
 import { KeyReferrals } from "./key-referrals";
 import { SecretReveal } from "./secret-reveal";
 
@@ -235,21 +235,11 @@ export function ApiKeysPage() {
           </Card>
         )}
         <Card bodyClassName="p-5 pt-0" title={`${env === "TEST" ? "Test" : "Live"} keys`}>
-          {keys.isLoading ? (
-            <div className="pt-5">
-              <LoadingRows rows={3} label="Loading keys" />
-            </div>
-          ) : keys.error ? (
-            <div className="pt-5">
-              <ErrorState error={keys.error} onRetry={() => keys.refetch()} />
-            </div>
-          ) : list.length === 0 ? (
-            <div className="pt-5">
-              <EmptyState icon={<Icon name="key" className="h-8 w-8" />} title={`No ${env.toLowerCase()} keys yet`} action={isOwner && <Button onClick={() => setCreating(true)}>Create a {env.toLowerCase()} key</Button>}>
+          <ListBody loading={keys.isLoading} error={keys.error} onRetry={() => keys.refetch()} isEmpty={list.length === 0} label="keys" rows={3} empty={
+            <EmptyState icon={<Icon name="key" className="h-8 w-8" />} title={`No ${env.toLowerCase()} keys yet`} action={isOwner && <Button onClick={() => setCreating(true)}>Create a {env.toLowerCase()} key</Button>}>
                 Create a key to start sending events from your app.
               </EmptyState>
-            </div>
-          ) : (
+          }>
             <Table label="API keys">
               <thead>
                 <tr>
@@ -302,7 +292,7 @@ export function ApiKeysPage() {
                 ))}
               </tbody>
             </Table>
-          )}
+          </ListBody>
         </Card>
         {referralsOf && <KeyReferrals apiKey={referralsOf} onClose={() => setReferralsOf(null)} />}
       </div>

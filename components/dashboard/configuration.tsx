@@ -8,7 +8,7 @@ import { formatEth } from "../format";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
-import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Select, Table, Td, Textarea, Th, Toggle } from "../ui";
+import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, Notice, PageHeader, Select, Table, Td, Textarea, Th, Toggle } from "../ui";
 
 type Config = RouterOutputs["config"]["get"];
 type Tier = RouterOutputs["tiers"]["list"]["data"][number];
@@ -190,13 +190,7 @@ function Tiers({ strategy }: { strategy: "FIXED" | "TIERED" }) {
   return (
     <Card title="Reward tiers" description={strategy === "TIERED" ? "Referrers earn the amounts of the highest tier they reach." : "Tiers apply when the reward strategy is Tiered."} actions={editing === null && <Button size="sm" onClick={() => setEditing("new")}>Add tier</Button>} bodyClassName="p-5 pt-0">
       {editing === "new" && <div className="border-b border-slate-100 py-4"><TierForm onDone={() => setEditing(null)} /></div>}
-      {tiers.isLoading ? (
-        <div className="pt-5"><LoadingRows rows={2} label="Loading tiers" /></div>
-      ) : tiers.error ? (
-        <div className="pt-5"><ErrorState error={tiers.error} onRetry={() => tiers.refetch()} /></div>
-      ) : !tiers.data?.data.length ? (
-        <div className="pt-5"><EmptyState title="No tiers yet">Add tiers such as Bronze (0+), Silver (5+) and Gold (20+) to reward your best referrers more.</EmptyState></div>
-      ) : (
+      <ListBody loading={tiers.isLoading} error={tiers.error} onRetry={() => tiers.refetch()} isEmpty={!tiers.data?.data.length} label="tiers" rows={2} empty={<EmptyState title="No tiers yet">Add tiers such as Bronze (0+), Silver (5+) and Gold (20+) to reward your best referrers more.</EmptyState>}>
         <Table label="Tiers">
           <thead>
             <tr>
@@ -208,7 +202,7 @@ function Tiers({ strategy }: { strategy: "FIXED" | "TIERED" }) {
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
-            {tiers.data.data.map((t) =>
+            {(tiers.data?.data ?? []).map((t) =>
               editing !== "new" && editing?.tierId === t.tierId ? (
                 <tr key={t.tierId}>
                   <td colSpan={5} className="px-5 py-4"><TierForm tier={t} onDone={() => setEditing(null)} /></td>
@@ -230,7 +224,7 @@ function Tiers({ strategy }: { strategy: "FIXED" | "TIERED" }) {
             )}
           </tbody>
         </Table>
-      )}
+      </ListBody>
       {deleting && (
         <Dialog open onClose={() => setDeleting(null)} title="Delete this tier?" footer={<><Button variant="ghost" onClick={() => setDeleting(null)}>Cancel</Button><Button variant="danger" loading={del.isPending} onClick={() => del.mutate({ tierId: deleting.tierId })}>Delete tier</Button></>}>
           <p>Referrers in <strong>{deleting.name}</strong> fall back to the tier below. Rewards already paid are not changed.</p>

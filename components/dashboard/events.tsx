@@ -9,7 +9,7 @@ import { combinePages, useCursors } from "../paging";
 import { Icon } from "../icons";
 import { useToast } from "../toast";
 import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
-import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, LoadingRows, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
+import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, LoadMore, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
 
 type EventRow = RouterOutputs["events"]["list"]["data"][number];
 type Status = NonNullable<RouterInputs["events"]["list"]["status"]>;
@@ -324,32 +324,16 @@ export function EventsPage() {
               )}
             </div>
           </form>
-          {q.isLoading ? (
-            <div className="pt-5">
-              <LoadingRows rows={5} label="Loading events" />
-            </div>
-          ) : q.error ? (
-            <div className="pt-5">
-              <ErrorState error={q.error} onRetry={() => q.refetch()} />
-            </div>
-          ) : rows.length === 0 ? (
-            <div className="pt-5">
-              <EmptyState icon={<Icon name="bolt" className="h-8 w-8" />} title={filtered ? "No events match these filters" : `No ${env.toLowerCase()} events yet`}>
+          <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={rows.length === 0} label="events" rows={5} empty={
+            <EmptyState icon={<Icon name="bolt" className="h-8 w-8" />} title={filtered ? "No events match these filters" : `No ${env.toLowerCase()} events yet`}>
                 {filtered ? "Try another status or clear the filters." : "Send an event to /track with a key of this environment and it shows up here."}
               </EmptyState>
-            </div>
-          ) : (
+          }>
             <>
               <EventsTable events={rows} onReview={(event, decision) => setReview({ event, decision })} />
-              {q.hasNextPage && (
-                <div className="pt-4 text-center">
-                  <Button variant="secondary" size="sm" loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
-                    Load more
-                  </Button>
-                </div>
-              )}
+              <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
             </>
-          )}
+          </ListBody>
         </Card>
       </div>
       {review && <ReviewDialog event={review.event} decision={review.decision} onClose={() => setReview(null)} />}

@@ -3,7 +3,7 @@
 import { formatDateTime } from "../format";
 import { combinePages, useCursors } from "../paging";
 import { trpc, type RouterOutputs } from "../trpc";
-import { Badge, Button, Card, EmptyState, ErrorState, LoadingRows, Table, Td, Th } from "../ui";
+import { Badge, Button, Card, EmptyState, ListBody, LoadMore, Table, Td, Th } from "../ui";
 
 type ApiKey = RouterOutputs["apiKeys"]["list"]["data"][number];
 
@@ -22,19 +22,9 @@ export function KeyReferrals({ apiKey, onClose }: { apiKey: ApiKey; onClose: () 
       }
       bodyClassName="p-5 pt-0"
     >
-      {q.isLoading ? (
-        <div className="pt-5">
-          <LoadingRows rows={2} label="Loading referrals" />
-        </div>
-      ) : q.error ? (
-        <div className="pt-5">
-          <ErrorState error={q.error} onRetry={() => q.refetch()} />
-        </div>
-      ) : rows.length === 0 ? (
-        <div className="pt-5">
-          <EmptyState title="No referrals through this key yet" />
-        </div>
-      ) : (
+      <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={rows.length === 0} label="referrals" rows={2} empty={
+        <EmptyState title="No referrals through this key yet" />
+      }>
         <>
           <Table label="Referrals of this key">
             <thead>
@@ -63,15 +53,9 @@ export function KeyReferrals({ apiKey, onClose }: { apiKey: ApiKey; onClose: () 
               ))}
             </tbody>
           </Table>
-          {q.hasNextPage && (
-            <div className="pt-4 text-center">
-              <Button variant="secondary" size="sm" loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
-                Load more
-              </Button>
-            </div>
-          )}
+          <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
         </>
-      )}
+      </ListBody>
     </Card>
   );
 }

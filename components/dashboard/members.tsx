@@ -8,7 +8,7 @@ import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc } from "../trpc";
-import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Table, Td, Th } from "../ui";
+import { Badge, Button, Card, EmptyState, Field, Input, ListBody, Notice, PageHeader, Table, Td, Th } from "../ui";
 
 function InviteForm() {
   const [email, setEmail] = useState("");
@@ -56,19 +56,9 @@ export function MembersPage() {
           <Notice tone="info">Only the owner can invite members.</Notice>
         )}
         <Card title="Team" bodyClassName="p-5 pt-0">
-          {members.isLoading ? (
-            <div className="pt-5">
-              <LoadingRows rows={2} label="Loading members" />
-            </div>
-          ) : members.error ? (
-            <div className="pt-5">
-              <ErrorState error={members.error} onRetry={() => members.refetch()} />
-            </div>
-          ) : !members.data?.data.length ? (
-            <div className="pt-5">
-              <EmptyState icon={<Icon name="team" className="h-8 w-8" />} title="No members yet" />
-            </div>
-          ) : (
+          <ListBody loading={members.isLoading} error={members.error} onRetry={() => members.refetch()} isEmpty={!members.data?.data.length} label="members" rows={2} empty={
+            <EmptyState icon={<Icon name="team" className="h-8 w-8" />} title="No members yet" />
+          }>
             <Table label="Members">
               <thead>
                 <tr>
@@ -79,7 +69,7 @@ export function MembersPage() {
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
-                {members.data.data.map((m) => (
+                {(members.data?.data ?? []).map((m) => (
                   <tr key={m.memberId} data-testid="member-row">
                     <Td>
                       <div className="font-medium text-slate-900">
@@ -99,7 +89,7 @@ export function MembersPage() {
                 ))}
               </tbody>
             </Table>
-          )}
+          </ListBody>
         </Card>
       </div>
     </>

@@ -5,7 +5,7 @@ import { useEnvironment } from "../environment";
 import { formatEth } from "../format";
 import { useMe } from "../shell";
 import { trpc } from "../trpc";
-import { Button, Card, EmptyState, ErrorState, LinkButton, LoadingRows, Notice, PageHeader, Stat } from "../ui";
+import { Button, Card, EmptyState, ErrorState, LinkButton, ListBody, LoadingRows, Notice, PageHeader, Stat } from "../ui";
 import { ActivityChart } from "./activity-chart";
 import { BalanceCards } from "./balance";
 import { EventsTable } from "./events";
@@ -64,15 +64,9 @@ export function OverviewPage() {
           {analytics.isLoading ? <LoadingRows rows={4} label="Loading chart" /> : analytics.error ? <ErrorState error={analytics.error} onRetry={() => analytics.refetch()} /> : <ActivityChart days={analytics.data!.days} />}
         </Card>
         <Card title="Recent events" actions={<LinkButton href="/dashboard/events" variant="ghost" size="sm">View all</LinkButton>} bodyClassName="p-5 pt-0">
-          {recent.isLoading ? (
-            <div className="pt-5"><LoadingRows rows={3} label="Loading events" /></div>
-          ) : recent.error ? (
-            <div className="pt-5"><ErrorState error={recent.error} onRetry={() => recent.refetch()} /></div>
-          ) : !recent.data?.data.length ? (
-            <div className="pt-5"><EmptyState title="No events yet">Events sent to /track with a {env.toLowerCase()} key show up here.</EmptyState></div>
-          ) : (
-            <EventsTable events={recent.data.data} compact />
-          )}
+          <ListBody loading={recent.isLoading} error={recent.error} onRetry={() => recent.refetch()} isEmpty={!recent.data?.data.length} label="events" rows={3} empty={<EmptyState title="No events yet">Events sent to /track with a {env.toLowerCase()} key show up here.</EmptyState>}>
+            <EventsTable events={recent.data?.data ?? []} compact />
+          </ListBody>
         </Card>
       </div>
     </>

@@ -9,7 +9,7 @@ import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc } from "../trpc";
-import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Table, Td, Th, cx } from "../ui";
+import { Badge, Button, Card, cx, EmptyState, Field, Input, ListBody, LoadMore, Notice, PageHeader, Table, Td, Th } from "../ui";
 
 function GrantForm() {
   const { env } = useEnvironment();
@@ -64,11 +64,8 @@ function RewardsList() {
   const { cursors, add } = useCursors(env);
   const q = combinePages(trpc.useQueries((t) => cursors.map((cursor) => t.rewards.list({ environment: env, limit: 25, ...(cursor ? { cursor } : {}) }))), add);
   const rows = q.rows;
-  if (q.isLoading) return <div className="pt-5"><LoadingRows rows={3} label="Loading rewards" /></div>;
-  if (q.error) return <div className="pt-5"><ErrorState error={q.error} onRetry={() => q.refetch()} /></div>;
-  if (!rows.length) return <div className="pt-5"><EmptyState icon={<Icon name="gift" className="h-8 w-8" />} title="No rewards yet">Rewards appear when referred users send qualifying events, or when you grant one.</EmptyState></div>;
   return (
-    <>
+    <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={!rows.length} label="rewards" empty={<EmptyState icon={<Icon name="gift" className="h-8 w-8" />} title="No rewards yet">Rewards appear when referred users send qualifying events, or when you grant one.</EmptyState>}>
       <Table label="Rewards">
         <thead>
           <tr>
@@ -99,8 +96,8 @@ function RewardsList() {
           ))}
         </tbody>
       </Table>
-      {q.hasNextPage && <div className="pt-4 text-center"><Button variant="secondary" size="sm" loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>Load more</Button></div>}
-    </>
+      <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
+    </ListBody>
   );
 }
 
@@ -113,13 +110,7 @@ function Ledger() {
   const balance = results[0]?.data?.balanceEth;
   return (
     <Card title="Ledger" description="Every movement of the pool: funding credits, reward debits, adjustments." actions={balance !== undefined && <span className="text-sm text-slate-600">Balance <strong data-testid="ledger-balance" className="text-slate-900">{formatEth(balance)}</strong></span>} bodyClassName="p-5 pt-0">
-      {q.isLoading ? (
-        <div className="pt-5"><LoadingRows rows={3} label="Loading ledger" /></div>
-      ) : q.error ? (
-        <div className="pt-5"><ErrorState error={q.error} onRetry={() => q.refetch()} /></div>
-      ) : !rows.length ? (
-        <div className="pt-5"><EmptyState icon={<Icon name="wallet" className="h-8 w-8" />} title="The ledger is empty">Fund your pool on the Balance &amp; funding page.</EmptyState></div>
-      ) : (
+      <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={!rows.length} label="ledger" rows={3} empty={<EmptyState icon={<Icon name="wallet" className="h-8 w-8" />} title="The ledger is empty">Fund your pool on the Balance &amp; funding page.</EmptyState>}>
         <>
           <Table label="Ledger">
             <thead>
@@ -144,9 +135,9 @@ function Ledger() {
               ))}
             </tbody>
           </Table>
-          {q.hasNextPage && <div className="pt-4 text-center"><Button variant="secondary" size="sm" loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>Load more</Button></div>}
+          <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
         </>
-      )}
+      </ListBody>
     </Card>
   );
 }
