@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../api-keys/schemas";
+import { rewardSummaryOutput } from "../rewards/schemas";
 import { trackInput } from "../tracking/schemas";
 
 export const eventStatus = z.enum(["QUEUED", "PROCESSED", "FLAGGED", "REJECTED", "FAILED"]);
@@ -12,15 +13,6 @@ export const isoInstant = z
   .refine((s) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), "Must be a date (YYYY-MM-DD) or an ISO 8601 timestamp")
   .transform((s) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s));
 
-const rewardSummary = z.object({
-  rewardId: z.string(),
-  participantId: z.string(),
-  kind: z.enum(["REFERRAL", "BONUS", "MANUAL"]),
-  amountEth: z.string(),
-  requestedEth: z.string(),
-  status: z.enum(["PAID", "HELD", "REFUSED"]),
-  reason: z.string().nullable(),
-});
 
 export const eventOutput = z.object({
   eventId: z.string(),
@@ -37,7 +29,7 @@ export const eventOutput = z.object({
   reason: z.string().nullable(),
   createdAt: z.string(),
   processedAt: z.string().nullable(),
-  rewards: z.array(rewardSummary),
+  rewards: z.array(rewardSummaryOutput),
 });
 export type EventOutput = z.infer<typeof eventOutput>;
 

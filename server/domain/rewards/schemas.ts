@@ -6,6 +6,17 @@ import { environment } from "../api-keys/schemas";
 export const rewardStatus = z.enum(["PAID", "HELD", "REFUSED"]);
 export const rewardKind = z.enum(["REFERRAL", "BONUS", "MANUAL"]);
 
+/** The short form carried by events and the synchronous /track answer (engine.ts RewardSummary). */
+export const rewardSummaryOutput = z.object({
+  rewardId: z.string(),
+  participantId: z.string(),
+  kind: rewardKind,
+  amountEth: z.string(),
+  requestedEth: z.string(),
+  status: rewardStatus,
+  reason: z.string().nullable(),
+});
+
 export const rewardOutput = z.object({
   rewardId: z.string(),
   environment,
