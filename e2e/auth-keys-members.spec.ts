@@ -96,11 +96,16 @@ test("owner creates, rotates and revokes API keys; origins are validated next to
   // The TEST/LIVE switch filters the list.
   await page.getByRole("radio", { name: "Live" }).first().click();
   await expect(page.getByText("No live keys yet")).toBeVisible();
+  await page.reload(); // the choice is remembered
+  await expect(page.getByRole("radio", { name: "Live" }).first()).toHaveAttribute("aria-checked", "true");
+  await expect(page.getByText("No live keys yet")).toBeVisible();
   await page.getByRole("radio", { name: "Test" }).first().click();
   await expect(row).toBeVisible();
 
+  // After the reload the secret is gone for good: it is shown once.
+  await expect(page.getByTestId("api-key-secret")).toHaveCount(0);
+
   // A LIVE key without allowed origins is created with a warning.
-  await page.getByRole("button", { name: "I've copied it" }).click();
   await page.getByRole("button", { name: "Create key" }).first().click();
   await form.getByLabel("Environment").selectOption("LIVE");
   await expect(form.getByText(/must never ship in a browser bundle/)).toBeVisible();

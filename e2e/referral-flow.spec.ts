@@ -139,7 +139,6 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
   expect(held.body.status).toBe("FLAGGED");
   await page.getByRole("link", { name: "Events" }).first().click();
   await page.getByLabel("Status").selectOption("FLAGGED");
-  await page.getByRole("button", { name: "Apply filters" }).click();
   const flagged = page.getByTestId("event-row").filter({ hasText: "purchase" });
   await expect(flagged).toHaveCount(1);
   await expect(flagged).toHaveAttribute("data-status", "FLAGGED");
@@ -165,6 +164,17 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
   await page.getByRole("radio", { name: "Live" }).first().click();
   await expect(page.getByText("No live events yet")).toBeVisible();
   await page.getByRole("radio", { name: "Test" }).first().click();
+  await expect(page.getByTestId("event-row")).toHaveCount(3);
+  const filters = page.getByRole("form", { name: "Filter events" });
+  await filters.getByLabel("Event name").fill("signup");
+  await filters.getByRole("button", { name: "Apply filters" }).click();
+  await expect(page.getByTestId("event-row")).toHaveCount(1);
+  const tomorrow = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+  await filters.getByLabel("Event name").fill("");
+  await filters.getByLabel("From").fill(tomorrow);
+  await filters.getByRole("button", { name: "Apply filters" }).click();
+  await expect(page.getByText("No events match these filters")).toBeVisible();
+  await filters.getByRole("button", { name: "Clear" }).click();
   await expect(page.getByTestId("event-row")).toHaveCount(3);
 
   await page.getByRole("link", { name: "Balance & funding" }).first().click();

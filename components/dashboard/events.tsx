@@ -252,16 +252,27 @@ function TestEventForm({ onDone }: { onDone: () => void }) {
 export function EventsPage() {
   const { env } = useEnvironment();
   const [status, setStatus] = useState<Status | "">("");
-  const [eventName, setEventName] = useState("");
-  const [campaign, setCampaign] = useState("");
-  const [applied, setApplied] = useState({ eventName: "", campaign: "" });
+  const none = { eventName: "", campaign: "", from: "", to: "" };
+  const [draft, setDraft] = useState(none);
+  const [applied, setApplied] = useState(none);
   const [review, setReview] = useState<{ event: EventRow; decision: "PROCESSED" | "REJECTED" } | null>(null);
   const [creating, setCreating] = useState(false);
-  const input = { environment: env, limit: 25, ...(status ? { status } : {}), ...(applied.eventName ? { eventName: applied.eventName } : {}), ...(applied.campaign ? { campaign: applied.campaign } : {}) };
+  // `to` is exclusive on the server; the date picker means "through that day".
+  const dayAfter = (d: string) => new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+  const input = {
+    environment: env,
+    limit: 25,
+    ...(status ? { status } : {}),
+    ...(applied.eventName ? { eventName: applied.eventName } : {}),
+    ...(applied.campaign ? { campaign: applied.campaign } : {}),
+    ...(applied.from ? { from: applied.from } : {}),
+    ...(applied.to ? { to: dayAfter(applied.to) } : {}),
+  };
   const { cursors, add } = useCursors(JSON.stringify(input));
   const q = combinePages(trpc.useQueries((t) => cursors.map((cursor) => t.events.list({ ...input, ...(cursor ? { cursor } : {}) }, { refetchInterval: 10_000 }))), add);
   const rows = q.rows;
-  const filtered = !!(status || applied.eventName || applied.campaign);
+  const filtered = !!(status || Object.values(applied).some(Boolean));
+  const setField = (k: keyof typeof none) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [k]: e.target.value }));
 
   return (
     <>
@@ -284,11 +295,11 @@ export function EventsPage() {
         )}
         <Card bodyClassName="p-5 pt-0">
           <form
-            className="grid gap-3 border-b border-slate-100 py-4 sm:grid-cols-4 sm:items-end"
+            className="grid gap-3 border-b border-slate-100 py-4 sm:grid-cols-3 sm:items-end lg:grid-cols-6"
             aria-label="Filter events"
             onSubmit={(e) => {
               e.preventDefault();
-              setApplied({ eventName: eventName.trim(), campaign: campaign.trim() });
+              setApplied({ eventName: draft.eventName.trim(), campaign: draft.campaign.trim(), from: draft.from, to: draft.to });
             }}
           >
             <Field label="Status">
@@ -303,8 +314,10 @@ export function EventsPage() {
                 </Select>
               )}
             </Field>
-            <Field label="Event name">{(p) => <Input {...p} name="eventName" value={eventName} onChange={(e) => setEventName(e.target.value)} placeholder="Any" maxLength={100} />}</Field>
-            <Field label="Campaign">{(p) => <Input {...p} name="campaign" value={campaign} onChange={(e) => setCampaign(e.target.value)} placeholder="Any" maxLength={100} />}</Field>
+            <Field label="Event name">{(p) => <Input {...p} name="eventName" value={draft.eventName} onChange={setField("eventName")} placeholder="Any" maxLength={100} />}</Field>
+            <Field label="Campaign">{(p) => <Input {...p} name="campaign" value={draft.campaign} onChange={setField("campaign")} placeholder="Any" maxLength={100} />}</Field>
+            <Field label="From">{(p) => <Input {...p} name="from" type="date" value={draft.from} onChange={setField("from")} />}</Field>
+            <Field label="Through">{(p) => <Input {...p} name="to" type="date" value={draft.to} min={draft.from || undefined} onChange={setField("to")} />}</Field>
             <div className="flex gap-2">
               <Button type="submit" variant="secondary">
                 Apply filters
@@ -314,9 +327,8 @@ export function EventsPage() {
                   variant="ghost"
                   onClick={() => {
                     setStatus("");
-                    setEventName("");
-                    setCampaign("");
-                    setApplied({ eventName: "", campaign: "" });
+                    setDraft(none);
+                    setApplied(none);
                   }}
                 >
                   Clear

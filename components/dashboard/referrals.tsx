@@ -1,11 +1,12 @@
 "use client";
 // Referrals and their statistics: status funnel, conversion, top referrers, why referrals were
 // rejected, and referrals/conversions per day.
+import { useState } from "react";
 import { useEnvironment } from "../environment";
 import { formatEth } from "../format";
 import { Icon } from "../icons";
 import { trpc } from "../trpc";
-import { Badge, Card, EmptyState, ErrorState, LoadingRows, PageHeader, Stat, Table, Td, Th } from "../ui";
+import { Badge, Button, Card, Field, Input, EmptyState, ErrorState, LoadingRows, PageHeader, Stat, Table, Td, Th } from "../ui";
 import { ActivityChart } from "./activity-chart";
 
 const pct = (x: number) => `${(x * 100).toFixed(x > 0 && x < 0.1 ? 1 : 0)}%`;
@@ -42,7 +43,9 @@ export function TopReferrers({ rows }: { rows: Array<{ participantId: string; re
 export function ReferralsPage() {
   const { env } = useEnvironment();
   const stats = trpc.referrals.stats.useQuery({ environment: env });
-  const analytics = trpc.analytics.get.useQuery({ environment: env });
+  const [campaignDraft, setCampaignDraft] = useState("");
+  const [campaign, setCampaign] = useState("");
+  const analytics = trpc.analytics.get.useQuery({ environment: env, ...(campaign ? { campaign } : {}) });
   const s = stats.data;
   const rejected = Object.entries(s?.rejectedReferralsByReason ?? {});
   return (
@@ -72,7 +75,25 @@ export function ReferralsPage() {
               </div>
             )}
           </Card>
-          <Card title="Referrals per day" description="Last 30 days (UTC)">
+          <Card
+            title="Referrals per day"
+            description={campaign ? `Last 30 days (UTC), campaign “${campaign}”` : "Last 30 days (UTC), all campaigns"}
+            actions={
+              <form
+                className="flex items-end gap-2"
+                aria-label="Filter by campaign"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  setCampaign(campaignDraft.trim());
+                }}
+              >
+                <Field label="Campaign">{(p) => <Input {...p} name="campaign" value={campaignDraft} onChange={(e) => setCampaignDraft(e.target.value)} placeholder="All" maxLength={100} className="w-36" />}</Field>
+                <Button type="submit" variant="secondary" size="sm" className="mb-0.5">
+                  Show
+                </Button>
+              </form>
+            }
+          >
             {analytics.isLoading ? <LoadingRows rows={4} label="Loading chart" /> : analytics.error ? <ErrorState error={analytics.error} onRetry={() => analytics.refetch()} /> : <ActivityChart days={analytics.data!.days} series="referrals" />}
           </Card>
           <div className="grid gap-6 lg:grid-cols-3">
