@@ -18,7 +18,7 @@ const VARIANTS: Record<Variant, string> = {
 
 export function buttonClass(variant: Variant = "primary", size: "sm" | "md" = "md", className?: string) {
   return cx(
-    "inline-flex items-center justify-center gap-2 rounded-lg font-medium transition focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed disabled:opacity-60",
+    "inline-flex items-center justify-center gap-2 whitespace-nowrap rounded-lg font-medium transition focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed disabled:opacity-60",
     size === "sm" ? "px-2.5 py-1.5 text-xs" : "px-3.5 py-2 text-sm",
     VARIANTS[variant],
     className,

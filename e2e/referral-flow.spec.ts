@@ -149,7 +149,7 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
   await expect(page.getByText("Event approved: held rewards released")).toBeVisible();
   await expect(page.getByTestId("event-row")).toHaveCount(0);
   await page.getByLabel("Status").selectOption("");
-  await page.getByRole("button", { name: "Apply filters" }).click();
+  await page.getByRole("button", { name: "Apply", exact: true }).click();
   await expect(page.getByTestId("event-row").filter({ hasText: "purchase" })).toHaveCount(2);
   await expect(page.getByTestId("event-row").and(page.locator('[data-status="FLAGGED"]'))).toHaveCount(0);
   // The approved event's details: its rewards were released and paid.
@@ -167,15 +167,24 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
   await expect(page.getByTestId("event-row")).toHaveCount(3);
   const filters = page.getByRole("form", { name: "Filter events" });
   await filters.getByLabel("Event name").fill("signup");
-  await filters.getByRole("button", { name: "Apply filters" }).click();
+  await filters.getByRole("button", { name: "Apply", exact: true }).click();
   await expect(page.getByTestId("event-row")).toHaveCount(1);
   const tomorrow = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
   await filters.getByLabel("Event name").fill("");
   await filters.getByLabel("From").fill(tomorrow);
-  await filters.getByRole("button", { name: "Apply filters" }).click();
+  await filters.getByRole("button", { name: "Apply", exact: true }).click();
   await expect(page.getByText("No events match these filters")).toBeVisible();
   await filters.getByRole("button", { name: "Clear" }).click();
   await expect(page.getByTestId("event-row")).toHaveCount(3);
+  // Recording an event from the dashboard runs the /track pipeline.
+  await page.getByRole("button", { name: "Record an event" }).click();
+  const record = page.getByRole("form", { name: "Record an event" });
+  await record.getByLabel("Event name").fill("bad name!");
+  await record.getByRole("button", { name: "Record event" }).click();
+  await expect(record.getByLabel("Event name")).toHaveAttribute("aria-invalid", "true");
+  await record.getByLabel("Event name").fill("newsletter_signup");
+  await record.getByRole("button", { name: "Record event" }).click();
+  await expect(page.getByTestId("event-row").filter({ hasText: "newsletter_signup" })).toContainText("dashboard");
 
   await page.getByRole("link", { name: "Balance & funding" }).first().click();
   await expect(page.getByTestId("pool-balance")).toHaveText("2.2 ETH");

@@ -320,7 +320,7 @@ export function EventsPage() {
             <Field label="Through">{(p) => <Input {...p} name="to" type="date" value={draft.to} min={draft.from || undefined} onChange={setField("to")} />}</Field>
             <div className="flex gap-2">
               <Button type="submit" variant="secondary">
-                Apply filters
+                Apply
               </Button>
               {filtered && (
                 <Button
