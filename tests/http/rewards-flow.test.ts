@@ -90,6 +90,35 @@ describe("track → reward → balance", () => {
 
 });
 
+describe("TIERED strategy", () => {
+  it("the referrer's tier (by qualified referrals) sets the amounts; categorization places participants", async () => {
+    const { owner, secret } = await rewardsBusiness({ referralRewardEth: "0.001", fundEth: "1", general: { rewardStrategy: "TIERED" } });
+    const bronze = await owner.call("POST", "/business/config/tiers", { name: "Bronze", minReferrals: 1, referralRewardEth: "0.01" });
+    const silver = await owner.call("POST", "/business/config/tiers", { name: "Silver", minReferrals: 2, referralRewardEth: "0.02", bonusEth: "0.005" });
+    await owner.call("POST", "/business/config/tiers", { name: "Gold", minReferrals: 4, referralRewardEth: "0.05" });
+    const alice = await participant(secret);
+    const first = await trackReferral(secret, alice.referralCode);
+    const second = await trackReferral(secret, alice.referralCode);
+    expect(first.body.rewards.map((r: any) => [r.kind, r.amountEth])).toEqual([["REFERRAL", "0.01"]]);
+    expect(second.body.rewards.map((r: any) => [r.kind, r.amountEth])).toEqual([
+      ["REFERRAL", "0.02"],
+      ["BONUS", "0.005"],
+    ]);
+    const bob = await participant(secret);
+    await trackReferral(secret, bob.referralCode);
+    const cat = await owner.call("GET", "/business/config/tier-categorization?environment=TEST");
+    expect(cat.status).toBe(200);
+    // alice (2) in Silver, bob (1) in Bronze, the 3 referred users and no-one else below every tier.
+    expect(cat.body.tiers.map((t: any) => [t.name, t.participantCount])).toEqual([
+      ["Bronze", 1],
+      ["Silver", 1],
+      ["Gold", 0],
+    ]);
+    expect(cat.body.untiered.participantCount).toBe(3);
+    expect(cat.body.closestToNext[0]).toMatchObject({ participantId: bob.participantId, currentTierId: bronze.body.tierId, nextTierId: silver.body.tierId, referralsToNext: 1 });
+  });
+});
+
 describe("low pool", () => {
   it("one LOW_POOL alert per crossing plus a REFILL_REQUEST with auto-refill; funding re-arms it", async () => {
     const { owner, secret } = await rewardsBusiness({
