@@ -30,22 +30,27 @@ export function backoffMs(attempt: number): number {
 /** A 4xx AppError is the job's definite answer (e.g. unknown referral code): no retry. */
 const isPermanent = (e: AppError) => e.status >= 400 && e.status < 500 && e.code !== "RATE_LIMITED" && e.code !== "CONFLICT";
 
-/** Claims up to `limit` due jobs (QUEUED and due, or RUNNING with an expired lease). */
-export async function claimDueJobs(limit: number, types?: readonly string[]): Promise<Job[]> {
+/**
+ * Claims up to `limit` due jobs: QUEUED and due, or RUNNING with an expired lease. Two index
+ * scans on (status, runAt), each stopping after `limit` rows, so a backlog of queued jobs does
+ * not make every poll sort the whole backlog.
+ */
+export async function claimDueJobs(limit: number): Promise<Job[]> {
   const token = randomUUID();
   const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-    `UPDATE "Job" SET status = 'RUNNING', attempts = attempts + 1, "lockedUntil" = (now() AT TIME ZONE 'UTC') + ($1::int * interval '1 millisecond'),
-        "lockedBy" = $2 || ':' || id, "startedAt" = COALESCE("startedAt", (now() AT TIME ZONE 'UTC')), "updatedAt" = (now() AT TIME ZONE 'UTC')
-      WHERE id IN (
-        SELECT id FROM "Job"
-         WHERE ((status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC')) OR (status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')))
-         ${types ? `AND type::text = ANY($4::text[])` : ""}
+    `WITH queued AS (
+        SELECT id FROM "Job" WHERE status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC')
+         ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED),
+      expired AS (
+        SELECT id FROM "Job" WHERE status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')
          ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)
+     UPDATE "Job" SET status = 'RUNNING', attempts = attempts + 1, "lockedUntil" = (now() AT TIME ZONE 'UTC') + ($1::int * interval '1 millisecond'),
+        "lockedBy" = $2 || ':' || id, "startedAt" = COALESCE("startedAt", (now() AT TIME ZONE 'UTC')), "updatedAt" = (now() AT TIME ZONE 'UTC')
+      WHERE id IN (SELECT id FROM queued UNION ALL SELECT id FROM expired)
       RETURNING id`,
     env.jobLeaseMs,
     token,
     limit,
-    ...(types ? [types as string[]] : []),
   );
   if (rows.length === 0) return [];
   return db.job.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { runAt: "asc" } });

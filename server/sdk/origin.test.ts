@@ -1,0 +1,42 @@
+// allowedOrigins matching and the API-key header precedence, in-process.
+import { describe, expect, it } from "vitest";
+import { originAllowed, originOf, requestOrigin } from "./origin";
+import { extractApiKey } from "./with-sdk-key";
+
+describe("origin matching", () => {
+  const allowed = ["https://shop.example.com", "https://*.example.org", "http://localhost:3000"];
+  it.each([
+    ["https://shop.example.com", true],
+    ["https://SHOP.example.com", true],
+    ["https://shop.example.com:443", true],
+    ["https://a.example.org", true],
+    ["https://a.b.example.org", true],
+    ["http://localhost:3000", true],
+    ["https://example.org", false],
+    ["https://evilexample.org", false],
+    ["http://a.example.org", false],
+    ["https://a.example.org:8443", false],
+    ["https://shop.example.com.evil.io", false],
+    ["http://localhost:3001", false],
+  ])("%s → %s", (origin, ok) => {
+    expect(originAllowed(originOf(origin)!, allowed)).toBe(ok);
+  });
+
+  it("takes Origin first, else the origin of Referer; ignores 'null' and non-http schemes", () => {
+    expect(requestOrigin(new Headers({ origin: "https://a.example.org", referer: "https://x.io/p" }))).toBe("https://a.example.org");
+    expect(requestOrigin(new Headers({ referer: "https://x.io/p?q=1" }))).toBe("https://x.io");
+    expect(requestOrigin(new Headers({ origin: "null" }))).toBeNull();
+    expect(requestOrigin(new Headers({ referer: "file:///etc/passwd" }))).toBeNull();
+    expect(requestOrigin(new Headers())).toBeNull();
+  });
+});
+
+describe("API key headers", () => {
+  it("x-service-api-key, then x-api-key, then Authorization: Bearer", () => {
+    expect(extractApiKey(new Headers({ "x-service-api-key": "a", "x-api-key": "b", authorization: "Bearer c" }))).toBe("a");
+    expect(extractApiKey(new Headers({ "x-api-key": "b", authorization: "Bearer c" }))).toBe("b");
+    expect(extractApiKey(new Headers({ authorization: "bearer  c " }))).toBe("c");
+    expect(extractApiKey(new Headers({ authorization: "Basic abc" }))).toBe("");
+    expect(extractApiKey(new Headers())).toBeNull();
+  });
+});
