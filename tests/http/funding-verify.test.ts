@@ -55,8 +55,9 @@ describe("POST /business/funding/verify", () => {
       balanceEth: "1.5",
       depositAddress: to,
       from: devAccount(5),
-      confirmations: 1,
     });
+    // Other test files mine blocks on the same chain in parallel: at least the required one.
+    expect(first.body.confirmations).toBeGreaterThanOrEqual(1);
     expect(first.body.blockNumber).toMatch(/^\d+$/);
 
     const again = await verify(owner, { txHash: hash.toUpperCase().replace("0X", "0x"), environment: "TEST" });
