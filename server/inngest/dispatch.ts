@@ -14,11 +14,20 @@ export async function sendJobsToInngest(jobs: Pick<Job, "id" | "type">[]): Promi
   await db.job.updateMany({ where: { id: { in: jobs.map((j) => j.id) } }, data: { dispatchedAt: new Date() } });
 }
 
-/** One pass of the re-dispatch loop: QUEUED jobs never (or long ago) handed to Inngest. */
+/**
+ * One pass of the re-dispatch loop: QUEUED jobs never (or long ago) handed to Inngest, and
+ * jobs left RUNNING by a run that died after its lease expired (Inngest may have given up).
+ */
 export async function redispatchPending(limit = 100): Promise<number> {
-  const stale = new Date(Date.now() - STALE_DISPATCH_MS);
+  const now = new Date();
+  const stale = new Date(now.getTime() - STALE_DISPATCH_MS);
   const jobs = await db.job.findMany({
-    where: { status: "QUEUED", runAt: { lte: new Date() }, OR: [{ dispatchedAt: null }, { dispatchedAt: { lt: stale } }] },
+    where: {
+      OR: [
+        { status: "QUEUED", runAt: { lte: now }, OR: [{ dispatchedAt: null }, { dispatchedAt: { lt: stale } }] },
+        { status: "RUNNING", lockedUntil: { lt: now }, OR: [{ dispatchedAt: null }, { dispatchedAt: { lt: stale } }] },
+      ],
+    },
     select: { id: true, type: true },
     orderBy: { runAt: "asc" },
     take: limit,
