@@ -17,7 +17,10 @@ export function run(cmd, args, opts = {}) {
 export function ensureDependencies() {
   if (!existsSync(path.join(root, "node_modules", ".package-lock.json"))) {
     console.log("▸ Installing dependencies (npm ci)…");
-    run("npm", ["ci", "--no-audit", "--no-fund"]);
+    // npm ci refuses a lockfile that lacks other platforms' optional packages (some registries
+    // serve only this platform's builds); npm install then installs the same pinned versions.
+    const ci = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { stdio: "inherit", cwd: root });
+    if (ci.status !== 0) run("npm", ["install", "--no-audit", "--no-fund"]);
   }
 }
 
