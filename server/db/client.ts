@@ -57,7 +57,9 @@ function create(): DbState {
     if (kind === "pglite" || process.env.MIGRATE_ON_START === "1") await applyMigrations(opened.runner);
     if (kind === "postgres") await opened.close();
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    resolveClient(new PrismaClient({ adapter: opened.adapter as any }));
+    // Under bursts, transactions queue for a pooled connection (PostgreSQL) or for PGlite's single
+    // one; Prisma's 2 s default maxWait would turn that queueing into 500s.
+    resolveClient(new PrismaClient({ adapter: opened.adapter as any, transactionOptions: { maxWait: 15_000, timeout: 30_000 } }));
   })();
   // A proxy lets callers use `db` synchronously; every model call awaits readiness first.
   const client = lazyClient(clientPromise);
