@@ -1,6 +1,7 @@
 // POST /track and POST /track/batch: the tracked event and the two response shapes.
 import { z } from "zod";
 import { email, externalUserId, personName } from "../participants/schemas";
+import { rewardSummaryOutput } from "../rewards/schemas";
 
 const MAX_METADATA_BYTES = 8 * 1024;
 const MAX_METADATA_DEPTH = 5;
@@ -57,15 +58,6 @@ export const trackBatchInput = z.strictObject({
   events: z.array(z.unknown()).min(1).max(MAX_BATCH, `At most ${MAX_BATCH} events per batch`),
 });
 
-const rewardSummary = z.object({
-  rewardId: z.string(),
-  participantId: z.string(),
-  kind: z.enum(["REFERRAL", "BONUS", "MANUAL"]),
-  amountEth: z.string(),
-  requestedEth: z.string(),
-  status: z.enum(["PAID", "HELD", "REFUSED"]),
-  reason: z.string().nullable(),
-});
 
 const participantRef = z.object({ participantId: z.string(), referralCode: z.string() });
 
@@ -78,7 +70,7 @@ export const trackSyncOutput = z.object({
   reason: z.string().nullable(),
   referralId: z.string().nullable(),
   referredParticipant: participantRef.nullable(),
-  rewards: z.array(rewardSummary).optional(),
+  rewards: z.array(rewardSummaryOutput).optional(),
 });
 export type TrackSyncOutput = z.infer<typeof trackSyncOutput>;
 
