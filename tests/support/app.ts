@@ -1,11 +1,13 @@
-// Starts the real production build (`next start`) for HTTP tests, on its own port and database.
+// Starts the real production build (`next start`) on its own port and database: for HTTP tests
+// and for the benchmarks (bench/app.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
-export const ROOT = path.resolve(__dirname, "..", "..");
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
