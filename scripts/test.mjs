@@ -66,7 +66,27 @@ if (!only || only === "postgres") {
   } else console.log("\n⚠ PostgreSQL not reachable at 127.0.0.1:5432: skipping the PostgreSQL run (set TEST_PG_URL to point elsewhere).");
 }
 
-if ((!only || only === "e2e") && existsSync(path.join(root, "playwright.config.ts"))) {
+/** A Chromium for Playwright: Debian's, an explicit one, or Playwright's own download. */
+async function browserAvailable() {
+  if (process.env.PLAYWRIGHT_CHROMIUM_PATH || ["/usr/bin/chromium", "/usr/bin/chromium-browser"].some((p) => existsSync(p))) return true;
+  try {
+    const { chromium } = await import("@playwright/test");
+    return existsSync(chromium.executablePath());
+  } catch {
+    return false;
+  }
+}
+
+const e2eWanted = (!only || only === "e2e") && existsSync(path.join(root, "playwright.config.ts"));
+const e2eBrowser = e2eWanted && (await browserAvailable());
+if (e2eWanted && !e2eBrowser) {
+  if (ci) {
+    console.error("\n✖ No Chromium for the e2e tests and CI=true (install Debian's chromium).");
+    failures.push("no browser");
+    totals.failed += 1;
+  } else console.log("\n⚠ No Chromium found: skipping the dashboard e2e (apt-get install chromium, or npx playwright install chromium).");
+}
+if (e2eBrowser) {
   console.log("\n━━ Dashboard e2e (Playwright, real browser) ━━");
   const out = path.join(reportDir, "playwright.json");
   rmSync(out, { force: true });
