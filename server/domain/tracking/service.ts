@@ -14,7 +14,7 @@ import { recordReferral } from "../referrals/service";
 import { dispatchJobs, enqueueJob } from "../../jobs/queue";
 import { insertQueuedEvent, insertQueuedEvents, type ProcessingMode } from "./queued-insert";
 export type { ProcessingMode };
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestHash } from "./idempotency";
+import { claimIdempotencyKey, completeIdempotencyKey, pickIdempotencyKey, releaseIdempotencyKey, requestHash } from "./idempotency";
 import { EVENT_QUEUED_MESSAGE, trackInput, type TrackInput, type TrackOutput, type TrackQueuedOutput, type TrackSyncOutput } from "./schemas";
 
 const ROUTE = "POST /track";
@@ -116,8 +116,8 @@ const queuedOutput = (eventId: string, jobId: string): TrackQueuedOutput => ({
 });
 
 export interface AcceptOptions {
-  /** From the body's idempotencyKey or the Idempotency-Key header (already reconciled). */
-  idempotencyKey?: string;
+  /** The Idempotency-Key header, if any; reconciled here with the body's idempotencyKey. */
+  idempotencyKeyHeader?: string | null;
   /** Overrides the business setting (e.g. the dashboard forcing synchronous processing). */
   mode?: ProcessingMode;
 }
@@ -133,9 +133,9 @@ export interface AcceptResult {
  * rule. Works without an API key (scope.apiKeyId null). Input is validated here too, so every
  * caller gets the same rules.
  */
-export async function acceptEvent(scope: Scope, rawInput: TrackInput, opts: AcceptOptions = {}): Promise<AcceptResult> {
+export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptOptions = {}): Promise<AcceptResult> {
   const input = trackInput.parse(rawInput);
-  const key = opts.idempotencyKey ?? input.idempotencyKey;
+  const key = pickIdempotencyKey(input.idempotencyKey, opts.idempotencyKeyHeader ?? null);
   const hash = key ? requestHash(ROUTE, input) : "";
   let mode = opts.mode;
   // Fast path: when this event is queued in the likely case (AUTO with a referred user, or a
