@@ -1,0 +1,56 @@
+// PATCH /business/participants/:participantId: the business sets or clears a participant's
+// payout wallet. Answers the participant with its payout totals.
+import { z } from "zod";
+import { db } from "../../db/client";
+import { notFound } from "../../shared/errors";
+import { participantTotals } from "../payouts/totals";
+import { walletAddress } from "./schemas";
+
+export const updateParticipantInput = z.strictObject({
+  participantId: z.string().min(1).max(64),
+  /** A checksummed or lower-case EVM address; null clears it. */
+  walletAddress: walletAddress.nullable(),
+});
+export type UpdateParticipantInput = z.infer<typeof updateParticipantInput>;
+
+export const participantWithTotalsOutput = z.object({
+  participantId: z.string(),
+  environment: z.enum(["TEST", "LIVE"]),
+  userId: z.string().nullable(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  handle: z.string().nullable(),
+  referralCode: z.string(),
+  walletAddress: z.string().nullable(),
+  earnedEth: z.string(),
+  owedEth: z.string(),
+  paidOutEth: z.string(),
+  clawbackOwedEth: z.string(),
+  balanceEth: z.string(),
+  createdAt: z.string(),
+});
+export type ParticipantWithTotals = z.infer<typeof participantWithTotalsOutput>;
+
+async function participantWithTotals(businessId: string, participantId: string): Promise<ParticipantWithTotals> {
+  const p = await db.participant.findFirst({ where: { id: participantId, businessId } });
+  if (!p) throw notFound("Participant");
+  const t = (await participantTotals(businessId, [p.id])).get(p.id)!;
+  return {
+    participantId: p.id,
+    environment: p.environment,
+    userId: p.externalId,
+    email: p.email,
+    name: p.name,
+    handle: p.handle,
+    referralCode: p.referralCode,
+    createdAt: p.createdAt.toISOString(),
+    ...t,
+    walletAddress: p.walletAddress,
+  };
+}
+
+export async function updateParticipantWallet(businessId: string, input: UpdateParticipantInput): Promise<ParticipantWithTotals> {
+  const r = await db.participant.updateMany({ where: { id: input.participantId, businessId }, data: { walletAddress: input.walletAddress } });
+  if (r.count !== 1) throw notFound("Participant");
+  return participantWithTotals(businessId, input.participantId);
+}

@@ -1,0 +1,120 @@
+// Reversals (refunds, chargebacks): the rewards of a referred user's referrals are reversed.
+// Not yet paid out (ON_HOLD, PAYABLE): REVERSED and their ETH credited back to the pool
+// (ledger kind REVERSAL). Already paid out or being paid (IN_PAYOUT, PAID_OUT): REVERSED with
+// a CLAWBACK, a debt of the participant that their next payouts offset first (payouts/service.ts).
+// One reversal per reward (unique index), so a repeated call or event reverses nothing twice.
+import { db, type Tx } from "../../db/client";
+import type { TrackedEvent } from "../../db/generated";
+import { AppError } from "../../shared/errors";
+import { toBigInt, weiToEth } from "../../shared/money";
+import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
+import type { Scope } from "../participants/schemas";
+import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tracking/idempotency";
+import type { ReversalOutput, ReverseRewardsInput, ReverseRewardsOutput } from "./schemas";
+
+const ROUTE = "/sdk/rewards/reverse";
+
+interface ReverseOptions {
+  reason: string;
+  eventName?: string | null;
+  eventId?: string | null;
+}
+
+/** Reverses every not-yet-reversed PAID reward of the referrals of `referredId`. Caller's transaction. */
+async function reverseReferredRewards(tx: Tx, scope: Scope, referredId: string, o: ReverseOptions) {
+  const referrals = await tx.referral.findMany({ where: { referredId, businessId: scope.businessId, environment: scope.environment }, select: { id: true } });
+  const pool = await lockPool(tx, scope.businessId, scope.environment);
+  void pool;
+  const rewards = referrals.length
+    ? await tx.$queryRaw<Array<{ id: string; participantId: string; amountWei: string; payoutStatus: string | null }>>`
+        SELECT "id", "participantId", "amountWei"::text AS "amountWei", "payoutStatus"::text AS "payoutStatus" FROM "Reward"
+        WHERE "referralId" = ANY(${referrals.map((r) => r.id)}::text[]) AND "businessId" = ${scope.businessId}
+          AND "status" = 'PAID' AND "payoutStatus" IS DISTINCT FROM 'REVERSED'
+        ORDER BY "createdAt", "id" FOR UPDATE`
+    : [];
+  const out: ReversalOutput[] = [];
+  let returned = 0n;
+  let clawback = 0n;
+  const now = new Date();
+  for (const r of rewards) {
+    const amount = toBigInt(r.amountWei);
+    const paidOut = r.payoutStatus === "IN_PAYOUT" || r.payoutStatus === "PAID_OUT";
+    await tx.reward.update({ where: { id: r.id }, data: { payoutStatus: "REVERSED", reversedAt: now, reversalReason: o.reason } });
+    const rev = await tx.rewardReversal.create({
+      data: {
+        businessId: scope.businessId,
+        environment: scope.environment,
+        rewardId: r.id,
+        participantId: r.participantId,
+        amountWei: r.amountWei,
+        outcome: paidOut ? "CLAWBACK" : "RETURNED_TO_POOL",
+        reason: o.reason,
+        eventName: o.eventName ?? null,
+        eventId: o.eventId ?? null,
+        createdAt: now,
+      },
+    });
+    if (paidOut) clawback += amount;
+    else {
+      returned += amount;
+      if (amount > 0n) {
+        await creditLedger(tx, { businessId: scope.businessId, environment: scope.environment, amountWei: amount, kind: "REVERSAL", memo: `Reward ${r.id} reversed: ${o.reason}`.slice(0, 500) });
+      }
+    }
+    out.push({
+      reversalId: rev.id,
+      rewardId: r.id,
+      participantId: r.participantId,
+      amountEth: weiToEth(amount),
+      outcome: rev.outcome,
+      reason: rev.reason,
+      eventName: rev.eventName,
+      createdAt: rev.createdAt.toISOString(),
+    });
+  }
+  return { reversals: out, returnedWei: returned, clawbackWei: clawback };
+}
+
+/** POST /sdk/rewards/reverse. Idempotent with idempotencyKey (or the Idempotency-Key header). */
+export async function reverseRewards(scope: Scope, input: ReverseRewardsInput): Promise<{ status: number; body: unknown }> {
+  return db.$transaction(
+    async (tx) => {
+      let recordId: string | undefined;
+      if (input.idempotencyKey) {
+        const claim = await claimIdempotencyKey(tx, scope, input.idempotencyKey, ROUTE, requestHash(ROUTE, { ...input }));
+        if (claim.replay) return claim.replay;
+        recordId = claim.recordId;
+      }
+      const base = { businessId: scope.businessId, environment: scope.environment };
+      const referred =
+        (input.referredUserId ? await tx.participant.findUnique({ where: { businessId_environment_externalId: { ...base, externalId: input.referredUserId } } }) : null) ??
+        (input.referredUserEmail ? await tx.participant.findUnique({ where: { businessId_environment_email: { ...base, email: input.referredUserEmail } } }) : null);
+      if (!referred) throw new AppError("NOT_FOUND", "No referred user with this id or email in this environment");
+      const r = await reverseReferredRewards(tx, scope, referred.id, { reason: input.reason, eventName: input.eventName });
+      const body: ReverseRewardsOutput = {
+        referredParticipantId: referred.id,
+        reversals: r.reversals,
+        returnedToPoolEth: weiToEth(r.returnedWei),
+        clawbackEth: weiToEth(r.clawbackWei),
+        balanceEth: weiToEth(await getBalanceWei(tx, scope.businessId, scope.environment)),
+      };
+      if (recordId) await completeIdempotencyKey(tx, recordId, 200, body);
+      return { status: 200, body };
+    },
+    { timeout: 30_000, maxWait: 30_000 },
+  );
+}
+
+/**
+ * A tracked event whose name is in the business's reversalEvents reverses the rewards of its
+ * referral (the referred user's). Null when the event is not a reversal event.
+ */
+export async function reverseForTrackedEvent(tx: Tx, scope: Scope, event: TrackedEvent, referredId: string | null) {
+  const cfg = await tx.businessConfig.findUnique({ where: { businessId: scope.businessId }, select: { reversalEvents: true } });
+  if (!cfg || !cfg.reversalEvents.includes(event.eventName)) return null;
+  if (event.untrusted) return null; // a browser key cannot claw back rewards
+  if (!referredId) return { reversals: [], returnedWei: 0n, clawbackWei: 0n };
+  const given = (event.metadata as { reason?: unknown } | null)?.reason;
+  const reason = (typeof given === "string" && given.trim() ? given.trim() : `Event ${event.eventName}`).slice(0, 500);
+  return reverseReferredRewards(tx, scope, referredId, { reason, eventName: event.eventName, eventId: event.id });
+}

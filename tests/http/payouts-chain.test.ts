@@ -1,0 +1,258 @@
+// Payouts on a real local chain (its own Hardhat / EDR node per suite): the ETH reaches the
+// wallet exactly once, concurrent runs pay once, gas is in the ledger and the deposit address
+// reconciles with it, too little ETH fails cleanly, a reorg is detected, reversals before and
+// after payout, and LIVE stays off without a private seed and an RPC URL.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEther } from "viem";
+import { signUp } from "../support/http";
+import {
+  balanceOf,
+  earn,
+  figures,
+  freshWallet,
+  fund,
+  mineBlocks,
+  payoutBusiness,
+  referrerWithWallet,
+  rpcCall,
+  runPayouts,
+  startChainApp,
+  type ChainApp,
+} from "./payouts-helpers";
+
+describe("payouts", () => {
+  let c: ChainApp;
+  beforeAll(async () => {
+    c = await startChainApp();
+  });
+  afterAll(() => c?.stop());
+
+  it("a payout reaches the wallet (exactly the amount), is CONFIRMED with gas from the pool; a second run pays nothing", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.01" });
+    const deposit = await fund(c, b.owner, "1");
+    const ref = await referrerWithWallet(b);
+    await earn(b, ref.referralCode);
+    await earn(b, ref.referralCode);
+
+    const before = await figures(b);
+    expect(before).toMatchObject({ availableEth: "0.98", owedEth: "0.02", paidOutEth: "0", gasSpentEth: "0", onChainBalanceEth: "1", reconciled: true });
+
+    const payouts = await runPayouts(b);
+    expect(payouts).toHaveLength(1);
+    const p = payouts[0];
+    expect(p).toMatchObject({ status: "CONFIRMED", amountEth: "0.02", walletAddress: ref.wallet, participantId: ref.participantId, environment: "TEST", error: null });
+    expect(p.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(p.rewardIds).toHaveLength(2);
+    expect(Number(p.gasEth)).toBeGreaterThan(0);
+    expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.02"));
+    const tx = await c.client.getTransaction({ hash: p.txHash });
+    expect(tx.from.toLowerCase()).toBe(deposit.toLowerCase());
+    expect(tx.to!.toLowerCase()).toBe(ref.wallet.toLowerCase());
+
+    // Rewards PAID_OUT, the payout listed, gas in the ledger, the deposit address reconciles.
+    const rewards = await b.owner.call("GET", "/business/rewards?environment=TEST");
+    expect(rewards.body.data.map((r: { payoutStatus: string; payoutId: string }) => [r.payoutStatus, r.payoutId])).toEqual([
+      ["PAID_OUT", p.payoutId],
+      ["PAID_OUT", p.payoutId],
+    ]);
+    const after = await figures(b);
+    expect(after).toMatchObject({ owedEth: "0", paidOutEth: "0.02", gasSpentEth: p.gasEth, reconciled: true });
+    expect(parseEther(after.availableEth)).toBe(parseEther("0.98") - parseEther(p.gasEth));
+    expect(parseEther(after.onChainBalanceEth)).toBe(parseEther("0.98") - parseEther(p.gasEth));
+    const gas = await b.owner.call("GET", "/business/ledger?environment=TEST&kind=GAS");
+    expect(gas.status).toBe(200);
+    expect(gas.body.data.length).toBeGreaterThan(0);
+    const listed = await b.owner.call("GET", `/business/payouts?environment=TEST&participantId=${ref.participantId}`);
+    expect(listed.body).toMatchObject({ data: [{ payoutId: p.payoutId, status: "CONFIRMED", txHash: p.txHash }], nextCursor: null });
+
+    expect(await runPayouts(b)).toEqual([]);
+    expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.02"));
+  });
+
+  it("20 concurrent runs pay each participant once", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.003" });
+    await fund(c, b.owner, "1");
+    const refs = [await referrerWithWallet(b), await referrerWithWallet(b), await referrerWithWallet(b)];
+    for (const r of refs) await earn(b, r.referralCode);
+    await earn(b, refs[0].referralCode);
+
+    const answers = await Promise.all(Array.from({ length: 20 }, () => b.owner.call("POST", "/business/payouts/run", { environment: "TEST" })));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    const created = answers.flatMap((a) => a.body.payouts as Array<{ payoutId: string; status: string }>);
+    expect(created.filter((p) => p.status !== "FAILED")).toHaveLength(3);
+    // A payout whose confirmation was left to a later call is confirmed by the next run.
+    await runPayouts(b);
+    const all = await b.owner.call("GET", "/business/payouts?environment=TEST");
+    expect(all.body.data).toHaveLength(3);
+    expect(all.body.data.every((p: { status: string }) => p.status === "CONFIRMED")).toBe(true);
+    expect(await balanceOf(c, refs[0].wallet)).toBe(parseEther("0.006"));
+    expect(await balanceOf(c, refs[1].wallet)).toBe(parseEther("0.003"));
+    expect(await balanceOf(c, refs[2].wallet)).toBe(parseEther("0.003"));
+    expect((await figures(b)).reconciled).toBe(true);
+  }, 300_000);
+
+  it("too little ETH on chain for amount + gas: FAILED with its reason, rewards stay payable; paid once funded", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.01" });
+    await fund(c, b.owner, "0.01");
+    const ref = await referrerWithWallet(b);
+    await earn(b, ref.referralCode);
+
+    const [failed] = await runPayouts(b);
+    expect(failed).toMatchObject({ status: "FAILED", txHash: null, amountEth: "0.01" });
+    expect(failed.error).toMatch(/INSUFFICIENT_FUNDS/);
+    expect(await balanceOf(c, ref.wallet)).toBe(0n);
+    const rewards = await b.owner.call("GET", "/business/rewards?environment=TEST");
+    expect(rewards.body.data[0]).toMatchObject({ payoutStatus: "PAYABLE", payoutId: null });
+    expect(await figures(b)).toMatchObject({ availableEth: "0", owedEth: "0.01", gasSpentEth: "0", reconciled: true });
+
+    await fund(c, b.owner, "0.1");
+    const [paid] = await runPayouts(b);
+    expect(paid).toMatchObject({ status: "CONFIRMED", amountEth: "0.01" });
+    expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.01"));
+    const list = await b.owner.call("GET", "/business/payouts?environment=TEST&status=FAILED");
+    expect(list.body.data).toHaveLength(1);
+  });
+
+  it("below minPayoutEth nothing is paid; without a wallet nothing is paid", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.01", spend: { minPayoutEth: "0.025" } });
+    await fund(c, b.owner, "1");
+    const ref = await referrerWithWallet(b);
+    const noWallet = await referrerWithWallet(b, null);
+    await earn(b, ref.referralCode);
+    await earn(b, ref.referralCode);
+    await earn(b, noWallet.referralCode);
+    expect(await runPayouts(b)).toEqual([]);
+    await earn(b, ref.referralCode);
+    const [p] = await runPayouts(b);
+    expect(p).toMatchObject({ status: "CONFIRMED", amountEth: "0.03" });
+
+    // The business sets the wallet: paid on the next run.
+    const wallet = freshWallet();
+    const bad = await b.owner.call("PATCH", `/business/participants/${noWallet.participantId}`, { walletAddress: "0x123" });
+    expect(bad.status).toBe(400);
+    const set = await b.owner.call("PATCH", `/business/participants/${noWallet.participantId}`, { walletAddress: wallet.toLowerCase() });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body).toMatchObject({ walletAddress: wallet, earnedEth: "0.01", owedEth: "0.01", paidOutEth: "0" });
+    await b.owner.call("PATCH", "/business/config/spend", { minPayoutEth: "0" });
+    const [q] = await runPayouts(b);
+    expect(q).toMatchObject({ status: "CONFIRMED", amountEth: "0.01", walletAddress: wallet });
+  });
+
+  it("reversal before payout returns the ETH to the pool; after payout it offsets the next payout", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.01" });
+    await fund(c, b.owner, "1");
+    const ref = await referrerWithWallet(b);
+    const refunded = await earn(b, ref.referralCode);
+    const before = await b.sdk("POST", "/sdk/rewards/reverse", { referredUserEmail: refunded, reason: "order refunded", eventName: "refund" });
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    expect(before.body).toMatchObject({ returnedToPoolEth: "0.01", clawbackEth: "0", balanceEth: "1", reversals: [{ outcome: "RETURNED_TO_POOL", reason: "order refunded" }] });
+    expect(await runPayouts(b)).toEqual([]);
+
+    const charged = await earn(b, ref.referralCode);
+    const [first] = await runPayouts(b);
+    expect(first).toMatchObject({ status: "CONFIRMED", amountEth: "0.01" });
+    const after = await b.sdk("POST", "/sdk/rewards/reverse", { referredUserEmail: charged, reason: "chargeback", idempotencyKey: "cb-1" });
+    expect(after.body).toMatchObject({ clawbackEth: "0.01", returnedToPoolEth: "0", reversals: [{ outcome: "CLAWBACK" }] });
+    const replay = await b.sdk("POST", "/sdk/rewards/reverse", { referredUserEmail: charged, reason: "chargeback", idempotencyKey: "cb-1" });
+    expect(replay.body).toEqual(after.body);
+
+    await earn(b, ref.referralCode);
+    await earn(b, ref.referralCode);
+    await earn(b, ref.referralCode);
+    const [next] = await runPayouts(b);
+    expect(next).toMatchObject({ status: "CONFIRMED", amountEth: "0.02", rewardsEth: "0.03", offsetEth: "0.01" });
+    expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.03"));
+    expect(await figures(b)).toMatchObject({ owedEth: "0", paidOutEth: "0.03", reconciled: true });
+  });
+
+  it("access: a member cannot run payouts; another business's participant is 404; a bad environment is 400", async () => {
+    const b = await payoutBusiness(c);
+    const other = await payoutBusiness(c);
+    const ref = await referrerWithWallet(b);
+    const r = await other.owner.call("PATCH", `/business/participants/${ref.participantId}`, { walletAddress: null });
+    expect(r.status).toBe(404);
+    expect((await b.owner.call("POST", "/business/payouts/run", { environment: "MAIN" })).status).toBe(400);
+    expect((await b.sdk("POST", "/sdk/participants", { userId: "w", walletAddress: "0xZZ" })).status).toBe(400);
+    const stranger = await signUp({ url: c.app.url });
+    expect((await stranger.call("GET", `/business/payouts?environment=TEST&participantId=${ref.participantId}`)).body.data).toEqual([]);
+  });
+
+  it("LIVE without CHAIN_RPC_URL and a private DEPOSIT_MNEMONIC: 503 CHAIN_UNAVAILABLE with the reason", async () => {
+    const b = await payoutBusiness(c);
+    const r = await b.owner.call("POST", "/business/payouts/run", { environment: "LIVE" });
+    expect(r.status).toBe(503);
+    expect(r.body.error).toMatchObject({ code: "CHAIN_UNAVAILABLE", message: expect.stringMatching(/CHAIN_RPC_URL|DEPOSIT_MNEMONIC/) });
+    const bal = await b.owner.call("GET", "/business/balance?environment=LIVE");
+    expect(bal.body).toMatchObject({ onChainBalanceEth: null, reconciled: null, owedEth: "0" });
+  });
+});
+
+describe("reorg", () => {
+  let c: ChainApp;
+  beforeAll(async () => {
+    // Its own chain (snapshot/revert) and 3 confirmations, so a mined payout waits as SENT.
+    c = await startChainApp({ FUNDING_CONFIRMATIONS_TEST: "3", PAYOUT_STUCK_AFTER_MS: "0" });
+  });
+  afterAll(() => c?.stop());
+
+  it("a payout dropped by a reorg goes back and is rebroadcast (same transaction); CONFIRMED only after the confirmations; paid once", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.05" });
+    await fund(c, b.owner, "1", 3);
+    const ref = await referrerWithWallet(b);
+    await earn(b, ref.referralCode);
+    const snapshot = await rpcCall(c, "evm_snapshot");
+
+    const [p] = await runPayouts(b);
+    expect(p).toMatchObject({ status: "SENT", amountEth: "0.05" });
+    expect(p.blockNumber).not.toBeNull();
+    expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.05"));
+
+    // The block holding the payout disappears.
+    expect(await rpcCall(c, "evm_revert", [snapshot])).toBe(true);
+    expect(await balanceOf(c, ref.wallet)).toBe(0n);
+    await runPayouts(b); // detects the reorg and rebroadcasts the recorded transaction
+    let [again] = (await b.owner.call("GET", "/business/payouts?environment=TEST")).body.data;
+    expect(again).toMatchObject({ payoutId: p.payoutId, status: "SENT", txHash: p.txHash, nonce: p.nonce });
+    expect(again.error).toMatch(/reorganisation/);
+    expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.05"));
+
+    await mineBlocks(c, 3);
+    await runPayouts(b);
+    [again] = (await b.owner.call("GET", "/business/payouts?environment=TEST")).body.data;
+    expect(again).toMatchObject({ status: "CONFIRMED", txHash: p.txHash });
+    expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.05"));
+    expect(await figures(b)).toMatchObject({ owedEth: "0", paidOutEth: "0.05", reconciled: true });
+  });
+
+  it("a transaction stuck under the base fee is replaced at the same nonce; only one version is mined", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.04" });
+    await fund(c, b.owner, "1", 3);
+    const ref = await referrerWithWallet(b);
+    await earn(b, ref.referralCode);
+    await rpcCall(c, "evm_setAutomine", [false]);
+    try {
+      const [p] = await runPayouts(b);
+      expect(p).toMatchObject({ status: "SENT", blockNumber: null });
+      // The network's base fee jumps far above the payout's max fee: it cannot be mined.
+      await rpcCall(c, "hardhat_setNextBlockBaseFeePerGas", ["0x174876e800"]); // 100 gwei
+      await rpcCall(c, "evm_mine");
+      expect(await balanceOf(c, ref.wallet)).toBe(0n);
+      await runPayouts(b); // sees it stuck: signs a replacement (same nonce, higher fees) and sends it
+      let [now] = (await b.owner.call("GET", "/business/payouts?environment=TEST")).body.data;
+      expect(now).toMatchObject({ payoutId: p.payoutId, status: "SENT", nonce: p.nonce });
+      expect(now.txHash).not.toBe(p.txHash);
+      expect(now.error).toMatch(/Replaced/);
+      await rpcCall(c, "evm_setAutomine", [true]);
+      await rpcCall(c, "evm_mine");
+      await mineBlocks(c, 3);
+      await runPayouts(b);
+      [now] = (await b.owner.call("GET", "/business/payouts?environment=TEST")).body.data;
+      expect(now).toMatchObject({ status: "CONFIRMED" });
+      expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.04"));
+      await expect(c.client.getTransactionReceipt({ hash: p.txHash })).rejects.toThrow();
+      expect(await figures(b)).toMatchObject({ owedEth: "0", paidOutEth: "0.04", reconciled: true });
+    } finally {
+      await rpcCall(c, "evm_setAutomine", [true]);
+    }
+  }, 300_000);
+});
