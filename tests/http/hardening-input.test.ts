@@ -1,0 +1,147 @@
+// Hardening (issue 10) over HTTP: the review's attacks on the real build — bad input is a 400
+// (never a 500) on SDK and business routes, a small property-based fuzz, publishable keys and
+// scopes, wildcard origins, Origin: null, and CSRF on cookie-authenticated mutations.
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { bodyText, hostileBody } from "../support/fuzz";
+import { baseUrl, createKey, request, sdk, signUp, type Owner } from "../support/http";
+
+let owner: Owner;
+let secret = "";
+
+beforeAll(async () => {
+  owner = await signUp();
+  secret = (await createKey(owner, "TEST")).secret;
+});
+
+const raw = (method: string, path: string, text: string, headers: Record<string, string>) =>
+  request(baseUrl(), method, path, text, { "content-type": "application/json", ...headers });
+
+describe("bad input is a 400, never a 500", () => {
+  it("NUL in text fields of SDK routes", async () => {
+    const p = await sdk(secret, "POST", "/sdk/participants", { userId: "ref-1" });
+    const code = p.body.referralCode;
+    const cases: Array<[string, string]> = [
+      ["/track", '{"eventName":"purchase","source":"a\\u0000b"}'],
+      ["/track", '{"eventName":"purchase","metadata":{"note":"\\u0000"}}'],
+      ["/sdk/referrals/apply", `{"referralCode":"${code}","referredUserId":"u\\u0000"}`],
+      ["/sdk/participants", '{"userId":"x","name":"N\\u0000"}'],
+      ["/track", '{"eventName":"purchase","metadata":{"__proto__":{"a":1}}}'],
+      ["/track", `{"eventName":"purchase","metadata":{"d":${"[".repeat(16_000)}${"]".repeat(16_000)}}}`],
+      ["/track", `{"eventName":"purchase","metadata":${'{"a":'.repeat(5_000)}1${"}".repeat(5_000)}}`],
+    ];
+    for (const [path, text] of cases) {
+      const r = await raw("POST", path, text, { "x-api-key": secret });
+      expect(r.status, `${path} ${text.slice(0, 50)}`).toBe(400);
+      expect(r.body.error.code).toBe("VALIDATION_ERROR");
+    }
+  });
+
+  it("/track/batch: a bad event fails alone", async () => {
+    const deep = "[".repeat(16_000) + "]".repeat(16_000);
+    const r = await raw("POST", "/track/batch", `{"events":[{"eventName":"ok"},{"eventName":"x","metadata":{"d":${deep}}},{"eventName":"s","source":"\\u0000"}]}`, { "x-api-key": secret });
+    expect(r.status).toBe(200);
+    expect(r.body.results.map((x: { success: boolean }) => x.success)).toEqual([true, false, false]);
+    expect(r.body.results[1].error.code).toBe("VALIDATION_ERROR");
+  });
+
+  it("NUL in business fields, strict types on the REST face", async () => {
+    const h = { authorization: `Bearer ${owner.token}` };
+    expect((await raw("PATCH", "/business/config/general", '{"businessName":"A\\u0000"}', h)).status).toBe(400);
+    expect((await raw("POST", "/business/config/tiers", '{"name":"T\\u0000","minReferrals":1,"referralRewardEth":"0.01"}', h)).status).toBe(400);
+    const k = await createKey(owner, "TEST");
+    for (const v of ["true", '"60"', "[5]"]) {
+      const r = await raw("POST", `/business/api-keys/${k.apiKeyId}/rotate`, `{"expiresInSeconds":${v}}`, h);
+      expect(r.status, v).toBe(400);
+    }
+    expect((await raw("POST", "/business/config/tiers", '{"name":"T","minReferrals":"7","referralRewardEth":"0.01"}', h)).status).toBe(400);
+    expect((await owner.call("GET", "/business/events?limit=0x10")).status).toBe(400);
+    expect((await owner.call("GET", "/business/events?limit=16")).status).toBe(200);
+  });
+
+  it("fuzz: 4xx with the error shape or success, never 5xx (SDK and business)", async () => {
+    const targets: Array<[string, string, Record<string, string>]> = [
+      ["POST", "/track", { "x-api-key": secret }],
+      ["POST", "/track/batch", { "x-api-key": secret }],
+      ["POST", "/sdk/referrals/apply", { "x-api-key": secret }],
+      ["POST", "/sdk/participants", { "x-api-key": secret }],
+      ["PATCH", "/business/config/general", { authorization: `Bearer ${owner.token}` }],
+      ["POST", "/business/config/tiers", { authorization: `Bearer ${owner.token}` }],
+      ["POST", "/business/api-keys", { authorization: `Bearer ${owner.token}` }],
+      ["PATCH", "/business/referrals/settings", { authorization: `Bearer ${owner.token}` }],
+    ];
+    const fields = ["eventName", "metadata", "events", "referralCode", "referredUserId", "userId", "email", "name", "businessName", "minReferrals", "environment", "kind", "allowedOrigins", "scopes", "attributionWindowDays"];
+    await fc.assert(
+      fc.asyncProperty(fc.nat(), hostileBody(fields), async (i, body) => {
+        const [method, path, headers] = targets[i % targets.length];
+        const r = await raw(method, path, bodyText(body), headers);
+        expect(r.status, `${method} ${path}`).toBeLessThan(500);
+        if (r.status >= 400) {
+          expect(typeof r.body.error.code).toBe("string");
+          expect(typeof r.body.error.message).toBe("string");
+        }
+      }),
+      { numRuns: 120 },
+    );
+  });
+});
+
+describe("publishable keys and scopes", () => {
+  it("POST /business/api-keys kind PUBLISHABLE: prefix, origins required, only three routes", async () => {
+    expect((await owner.call("POST", "/business/api-keys", { environment: "TEST", kind: "PUBLISHABLE" })).status).toBe(400);
+    const c = await owner.call("POST", "/business/api-keys", { environment: "LIVE", kind: "PUBLISHABLE", allowedOrigins: ["https://shop.example.com"] });
+    expect(c.status).toBe(200);
+    expect(c.body).toMatchObject({ kind: "PUBLISHABLE" });
+    expect(c.body.secret).toMatch(/^rk_pub_live_/);
+    const t = await owner.call("POST", "/business/api-keys", { environment: "TEST", kind: "PUBLISHABLE", allowedOrigins: ["https://shop.example.com"] });
+    const pub = t.body.secret as string;
+    expect(pub).toMatch(/^rk_pub_test_/);
+    const o = { origin: "https://shop.example.com" };
+    expect((await sdk(pub, "POST", "/track", { eventName: "view" }, o)).status).toBe(200);
+    expect((await sdk(pub, "POST", "/track/batch", { events: [{ eventName: "view" }] }, o)).status).toBe(200);
+    for (const [m, p, b] of [["GET", "/sdk/referrals", undefined], ["POST", "/sdk/participants", { email: "a@example.com" }], ["GET", "/sdk/jobs/x", undefined]] as const) {
+      const r = await sdk(pub, m, p, b, o);
+      expect(r.status, p).toBe(403);
+      expect(r.body.error.code).toBe("INSUFFICIENT_SCOPE");
+    }
+    // Origin: null is refused for a restricted key, even with a good Referer
+    const n = await sdk(pub, "POST", "/track", { eventName: "view" }, { origin: "null", referer: "https://shop.example.com/x" });
+    expect(n.status).toBe(403);
+    const list = await owner.call("GET", "/business/api-keys");
+    expect(list.body.data.map((k: { kind: string }) => k.kind)).toContain("PUBLISHABLE");
+  });
+
+  it("secret keys take scopes", async () => {
+    const k = await createKey(owner, "TEST", { scopes: ["track"] });
+    expect((await sdk(k.secret, "POST", "/track", { eventName: "view" })).status).toBe(200);
+    const r = await sdk(k.secret, "GET", "/sdk/referrals");
+    expect(r.status).toBe(403);
+    expect(r.body.error.code).toBe("INSUFFICIENT_SCOPE");
+  });
+
+  it("wildcards must sit under a registrable domain", async () => {
+    expect((await owner.call("POST", "/business/api-keys", { environment: "TEST", allowedOrigins: ["https://*.com"] })).status).toBe(400);
+    expect((await owner.call("POST", "/business/api-keys", { environment: "TEST", allowedOrigins: ["https://*.example.com"] })).status).toBe(200);
+  });
+});
+
+describe("CSRF", () => {
+  it("cookie-authenticated mutations from another site are 403 CSRF (REST and tRPC)", async () => {
+    const signIn = await fetch(`${baseUrl()}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: baseUrl() },
+      body: JSON.stringify({ email: owner.email, password: "correct-horse-battery" }),
+    });
+    const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0];
+    expect(cookie).toContain("session_token");
+    for (const h of [{ origin: "https://evil.example" }, { "sec-fetch-site": "cross-site" }] as Array<Record<string, string>>) {
+      const r = await raw("PATCH", "/business/config/general", '{"businessName":"Pwned"}', { cookie, ...h });
+      expect(r.status).toBe(403);
+      expect(r.body.error.code).toBe("CSRF");
+      const t = await raw("POST", "/api/trpc/config.updateGeneral", '{"businessName":"Pwned"}', { cookie, ...h });
+      expect(t.status).toBe(403);
+    }
+    const ok = await raw("PATCH", "/business/config/general", '{"businessName":"Fine"}', { cookie, origin: baseUrl(), "sec-fetch-site": "same-origin" });
+    expect(ok.status).toBe(200);
+  });
+});
