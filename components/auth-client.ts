@@ -21,11 +21,12 @@ async function post(path: string, body: unknown): Promise<AuthResult> {
   let field: AuthResult["field"];
   if (/PASSWORD/.test(code)) field = "password";
   else if (/EMAIL|USER_ALREADY/.test(code)) field = "email";
+  else if (code === "INVALID_INVITATION") field = undefined;
   else if (/businessName/.test(message)) field = "businessName";
   else if (/NAME/.test(code)) field = "name";
   return { ok: false, message: code === "INVALID_EMAIL_OR_PASSWORD" ? "Wrong email or password." : message, field };
 }
 
-export const signUp = (input: { email: string; password: string; name: string; businessName?: string }) => post("/sign-up/email", input);
+export const signUp = (input: { email: string; password: string; name: string; businessName?: string; inviteToken?: string }) => post("/sign-up/email", input);
 export const signIn = (input: { email: string; password: string }) => post("/sign-in/email", input);
 export const signOut = () => post("/sign-out", {});

@@ -2,9 +2,10 @@
 // Sign-in and sign-up on the built-in provider. Sign-up also names the business the new owner runs.
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState, useSyncExternalStore, type FormEvent } from "react";
 import { signIn, signUp, type AuthResult } from "./auth-client";
-import { Button, Field, Input, Notice } from "./ui";
+import { trpc } from "./trpc";
+import { Button, Field, Input, LoadingRows, Notice } from "./ui";
 
 type FieldName = NonNullable<AuthResult["field"]>;
 
@@ -13,9 +14,26 @@ function safeNext(): string | null {
   return next && next.startsWith("/dashboard") ? next : null;
 }
 
+const noSubscription = () => () => {};
+
+/** The invitation token of an invite link (/sign-up?invite=…); null elsewhere and on the server. */
+function useInviteToken(mode: "sign-in" | "sign-up"): string | null {
+  return useSyncExternalStore(
+    noSubscription,
+    () => (mode === "sign-up" ? new URLSearchParams(window.location.search).get("invite") : null),
+    () => null,
+  );
+}
+
 export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
   const router = useRouter();
-  const [values, setValues] = useState({ name: "", businessName: "", email: "", password: "" });
+  const inviteToken = useInviteToken(mode);
+  const invitation = trpc.members.invitation.useQuery({ token: inviteToken ?? "" }, { enabled: !!inviteToken && inviteToken.length >= 10, retry: false });
+  const invite = inviteToken ? invitation.data : undefined;
+  const [typed, setValues] = useState({ name: "", businessName: "", email: "", password: "" });
+  // An invitation fixes the email: the one the owner invited.
+  const values = invite ? { ...typed, email: invite.email } : typed;
+  const invited = !!invite;
   const [errors, setErrors] = useState<Partial<Record<FieldName, string>>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -37,7 +55,7 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
   function validate(): boolean {
     const e: Partial<Record<FieldName, string>> = {};
     if (mode === "sign-up" && !values.name.trim()) e.name = "Enter your name.";
-    if (mode === "sign-up" && !values.businessName.trim()) e.businessName = "Enter the name of your business.";
+    if (mode === "sign-up" && !invited && !values.businessName.trim()) e.businessName = "Enter the name of your business.";
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(values.email.trim())) e.email = "Enter a valid email address.";
     if (mode === "sign-up" && values.password.length < 8) e.password = "Use at least 8 characters.";
     if (mode === "sign-in" && !values.password) e.password = "Enter your password.";
@@ -53,10 +71,10 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
     const email = values.email.trim();
     const result =
       mode === "sign-up"
-        ? await signUp({ email, password: values.password, name: values.name.trim(), businessName: values.businessName.trim() })
+        ? await signUp(invite && inviteToken ? { email, password: values.password, name: values.name.trim(), inviteToken } : { email, password: values.password, name: values.name.trim(), businessName: values.businessName.trim() })
         : await signIn({ email, password: values.password });
     if (result.ok) {
-      router.replace(mode === "sign-up" ? "/dashboard/get-started" : (safeNext() ?? "/dashboard"));
+      router.replace(mode === "sign-up" ? (invited ? "/dashboard" : "/dashboard/get-started") : (safeNext() ?? "/dashboard"));
       return;
     }
     setPending(false);
@@ -69,9 +87,17 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
       <div className="w-full max-w-md">
         <div className="mb-8 text-center">
           <span className="inline-grid h-11 w-11 place-items-center rounded-xl bg-gradient-to-br from-indigo-500 to-violet-600 text-lg font-bold text-white shadow">R</span>
-          <h1 className="mt-4 text-2xl font-semibold tracking-tight text-slate-900">{mode === "sign-up" ? "Create your business account" : "Sign in to your dashboard"}</h1>
-          <p className="mt-1 text-sm text-slate-500">{mode === "sign-up" ? "Track referrals and reward the people who bring you customers." : "Welcome back."}</p>
+          <h1 className="mt-4 text-2xl font-semibold tracking-tight text-slate-900">{invite ? `Join ${invite.businessName}` : mode === "sign-up" ? "Create your business account" : "Sign in to your dashboard"}</h1>
+          <p className="mt-1 text-sm text-slate-600">{invite ? `You were invited as ${invite.email}. Choose your name and a password.` : mode === "sign-up" ? "Track referrals and reward the people who bring you customers." : "Welcome back."}</p>
         </div>
+        {inviteToken && invitation.isLoading && <LoadingRows rows={1} label="Checking the invitation" />}
+        {inviteToken && invitation.error && (
+          <div className="mb-4">
+            <Notice tone="warning" title="This invitation link does not work">
+              It was used already, cancelled, or has expired. Ask the owner of the business for a new link. You can still create a business of your own below.
+            </Notice>
+          </div>
+        )}
         <form onSubmit={onSubmit} noValidate className="space-y-4 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200 sm:p-8" aria-label={mode === "sign-up" ? "Sign up" : "Sign in"}>
           {formError && <Notice tone="danger">{formError}</Notice>}
           {mode === "sign-up" && (
@@ -79,19 +105,21 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
               <Field label="Your name" error={errors.name}>
                 {(p) => <Input {...p} name="name" autoComplete="name" value={values.name} onChange={set("name")} maxLength={100} />}
               </Field>
-              <Field label="Business name" error={errors.businessName}>
-                {(p) => <Input {...p} name="businessName" autoComplete="organization" value={values.businessName} onChange={set("businessName")} maxLength={120} />}
-              </Field>
+              {!invited && (
+                <Field label="Business name" error={errors.businessName}>
+                  {(p) => <Input {...p} name="businessName" autoComplete="organization" value={values.businessName} onChange={set("businessName")} maxLength={120} />}
+                </Field>
+              )}
             </>
           )}
           <Field label="Email" error={errors.email}>
-            {(p) => <Input {...p} name="email" type="email" autoComplete="email" value={values.email} onChange={set("email")} maxLength={254} />}
+            {(p) => <Input {...p} name="email" type="email" autoComplete="email" value={values.email} onChange={set("email")} maxLength={254} readOnly={invited} />}
           </Field>
           <Field label="Password" error={errors.password} hint={mode === "sign-up" ? "At least 8 characters." : undefined}>
             {(p) => <Input {...p} name="password" type="password" autoComplete={mode === "sign-up" ? "new-password" : "current-password"} value={values.password} onChange={set("password")} maxLength={128} />}
           </Field>
           <Button type="submit" loading={pending} className="w-full">
-            {mode === "sign-up" ? "Create account" : "Sign in"}
+            {invited ? "Join the team" : mode === "sign-up" ? "Create account" : "Sign in"}
           </Button>
         </form>
         <p className="mt-6 text-center text-sm text-slate-600">
@@ -111,7 +139,7 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
             </>
           )}
         </p>
-        {mode === "sign-up" && <p className="mt-2 text-center text-xs text-slate-500">Invited by a colleague? Sign up with the invited email; the business name is then not needed.</p>}
+        {mode === "sign-up" && !invited && <p className="mt-2 text-center text-xs text-slate-600">Invited by a colleague? Open the invitation link they sent you: it asks for no business name.</p>}
       </div>
     </div>
   );

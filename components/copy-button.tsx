@@ -36,7 +36,8 @@ export function CodeBlock({ code, label }: { code: string; label: string }) {
         <span className="text-xs font-medium text-slate-400">{label}</span>
         <CopyButton text={code} label={`Copy ${label}`} />
       </div>
-      <pre className="overflow-x-auto p-4 text-xs leading-relaxed text-slate-100">
+      {/* Focusable so that keyboard users can scroll long lines. */}
+      <pre tabIndex={0} aria-label={`${label} code`} className="overflow-x-auto p-4 text-xs leading-relaxed text-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-400">
         <code>{code}</code>
       </pre>
     </div>

@@ -1,26 +1,33 @@
 "use client";
 // The TEST/LIVE switch: one choice that filters every page, remembered in localStorage.
-import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
+import { createContext, useCallback, useContext, useSyncExternalStore, type ReactNode } from "react";
+import type { Environment } from "@/server/shared/environment";
 import { cx } from "./ui";
 
-export type Environment = "TEST" | "LIVE";
 const STORAGE_KEY = "rts.environment";
 const EnvContext = createContext<{ env: Environment; setEnv: (e: Environment) => void; ready: boolean }>({ env: "TEST", setEnv: () => {}, ready: false });
 export const useEnvironment = () => useContext(EnvContext);
 
+// The choice lives in localStorage (an external store): read after hydration, shared by every tab.
+const listeners = new Set<() => void>();
+function subscribe(onChange: () => void) {
+  listeners.add(onChange);
+  window.addEventListener("storage", onChange);
+  return () => {
+    listeners.delete(onChange);
+    window.removeEventListener("storage", onChange);
+  };
+}
+const readSaved = (): Environment => (window.localStorage.getItem(STORAGE_KEY) === "LIVE" ? "LIVE" : "TEST");
+
 export function EnvironmentProvider({ children }: { children: ReactNode }) {
-  const [env, setEnvState] = useState<Environment>("TEST");
-  const [ready, setReady] = useState(false);
-  useEffect(() => {
-    const saved = window.localStorage.getItem(STORAGE_KEY);
-    if (saved === "LIVE" || saved === "TEST") setEnvState(saved);
-    setReady(true);
-  }, []);
+  // null on the server and during hydration: pages wait for `ready` before querying.
+  const saved = useSyncExternalStore<Environment | null>(subscribe, readSaved, () => null);
   const setEnv = useCallback((e: Environment) => {
-    setEnvState(e);
     window.localStorage.setItem(STORAGE_KEY, e);
+    listeners.forEach((l) => l());
   }, []);
-  return <EnvContext.Provider value={{ env, setEnv, ready }}>{children}</EnvContext.Provider>;
+  return <EnvContext.Provider value={{ env: saved ?? "TEST", setEnv, ready: saved !== null }}>{children}</EnvContext.Provider>;
 }
 
 export function EnvironmentSwitch({ className }: { className?: string }) {

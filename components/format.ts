@@ -28,6 +28,3 @@ export function formatEth(value: string | null | undefined, unit = true): string
   return unit ? `${v} ETH` : v;
 }
 
-export function shortId(id: string, n = 8): string {
-  return id.length > n + 2 ? `${id.slice(0, n)}…` : id;
-}

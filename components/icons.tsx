@@ -16,6 +16,9 @@ const PATHS = {
   check: "m5 12 5 5L20 7",
   logout: "M15 17l5-5-5-5M20 12H9M12 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h7",
   chart: "M4 20V10m6 10V4m6 16v-7m4 7H2",
+  download: "M12 3v12m0 0-5-5m5 5 5-5M4 21h16",
+  person: "M20 21v-1a5 5 0 0 0-5-5H9a5 5 0 0 0-5 5v1M12 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8Z",
+  pulse: "M3 12h4l3-8 4 16 3-8h4",
 } as const;
 export type IconName = keyof typeof PATHS;
 

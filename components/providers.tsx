@@ -19,6 +19,8 @@ function shouldRetry(failureCount: number, error: unknown): boolean {
 function onAuthError(error: unknown) {
   if ((error as { data?: { error?: { code?: string } } })?.data?.error?.code !== "UNAUTHENTICATED") return;
   const here = window.location.pathname;
+  // A full page load on purpose: it drops every cached query of the session that ended.
+  // eslint-disable-next-line @next/next/no-location-assign-relative-destination
   if (here.startsWith("/dashboard")) window.location.assign(`/sign-in?next=${encodeURIComponent(here)}`);
 }
 

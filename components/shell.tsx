@@ -24,8 +24,10 @@ const NAV: Array<{ href: string; label: string; icon: IconName }> = [
   { href: "/dashboard", label: "Overview", icon: "home" },
   { href: "/dashboard/get-started", label: "Get started", icon: "rocket" },
   { href: "/dashboard/api-keys", label: "API keys", icon: "key" },
+  { href: "/dashboard/webhooks", label: "Webhooks", icon: "pulse" },
   { href: "/dashboard/events", label: "Events", icon: "bolt" },
   { href: "/dashboard/referrals", label: "Referrals", icon: "users" },
+  { href: "/dashboard/participants", label: "Participants", icon: "person" },
   { href: "/dashboard/rewards", label: "Rewards", icon: "gift" },
   { href: "/dashboard/balance", label: "Balance & funding", icon: "wallet" },
   { href: "/dashboard/configuration", label: "Configuration", icon: "cog" },
@@ -126,7 +128,7 @@ export function DashboardShell({ children }: { children: ReactNode }) {
   const doSignOut = async () => {
     setSigningOut(true);
     await signOut();
-    utils.invalidate();
+    void utils.invalidate();
     router.replace("/sign-in");
   };
 
@@ -156,7 +158,7 @@ export function DashboardShell({ children }: { children: ReactNode }) {
         <aside className="hidden w-64 shrink-0 bg-slate-900 lg:block">
           <div className="sticky top-0 flex h-screen flex-col px-4 py-5">
           <Brand />
-          <p className="mt-6 truncate px-3 text-xs font-semibold tracking-wider text-slate-500 uppercase" data-testid="business-name">
+          <p className="mt-6 truncate px-3 text-xs font-semibold tracking-wider text-slate-400 uppercase" data-testid="business-name">
             {me.data.business.name}
           </p>
           <nav aria-label="Dashboard" className="mt-2 flex-1 overflow-y-auto">
@@ -187,7 +189,7 @@ export function DashboardShell({ children }: { children: ReactNode }) {
                   <Icon name="close" />
                 </button>
               </div>
-              <p className="mt-6 truncate px-3 text-xs font-semibold tracking-wider text-slate-500 uppercase">{me.data.business.name}</p>
+              <p className="mt-6 truncate px-3 text-xs font-semibold tracking-wider text-slate-400 uppercase">{me.data.business.name}</p>
               <nav aria-label="Dashboard" className="mt-2 flex-1 overflow-y-auto">
                 <NavLinks onNavigate={() => setMenuOpen(false)} />
               </nav>

@@ -16,7 +16,7 @@ const VARIANTS: Record<Variant, string> = {
   ghost: "text-slate-700 hover:bg-slate-100 focus-visible:outline-indigo-600",
 };
 
-export function buttonClass(variant: Variant = "primary", size: "sm" | "md" = "md", className?: string) {
+function buttonClass(variant: Variant = "primary", size: "sm" | "md" = "md", className?: string) {
   return cx(
     "inline-flex items-center justify-center gap-2 whitespace-nowrap rounded-lg font-medium transition focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed disabled:opacity-60",
     size === "sm" ? "px-2.5 py-1.5 text-xs" : "px-3.5 py-2 text-sm",
@@ -132,7 +132,8 @@ export function Toggle({ checked, onChange, label, description, disabled, name }
 
 export function Card({ title, description, actions, children, className, bodyClassName }: { title?: ReactNode; description?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string; bodyClassName?: string }) {
   return (
-    <section className={cx("rounded-xl bg-white shadow-sm ring-1 ring-slate-200", className)}>
+    // min-w-0: inside a grid, a card must not grow to the width of a wide table it scrolls.
+    <section className={cx("min-w-0 rounded-xl bg-white shadow-sm ring-1 ring-slate-200", className)}>
       {(title || actions) && (
         <header className="flex flex-wrap items-start justify-between gap-3 border-b border-slate-100 px-5 py-4">
           <div>
@@ -238,7 +239,8 @@ export function Notice({ tone = "info", children, title }: { tone?: "info" | "wa
 export function Table({ children, label }: { children: ReactNode; label: string }) {
   return (
     // `relative` keeps absolutely positioned children (sr-only labels) inside the scroller.
-    <div className="relative -mx-5 overflow-x-auto">
+    // Focusable region: keyboard users can scroll a table that is wider than the screen.
+    <div className="relative -mx-5 overflow-x-auto focus-visible:outline-2 focus-visible:outline-indigo-600" tabIndex={0} role="region" aria-label={`${label} (scrolls sideways)`}>
       <table aria-label={label} className="min-w-full divide-y divide-slate-200 text-left text-sm">
         {children}
       </table>
@@ -294,10 +296,6 @@ export function Stat({ label, value, hint, loading }: { label: string; value: Re
       {hint && <dd className="mt-1 text-xs text-slate-500">{hint}</dd>}
     </div>
   );
-}
-
-export function Code({ children }: { children: ReactNode }) {
-  return <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-800">{children}</code>;
 }
 
 /**

@@ -143,10 +143,17 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
   await expect(flagged).toHaveCount(1);
   await expect(flagged).toHaveAttribute("data-status", "FLAGGED");
   await snap(page, "events-flagged", { mobile: true });
+  // The flagged event names both people although Dave was attributed by code and Bob's earlier purchase by referredUserId.
+  await expect(flagged).toContainText("Alice → Dave");
   await flagged.getByRole("button", { name: "Approve" }).click();
+  // The dialog shows what approval will pay now, reward by reward (daily cap 1.5: Alice's 0.1 fits).
+  const preview = page.getByRole("dialog").getByTestId("review-preview-row");
+  await expect(preview).toHaveCount(2);
+  await expect(preview.first()).toContainText("Referral reward to Alice: 0.1 ETH will be paid");
+  await expect(preview.nth(1)).toContainText("Bonus to Dave: 0.05 ETH will be paid");
   await page.getByRole("dialog").getByLabel("Note (optional)").fill("Checked the order");
   await page.getByRole("dialog").getByRole("button", { name: "Approve" }).click();
-  await expect(page.getByText("Event approved: held rewards released")).toBeVisible();
+  await expect(page.getByText(/Event approved\. Referral reward to Alice: 0\.1 ETH paid\. Bonus to Dave: 0\.05 ETH paid\./)).toBeVisible();
   await expect(page.getByTestId("event-row")).toHaveCount(0);
   await page.getByLabel("Status").selectOption("");
   await page.getByRole("button", { name: "Apply", exact: true }).click();

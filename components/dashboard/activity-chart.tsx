@@ -11,13 +11,13 @@ export function ActivityChart({ days, series = "events" }: { days: Day[]; series
   return (
     <div className="h-72 w-full" role="img" aria-label={`${series === "events" ? "Events" : "Referrals and conversions"} and ETH rewarded per day`}>
       <ResponsiveContainer width="100%" height="100%">
-        <ComposedChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -12 }}>
+        <ComposedChart data={data} margin={{ top: 8, right: 12, bottom: 16, left: 4 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" vertical={false} />
-          <XAxis dataKey="date" tick={{ fontSize: 11, fill: "#64748b" }} tickLine={false} axisLine={{ stroke: "#cbd5e1" }} minTickGap={16} />
-          <YAxis yAxisId="count" allowDecimals={false} tick={{ fontSize: 11, fill: "#64748b" }} tickLine={false} axisLine={false} />
-          <YAxis yAxisId="eth" orientation="right" tick={{ fontSize: 11, fill: "#64748b" }} tickLine={false} axisLine={false} />
-          <Tooltip contentStyle={{ borderRadius: 8, border: "1px solid #e2e8f0", fontSize: 12 }} formatter={(v, name) => (name === "ETH rewarded" ? [`${v} ETH`, name] : [v, name])} />
-          <Legend wrapperStyle={{ fontSize: 12 }} />
+          <XAxis dataKey="date" tick={{ fontSize: 11, fill: "#475569" }} tickLine={false} axisLine={{ stroke: "#cbd5e1" }} minTickGap={16} label={{ value: "Day (UTC, month-day)", position: "insideBottom", offset: -10, fontSize: 11, fill: "#475569" }} />
+          <YAxis yAxisId="count" allowDecimals={false} tick={{ fontSize: 11, fill: "#475569" }} tickLine={false} axisLine={false} label={{ value: series === "events" ? "Events per day" : "Referrals per day", angle: -90, position: "insideLeft", fontSize: 11, fill: "#475569", style: { textAnchor: "middle" } }} />
+          <YAxis yAxisId="eth" orientation="right" tick={{ fontSize: 11, fill: "#475569" }} tickLine={false} axisLine={false} label={{ value: "ETH rewarded per day", angle: 90, position: "insideRight", fontSize: 11, fill: "#475569", style: { textAnchor: "middle" } }} />
+          <Tooltip contentStyle={{ borderRadius: 8, border: "1px solid #e2e8f0", fontSize: 12 }} formatter={(v, name) => (name === "ETH rewarded" ? [`${String(v)} ETH`, name] : [v, name])} />
+          <Legend verticalAlign="top" wrapperStyle={{ fontSize: 12 }} />
           {series === "events" ? (
             <Bar yAxisId="count" dataKey="events" name="Events" fill="#6366f1" radius={[4, 4, 0, 0]} maxBarSize={28} isAnimationActive={false} />
           ) : (

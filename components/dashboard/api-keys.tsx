@@ -1,8 +1,9 @@
 "use client";
-// API keys: create (environment, allowed origins), the secret shown once, rotate with a grace
+// API keys: create (kind, environment, allowed origins), the secret shown once, rotate with a grace
 // period, revoke with confirmation, and the referrals each key brought in.
 import { useState, type FormEvent } from "react";
-import { useEnvironment, type Environment } from "../environment";
+import type { Environment } from "@/server/shared/environment";
+import { useEnvironment } from "../environment";
 import { errorFor, fieldErrors, formError } from "../errors";
 import { formatDateTime, timeAgo } from "../format";
 import { Icon } from "../icons";
@@ -28,10 +29,11 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (k: RouterOutputs["
   const utils = trpc.useUtils();
   const [environment, setEnvironment] = useState<Environment>(env);
   const [name, setName] = useState("");
+  const [kind, setKind] = useState<"SECRET" | "PUBLISHABLE">("SECRET");
   const [origins, setOrigins] = useState("");
   const create = trpc.apiKeys.create.useMutation({
     onSuccess: (k) => {
-      utils.apiKeys.list.invalidate();
+      void utils.apiKeys.list.invalidate();
       toast("success", `${k.environment} key created`);
       onCreated(k);
     },
@@ -48,12 +50,28 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (k: RouterOutputs["
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    create.mutate({ environment, name: name.trim() || undefined, allowedOrigins: originLines.length ? originLines : undefined });
+    create.mutate({ environment, kind, name: name.trim() || undefined, allowedOrigins: originLines.length ? originLines : undefined });
   }
-  const top = formError(create.error, ["environment", "name", "allowedOrigins"]);
+  const top = formError(create.error, ["environment", "kind", "name", "allowedOrigins"]);
   return (
     <form onSubmit={submit} className="space-y-4" aria-label="Create API key">
       {top && <Notice tone="danger">{top}</Notice>}
+      <Field
+        label="Kind"
+        error={errorFor(errs, "kind")}
+        hint={
+          kind === "SECRET"
+            ? "Secret (rk_test_… / rk_live_…): for your server only. Can call every SDK route."
+            : "Publishable (rk_pub_test_… / rk_pub_live_…): safe in a browser bundle. Only POST /track, /track/batch and /sdk/referrals/apply; its events never qualify or pay on their own."
+        }
+      >
+        {(p) => (
+          <Select {...p} name="kind" value={kind} onChange={(e) => setKind(e.target.value as "SECRET" | "PUBLISHABLE")}>
+            <option value="SECRET">Secret (server)</option>
+            <option value="PUBLISHABLE">Publishable (browser)</option>
+          </Select>
+        )}
+      </Field>
       <div className="grid gap-4 sm:grid-cols-2">
         <Field label="Environment" error={errorFor(errs, "environment")} hint={environment === "LIVE" ? "Production traffic. Real ETH." : "For development and tests."}>
           {(p) => (
@@ -67,10 +85,14 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (k: RouterOutputs["
           {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} maxLength={100} placeholder="e.g. Web shop backend" />}
         </Field>
       </div>
-      <Field label="Allowed origins (optional)" error={originError} hint="One per line, e.g. https://shop.example.com or https://*.example.com. Leave empty for server-side keys.">
+      <Field
+        label={kind === "PUBLISHABLE" ? "Allowed origins (required)" : "Allowed origins (optional)"}
+        error={originError}
+        hint={kind === "PUBLISHABLE" ? "One per line: the sites whose pages may use this key, e.g. https://shop.example.com or https://*.example.com." : "One per line, e.g. https://shop.example.com or https://*.example.com. Leave empty for server-side keys."}
+      >
         {(p) => <Textarea {...p} name="allowedOrigins" value={origins} onChange={(e) => setOrigins(e.target.value)} rows={3} placeholder="https://shop.example.com" />}
       </Field>
-      {environment === "LIVE" && originLines.length === 0 && (
+      {kind === "SECRET" && environment === "LIVE" && originLines.length === 0 && (
         <Notice tone="warning">A LIVE key without allowed origins must never ship in a browser bundle: keep it on your server.</Notice>
       )}
       <div className="flex justify-end gap-2">
@@ -91,7 +113,7 @@ function RotateDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void
   const utils = trpc.useUtils();
   const rotate = trpc.apiKeys.rotate.useMutation({
     onSuccess: () => {
-      utils.apiKeys.list.invalidate();
+      void utils.apiKeys.list.invalidate();
       toast("success", "Key rotated: copy the new secret");
     },
   });
@@ -187,7 +209,7 @@ function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void
 }
 
 export function ApiKeysPage() {
-  const { env } = useEnvironment();
+  const { env, setEnv } = useEnvironment();
   const { isOwner } = useMe();
   const keys = trpc.apiKeys.list.useQuery({});
   const [creating, setCreating] = useState(false);
@@ -225,6 +247,8 @@ export function ApiKeysPage() {
               onCreated={(k) => {
                 setCreated(k);
                 setCreating(false);
+                // A key of the other environment: show that environment, so the new key stays in view.
+                if (k.environment !== env) setEnv(k.environment);
               }}
             />
           </Card>
@@ -244,6 +268,7 @@ export function ApiKeysPage() {
               <thead>
                 <tr>
                   <Th>Key</Th>
+                  <Th>Kind</Th>
                   <Th>Status</Th>
                   <Th>Allowed origins</Th>
                   <Th>Last used</Th>
@@ -264,10 +289,15 @@ export function ApiKeysPage() {
                       )}
                     </Td>
                     <Td>
+                      <span data-testid="api-key-kind" title={k.kind === "SECRET" ? `Scopes: ${k.scopes.join(", ")}` : "Browser key: track and apply referrals only"}>
+                        <Badge>{k.kind === "PUBLISHABLE" ? "Publishable" : "Secret"}</Badge>
+                      </span>
+                    </Td>
+                    <Td>
                       <Badge>{k.status}</Badge>
                     </Td>
                     <Td className="max-w-56">
-                      {k.allowedOrigins.length ? <span className="block truncate text-xs" title={k.allowedOrigins.join(", ")}>{k.allowedOrigins.join(", ")}</span> : <span className="text-xs text-slate-400">Any (server-side)</span>}
+                      {k.allowedOrigins.length ? <span className="block truncate text-xs" title={k.allowedOrigins.join(", ")}>{k.allowedOrigins.join(", ")}</span> : <span className="text-xs text-slate-500">Any (server-side)</span>}
                     </Td>
                     <Td className="whitespace-nowrap text-xs">{timeAgo(k.lastUsedAt)}</Td>
                     <Td className="whitespace-nowrap text-xs">{formatDateTime(k.createdAt)}</Td>

@@ -3,6 +3,7 @@
 // send ETH, verifying a deposit by its transaction hash, and a dev-chain test deposit on TEST.
 import { useState, type FormEvent } from "react";
 import { CopyButton } from "../copy-button";
+import { PayoutsCard, SolvencyFigures } from "./payouts";
 import { useEnvironment } from "../environment";
 import { contractError, errorFor, fieldErrors, formError } from "../errors";
 import { formatEth } from "../format";
@@ -19,7 +20,7 @@ function VerifyForm({ txHash, setTxHash }: { txHash: string; setTxHash: (v: stri
   const verify = trpc.funding.verify.useMutation({
     onSuccess: (r) => {
       setResult(r);
-      utils.funding.balance.invalidate();
+      void utils.funding.balance.invalidate();
       toast(r.alreadyCredited ? "info" : "success", r.alreadyCredited ? "This deposit was already credited" : `${formatEth(r.creditedEth)} credited`);
     },
     onError: () => setResult(null),
@@ -44,7 +45,12 @@ function VerifyForm({ txHash, setTxHash }: { txHash: string; setTxHash: (v: stri
       {result && (
         <Notice tone={result.alreadyCredited ? "info" : "success"} title={result.alreadyCredited ? "Already credited" : "Deposit credited"}>
           <span data-testid="verify-result">
-            {formatEth(result.amountEth)} from <span className="font-mono text-xs">{result.from ?? "unknown"}</span>
+            {formatEth(result.amountEth)}
+            {result.from && (
+              <>
+                {" "}from <span className="font-mono text-xs break-all">{result.from}</span>
+              </>
+            )}
             {result.confirmations !== null && ` · ${result.confirmations} confirmation${result.confirmations === 1 ? "" : "s"}`}. New balance: {formatEth(result.balanceEth)}.
           </span>
         </Notice>
@@ -143,7 +149,7 @@ export function BalancePage() {
                 <Skeleton className="h-10 w-full" />
               ) : b.depositAddress ? (
                 <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
-                  <code data-testid="deposit-address" className="flex-1 overflow-x-auto rounded-lg bg-slate-100 px-3 py-2.5 font-mono text-xs text-slate-800">
+                  <code data-testid="deposit-address" className="min-w-0 flex-1 break-all rounded-lg bg-slate-100 px-3 py-2.5 font-mono text-xs text-slate-800">
                     {b.depositAddress}
                   </code>
                   <CopyButton text={b.depositAddress} label="Copy address" size="md" />
@@ -154,7 +160,8 @@ export function BalancePage() {
               {b && !b.chainConfigured && (
                 <div className="mt-3">
                   <Notice tone="warning" title="Funding cannot be verified right now">
-                    {b.chainProblem ?? "The chain is not configured."}
+                    {/* The operator's detail (which setting is missing) stays in the logs and docs/operations. */}
+                    {b.environment === "LIVE" ? "Live deposits cannot be checked yet: whoever runs this service has not connected it to the live network." : "Test deposits cannot be checked right now: the test network is not running. Ask whoever runs this service."}
                   </Notice>
                 </div>
               )}
@@ -162,6 +169,8 @@ export function BalancePage() {
             </Card>
           </div>
         )}
+
+        <SolvencyFigures />
 
         {isOwner ? (
           <div className="grid gap-6 lg:grid-cols-2">
@@ -177,6 +186,8 @@ export function BalancePage() {
         ) : (
           <Notice tone="info">Only the owner can verify deposits.</Notice>
         )}
+
+        <PayoutsCard />
       </div>
     </>
   );

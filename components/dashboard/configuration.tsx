@@ -13,15 +13,27 @@ import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, List
 type Config = RouterOutputs["config"]["get"];
 type Tier = RouterOutputs["tiers"]["list"]["data"][number];
 
+const envWord = (e: "TEST" | "LIVE") => (e === "TEST" ? "test" : "live");
+
+/** Says where a group of settings applies: both environments, or only the one in view. */
+function Scope({ env }: { env?: "TEST" | "LIVE" }) {
+  return env ? (
+    <Badge color={env === "TEST" ? "amber" : "indigo"}>{env === "TEST" ? "Test only" : "Live only"}</Badge>
+  ) : (
+    <Badge color="gray">Shared by test and live</Badge>
+  );
+}
+
 function GeneralForm({ config }: { config: Config }) {
+  const env = config.environment;
   const toast = useToast();
   const utils = trpc.useUtils();
   const g = config.general;
   const [v, setV] = useState({ businessName: g.businessName, website: g.website ?? "", rewardStrategy: g.rewardStrategy, referralRewardEth: g.referralRewardEth, bonusEth: g.bonusEth, eventProcessing: g.eventProcessing, qualifyingEvents: g.qualifyingEvents.join("\n") });
   const update = trpc.config.updateGeneral.useMutation({
     onSuccess: (c) => {
-      utils.config.get.setData({}, c);
-      utils.me.get.invalidate();
+      utils.config.get.setData({ environment: c.environment }, c);
+      void utils.me.get.invalidate();
       toast("success", "General settings saved");
     },
   });
@@ -32,6 +44,7 @@ function GeneralForm({ config }: { config: Config }) {
   function submit(e: FormEvent) {
     e.preventDefault();
     update.mutate({
+      environment: env,
       businessName: v.businessName.trim(),
       website: v.website.trim() || null,
       rewardStrategy: v.rewardStrategy,
@@ -44,6 +57,7 @@ function GeneralForm({ config }: { config: Config }) {
   return (
     <form onSubmit={submit} noValidate aria-label="General settings" className="space-y-4">
       {top && <Notice tone="danger">{top}</Notice>}
+      <p className="flex flex-wrap items-center gap-2 text-sm font-semibold text-slate-800">Business and processing <Scope /></p>
       <div className="grid gap-4 sm:grid-cols-2">
         <Field label="Business name" error={errorFor(errs, "businessName")}>{(p) => <Input {...p} name="businessName" value={v.businessName} onChange={set("businessName")} maxLength={120} />}</Field>
         <Field label="Website" error={errorFor(errs, "website")}>{(p) => <Input {...p} name="website" value={v.website} onChange={set("website")} placeholder="https://example.com" maxLength={2048} />}</Field>
@@ -64,12 +78,15 @@ function GeneralForm({ config }: { config: Config }) {
             </Select>
           )}
         </Field>
-        <Field label="Referral reward (ETH)" error={errorFor(errs, "referralRewardEth")} hint="Paid to the referrer when a referral qualifies.">{(p) => <Input {...p} name="referralRewardEth" inputMode="decimal" value={v.referralRewardEth} onChange={set("referralRewardEth")} />}</Field>
-        <Field label="Bonus (ETH)" error={errorFor(errs, "bonusEth")} hint="Paid to the referred user.">{(p) => <Input {...p} name="bonusEth" inputMode="decimal" value={v.bonusEth} onChange={set("bonusEth")} />}</Field>
       </div>
       <Field label="Qualifying events" error={errorFor(errs, "qualifyingEvents")} hint="One event name per line. Empty: every event qualifies a referral.">
         {(p) => <Textarea {...p} name="qualifyingEvents" value={v.qualifyingEvents} onChange={set("qualifyingEvents")} rows={3} placeholder="purchase" />}
       </Field>
+      <p className="flex flex-wrap items-center gap-2 border-t border-slate-100 pt-4 text-sm font-semibold text-slate-800">Reward amounts for {envWord(env)} referrals <Scope env={env} /></p>
+      <div className="grid gap-4 sm:grid-cols-2">
+        <Field label="Referral reward (ETH)" error={errorFor(errs, "referralRewardEth")} hint={`Paid to the referrer when a ${envWord(env)} referral qualifies.`}>{(p) => <Input {...p} name="referralRewardEth" inputMode="decimal" value={v.referralRewardEth} onChange={set("referralRewardEth")} />}</Field>
+        <Field label="Bonus (ETH)" error={errorFor(errs, "bonusEth")} hint="Paid to the referred user.">{(p) => <Input {...p} name="bonusEth" inputMode="decimal" value={v.bonusEth} onChange={set("bonusEth")} />}</Field>
+      </div>
       <div className="flex justify-end">
         <Button type="submit" loading={update.isPending}>Save general settings</Button>
       </div>
@@ -87,8 +104,8 @@ function SpendForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
   const [autoRefill, setAutoRefill] = useState(s.autoRefillEnabled);
   const update = trpc.config.updateSpend.useMutation({
     onSuccess: (c) => {
-      utils.config.get.setData({}, c);
-      utils.funding.balance.invalidate();
+      utils.config.get.setData({ environment: c.environment }, c);
+      void utils.funding.balance.invalidate();
       toast("success", "Spend limits saved");
     },
   });
@@ -98,6 +115,7 @@ function SpendForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
   function submit(e: FormEvent) {
     e.preventDefault();
     update.mutate({
+      environment: config.environment,
       maxEthPerDayPerUser: nullable(v.maxEthPerDayPerUser),
       maxReferralEthPerEvent: nullable(v.maxReferralEthPerEvent),
       maxBonusEthPerEvent: nullable(v.maxBonusEthPerEvent),
@@ -108,6 +126,9 @@ function SpendForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
   }
   return (
     <form onSubmit={submit} noValidate aria-label="Spend limits" className="space-y-4">
+      <p className="flex flex-wrap items-center gap-2 text-sm text-slate-600">
+        These limits apply to {envWord(config.environment)} rewards and the {envWord(config.environment)} pool. <Scope env={config.environment} />
+      </p>
       {!canEdit && <Notice tone="info">Only the owner can change spend limits.</Notice>}
       {top && <Notice tone="danger">{top}</Notice>}
       <fieldset disabled={!canEdit} className="space-y-4">
@@ -136,7 +157,7 @@ function TierForm({ tier, onDone }: { tier?: Tier; onDone: () => void }) {
   const utils = trpc.useUtils();
   const [v, setV] = useState({ name: tier?.name ?? "", minReferrals: String(tier?.minReferrals ?? ""), referralRewardEth: tier?.referralRewardEth ?? "", bonusEth: tier?.bonusEth ?? "0" });
   const done = (msg: string) => {
-    utils.tiers.invalidate();
+    void utils.tiers.invalidate();
     toast("success", msg);
     onDone();
   };
@@ -181,14 +202,14 @@ function Tiers({ strategy }: { strategy: "FIXED" | "TIERED" }) {
   const [deleting, setDeleting] = useState<Tier | null>(null);
   const del = trpc.tiers.delete.useMutation({
     onSuccess: (t) => {
-      utils.tiers.invalidate();
+      void utils.tiers.invalidate();
       toast("success", `Tier ${t.name} deleted`);
       setDeleting(null);
     },
     onError: (e) => toast("error", formError(e) ?? "Could not delete the tier"),
   });
   return (
-    <Card title="Reward tiers" description={strategy === "TIERED" ? "Referrers earn the amounts of the highest tier they reach." : "Tiers apply when the reward strategy is Tiered."} actions={editing === null && <Button size="sm" onClick={() => setEditing("new")}>Add tier</Button>} bodyClassName="p-5 pt-0">
+    <Card title={<span className="flex flex-wrap items-center gap-2">Reward tiers <Scope /></span>} description={strategy === "TIERED" ? "Referrers earn the amounts of the highest tier they reach, in test and live." : "Tiers apply when the reward strategy is Tiered."} actions={editing === null && <Button size="sm" onClick={() => setEditing("new")}>Add tier</Button>} bodyClassName="p-5 pt-0">
       {editing === "new" && <div className="border-b border-slate-100 py-4"><TierForm onDone={() => setEditing(null)} /></div>}
       <ListBody loading={tiers.isLoading} error={tiers.error} onRetry={() => tiers.refetch()} isEmpty={!tiers.data?.data.length} label="tiers" rows={2} empty={<EmptyState title="No tiers yet">Add tiers such as Bronze (0+), Silver (5+) and Gold (20+) to reward your best referrers more.</EmptyState>}>
         <Table label="Tiers">
@@ -280,14 +301,15 @@ function Categorization() {
 
 export function ConfigurationPage() {
   const { isOwner } = useMe();
-  const config = trpc.config.get.useQuery({});
+  const { env } = useEnvironment();
+  const config = trpc.config.get.useQuery({ environment: env });
   // Forms hold their own draft and restart from the server copy only when it really changed
   // (after a save, or someone else's), not on every background refetch.
-  const generalKey = JSON.stringify(config.data?.general ?? null);
-  const spendKey = JSON.stringify(config.data?.spend ?? null);
+  const generalKey = JSON.stringify([config.data?.environment, config.data?.general ?? null]);
+  const spendKey = JSON.stringify([config.data?.environment, config.data?.spend ?? null]);
   return (
     <>
-      <PageHeader title="Configuration" description="How rewards are computed and what they may cost." />
+      <PageHeader title="Configuration" description={`How rewards are computed and what they may cost. Amounts and limits below are those of the ${envWord(env)} environment; switch at the top to see the other.`} />
       {config.isLoading ? (
         <Card><LoadingRows rows={6} label="Loading configuration" /></Card>
       ) : config.error ? (
@@ -295,7 +317,7 @@ export function ConfigurationPage() {
       ) : (
         <div className="space-y-6">
           <Card title="General"><GeneralForm key={generalKey} config={config.data!} /></Card>
-          <Card title="Spend limits" description="Caps apply to every reward; the pool never goes negative."><SpendForm key={spendKey} config={config.data!} canEdit={isOwner} /></Card>
+          <Card title={`Spend limits · ${env === "TEST" ? "Test" : "Live"}`} description="Caps apply to every reward; the pool never goes negative."><SpendForm key={spendKey} config={config.data!} canEdit={isOwner} /></Card>
           <Tiers strategy={config.data!.general.rewardStrategy} />
           <Categorization />
         </div>

@@ -1,12 +1,16 @@
 "use client";
 // Events: everything /track recorded (or the dashboard created), filterable, with review of
 // FLAGGED events (approve releases their held rewards; reject refuses them).
+import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useEnvironment } from "../environment";
 import { fieldErrors, formError } from "../errors";
 import { formatDateTime, formatEth } from "../format";
 import { combinePages, useCursors } from "../paging";
 import { Icon } from "../icons";
+import { reasonText } from "../reasons";
+import { ExportLink } from "./export-link";
+import { PersonLink, personLabel } from "./people";
 import { useToast } from "../toast";
 import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
 import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, LoadMore, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
@@ -15,17 +19,41 @@ type EventRow = RouterOutputs["events"]["list"]["data"][number];
 type Status = NonNullable<RouterInputs["events"]["list"]["status"]>;
 const STATUSES: Status[] = ["QUEUED", "PROCESSED", "FLAGGED", "REJECTED", "FAILED"];
 
+type Outcome = RouterOutputs["events"]["previewStatus"]["rewards"][number];
+const KIND_WORD = { REFERRAL: "Referral reward", BONUS: "Bonus", MANUAL: "Manual reward" } as const;
+
+/** "Referral reward to Alice: 0.002 ETH paid of 0.01 (daily limit per person reached)". */
+function outcomeSentence(r: Outcome, tense: "will" | "did"): string {
+  const who = personLabel(r.recipient);
+  const base = `${KIND_WORD[r.kind]} to ${who}`;
+  const why = reasonText(r.reason);
+  if (r.status === "PAID") {
+    const partial = r.amountEth !== r.requestedEth ? ` of ${formatEth(r.requestedEth)}` : "";
+    return `${base}: ${formatEth(r.amountEth)}${partial} ${tense === "will" ? "will be paid" : "paid"}${why ? ` (${why})` : ""}`;
+  }
+  if (r.status === "REFUSED") return `${base}: ${formatEth(r.requestedEth)} ${tense === "will" ? "will be refused" : "refused"}${why ? ` (${why})` : ""}`;
+  return `${base}: ${formatEth(r.requestedEth)} held${why ? ` (${why})` : ""}`;
+}
+
 function ReviewDialog({ event, decision, onClose }: { event: EventRow; decision: "PROCESSED" | "REJECTED"; onClose: () => void }) {
   const [reason, setReason] = useState("");
   const toast = useToast();
   const utils = trpc.useUtils();
+  // What the engine would decide right now (caps, today's totals, pool), computed and rolled back.
+  const preview = trpc.events.previewStatus.useQuery({ eventId: event.eventId, status: decision }, { retry: false, staleTime: 0, gcTime: 0 });
   const review = trpc.events.changeStatus.useMutation({
     onSuccess: (e) => {
-      toast("success", e.status === "PROCESSED" ? "Event approved: held rewards released" : "Event rejected");
-      utils.events.list.invalidate();
-      utils.rewards.invalidate();
-      utils.funding.balance.invalidate();
-      utils.analytics.invalidate();
+      const lines = e.outcome.map((r) => outcomeSentence(r, "did"));
+      toast(
+        e.outcome.some((r) => r.status === "REFUSED") ? "error" : "success",
+        `${e.status === "PROCESSED" ? "Event approved" : "Event rejected"}${lines.length ? `. ${lines.join(". ")}.` : ": no rewards were held for it."}`,
+      );
+      void utils.events.invalidate();
+      void utils.referrals.invalidate();
+      void utils.participants.invalidate();
+      void utils.rewards.invalidate();
+      void utils.funding.balance.invalidate();
+      void utils.analytics.invalidate();
       onClose();
     },
   });
@@ -40,7 +68,7 @@ function ReviewDialog({ event, decision, onClose }: { event: EventRow; decision:
           <Button variant="ghost" onClick={onClose}>
             Cancel
           </Button>
-          <Button variant={approve ? "primary" : "danger"} loading={review.isPending} onClick={() => review.mutate({ eventId: event.eventId, status: decision, reason: reason.trim() || undefined })}>
+          <Button variant={approve ? "primary" : "danger"} loading={review.isPending} disabled={preview.isLoading} onClick={() => review.mutate({ eventId: event.eventId, status: decision, reason: reason.trim() || undefined })}>
             {approve ? "Approve" : "Reject"}
           </Button>
         </>
@@ -48,9 +76,28 @@ function ReviewDialog({ event, decision, onClose }: { event: EventRow; decision:
     >
       <p>
         <strong>{event.eventName}</strong>
-        {event.referrer ? ` referred by ${event.referrer}` : ""} · flagged because {event.reason ?? "it was held for review"}.
+        {event.referrerParticipant ? ` · ${personLabel(event.referrerParticipant)} referred ${personLabel(event.referredParticipant)}` : event.referrer ? ` · referrer ${event.referrer}` : ""}. Flagged: {reasonText(event.reason) || "held for review"}.
       </p>
-      <p>{approve ? "Approving pays the rewards held for this event (caps and pool balance apply)." : "Rejecting refuses the rewards held for this event."}</p>
+      <div>
+        <h3 className="mb-1 font-semibold text-slate-800">{approve ? "If you approve now" : "If you reject"}</h3>
+        {preview.isLoading ? (
+          <LoadingRows rows={2} label="Working out the rewards" />
+        ) : preview.error ? (
+          <p className="text-sm text-rose-700" role="alert">{formError(preview.error)}</p>
+        ) : preview.data!.rewards.length === 0 ? (
+          <p>No rewards are held for this event; nothing will be paid.</p>
+        ) : (
+          <ul className="space-y-1" data-testid="review-preview">
+            {preview.data!.rewards.map((r) => (
+              <li key={r.rewardId} className="flex gap-2" data-testid="review-preview-row" data-status={r.status}>
+                <Badge>{r.status}</Badge>
+                <span>{outcomeSentence(r, "will")}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+        {approve && <p className="mt-2 text-xs text-slate-500">Worked out with today&rsquo;s limits and the current pool balance.</p>}
+      </div>
       <Field label="Note (optional)">{(p) => <Textarea {...p} name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} rows={2} />}</Field>
       {review.error && <p className="text-sm font-medium text-rose-600" role="alert">{formError(review.error)}</p>}
     </Dialog>
@@ -77,9 +124,11 @@ function EventDetails({ eventId, onClose }: { eventId: string; onClose: () => vo
                 <Badge>{e.status}</Badge> {e.reason && <span className="text-xs text-slate-500">{e.reason}</span>}
               </dd>
               <dt className="text-slate-500">Referrer</dt>
-              <dd className="font-mono text-xs">{e.referrer ?? "—"}</dd>
+              <dd>{e.referrerParticipant ? <PersonLink person={e.referrerParticipant} /> : <span className="font-mono text-xs">{e.referrer ?? "—"}</span>}</dd>
+              <dt className="text-slate-500">Referred user</dt>
+              <dd>{e.referredParticipant ? <PersonLink person={e.referredParticipant} /> : "—"}</dd>
               <dt className="text-slate-500">Referral</dt>
-              <dd className="font-mono text-xs break-all">{e.referralId ?? "—"}</dd>
+              <dd className="text-xs break-all">{e.referralId ? <Link className="text-indigo-700 hover:underline" href={`/dashboard/referrals/${e.referralId}`}>Open the referral</Link> : "—"}</dd>
               <dt className="text-slate-500">Source</dt>
               <dd>{e.source ?? "—"}</dd>
               <dt className="text-slate-500">Idempotency key</dt>
@@ -91,7 +140,7 @@ function EventDetails({ eventId, onClose }: { eventId: string; onClose: () => vo
             </dl>
             <div>
               <h3 className="mb-1 text-sm font-semibold text-slate-800">Metadata</h3>
-              <pre className="max-h-48 overflow-auto rounded-lg bg-slate-900 p-3 text-xs text-slate-100">{JSON.stringify(e.metadata, null, 2)}</pre>
+              <pre tabIndex={0} aria-label="Metadata" className="max-h-48 overflow-auto rounded-lg bg-slate-900 p-3 text-xs text-slate-100">{JSON.stringify(e.metadata, null, 2)}</pre>
             </div>
             <div>
               <h3 className="mb-1 text-sm font-semibold text-slate-800">Rewards</h3>
@@ -105,9 +154,10 @@ function EventDetails({ eventId, onClose }: { eventId: string; onClose: () => vo
                         <Badge color="gray">{r.kind}</Badge> <Badge>{r.status}</Badge>
                       </span>
                       <span className="text-xs text-slate-600">
+                        {r.participantId === e.referrerParticipant?.participantId ? `${personLabel(e.referrerParticipant)} · ` : r.participantId === e.referredParticipant?.participantId ? `${personLabel(e.referredParticipant)} · ` : ""}
                         {formatEth(r.amountEth)}
                         {r.requestedEth !== r.amountEth && ` of ${formatEth(r.requestedEth)}`}
-                        {r.reason && ` · ${r.reason}`}
+                        {r.reason && ` · ${reasonText(r.reason)}`}
                       </span>
                     </li>
                   ))}
@@ -130,15 +180,10 @@ export function EventsTable({ events, onReview, compact }: { events: EventRow[];
         <tr>
           <Th>Event</Th>
           <Th>Status</Th>
-          {!compact && <Th>Referrer</Th>}
+          {!compact && <Th>Referrer → referred</Th>}
           {!compact && <Th>Campaign</Th>}
           <Th>Rewards</Th>
           <Th>Received</Th>
-          {onReview && (
-            <Th className="text-right">
-              <span className="sr-only">Review</span>
-            </Th>
-          )}
         </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
@@ -154,13 +199,35 @@ export function EventsTable({ events, onReview, compact }: { events: EventRow[];
               </Td>
               <Td>
                 <Badge>{e.status}</Badge>
-                {e.reason && e.status !== "PROCESSED" && <div className="mt-1 max-w-48 truncate text-xs text-slate-500" title={e.reason}>{e.reason}</div>}
+                {e.reason && e.status !== "PROCESSED" && <div className="mt-1 max-w-48 text-xs text-slate-600">{reasonText(e.reason)}</div>}
+                {/* Review buttons sit next to the status so that they stay in view on a phone. */}
+                {onReview && e.status === "FLAGGED" && (
+                  <div className="mt-2 flex gap-1.5">
+                    <Button size="sm" onClick={() => onReview(e, "PROCESSED")}>
+                      Approve
+                    </Button>
+                    <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => onReview(e, "REJECTED")}>
+                      Reject
+                    </Button>
+                  </div>
+                )}
               </Td>
-              {!compact && <Td className="font-mono text-xs">{e.referrer ?? "—"}</Td>}
+              {!compact && (
+                <Td className="max-w-64 text-xs">
+                  {e.referrerParticipant ? (
+                    <span>
+                      {personLabel(e.referrerParticipant)} → {personLabel(e.referredParticipant)}
+                      {e.referrer && <span className="block font-mono text-slate-500">code {e.referrer}</span>}
+                    </span>
+                  ) : (
+                    <span className="font-mono">{e.referrer ?? "—"}</span>
+                  )}
+                </Td>
+              )}
               {!compact && <Td className="text-xs">{e.campaign ?? "—"}</Td>}
               <Td className="text-xs whitespace-nowrap">
                 {e.rewards.length === 0 ? (
-                  <span className="text-slate-400">—</span>
+                  <span className="text-slate-500">—</span>
                 ) : (
                   <span title={e.rewards.map((r) => `${r.kind} ${r.status} ${r.amountEth}`).join("\n")}>
                     {paid.length ? formatEth(paid.reduce((s, r) => addEth(s, r.amountEth), "0")) : `${e.rewards.length} ${e.rewards[0].status.toLowerCase()}`}
@@ -168,20 +235,6 @@ export function EventsTable({ events, onReview, compact }: { events: EventRow[];
                 )}
               </Td>
               <Td className="text-xs whitespace-nowrap">{formatDateTime(e.createdAt)}</Td>
-              {onReview && (
-                <Td className="text-right whitespace-nowrap">
-                  {e.status === "FLAGGED" && (
-                    <div className="flex justify-end gap-1.5">
-                      <Button size="sm" onClick={() => onReview(e, "PROCESSED")}>
-                        Approve
-                      </Button>
-                      <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => onReview(e, "REJECTED")}>
-                        Reject
-                      </Button>
-                    </div>
-                  )}
-                </Td>
-              )}
             </tr>
           );
         })}
@@ -193,7 +246,7 @@ export function EventsTable({ events, onReview, compact }: { events: EventRow[];
 }
 
 /** Exact decimal addition of two ETH strings (18 decimals) without floats. */
-export function addEth(a: string, b: string): string {
+function addEth(a: string, b: string): string {
   const toWei = (s: string) => {
     const neg = s.startsWith("-");
     const [i, f = ""] = s.replace(/^-/, "").split(".");
@@ -216,7 +269,7 @@ function TestEventForm({ onDone }: { onDone: () => void }) {
   const create = trpc.events.create.useMutation({
     onSuccess: (r) => {
       toast("success", r.queued ? "Event queued for processing" : `Event recorded (${r.status})`);
-      utils.events.list.invalidate();
+      void utils.events.list.invalidate();
       onDone();
     },
   });
@@ -293,7 +346,7 @@ export function EventsPage() {
             <TestEventForm onDone={() => setCreating(false)} />
           </Card>
         )}
-        <Card bodyClassName="p-5 pt-0">
+        <Card title="All events" actions={<ExportLink kind="events" query={{ ...input, limit: undefined }} />} bodyClassName="p-5 pt-0">
           <form
             className="grid gap-3 border-b border-slate-100 py-4 sm:grid-cols-3 sm:items-end lg:grid-cols-6"
             aria-label="Filter events"

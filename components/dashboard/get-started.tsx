@@ -1,17 +1,20 @@
 "use client";
-// Onboarding for a new owner: create a TEST key, send a first event with curl or JavaScript
-// (snippets carry their key), and see it arrive.
+// Onboarding for a new owner, up to the first paid reward: a TEST key that works from servers,
+// a participant's referral code, reward amounts, a funded TEST pool, a qualifying event, the
+// reward. Each step is ticked from the real state (lists, config, balance), never from a click.
 import Link from "next/link";
-import { useEffect, useState } from "react";
+import { useState, useSyncExternalStore } from "react";
+
+const noSubscription = () => () => {};
 import { CodeBlock } from "../copy-button";
 import { useEnvironment } from "../environment";
-import { formError } from "../errors";
-import { timeAgo } from "../format";
+import { errorFor, fieldErrors, formError } from "../errors";
+import { formatEth, timeAgo } from "../format";
 import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc } from "../trpc";
-import { Button, Card, cx, Notice, PageHeader, Spinner } from "../ui";
+import { Button, Card, cx, Field, Input, Notice, PageHeader, Spinner } from "../ui";
 import { SecretReveal } from "./secret-reveal";
 
 function Step({ n, title, done, children }: { n: number; title: string; done: boolean; children: React.ReactNode }) {
@@ -31,24 +34,78 @@ function Step({ n, title, done, children }: { n: number; title: string; done: bo
   );
 }
 
-export function snippets(origin: string, key: string) {
-  const curl = `curl -X POST ${origin}/track \\
+/**
+ * Snippets that run on a server (curl, Node): they need a key that accepts calls without a browser
+ * Origin, i.e. one with no allowed origins (an origin-restricted key answers 403 there).
+ */
+function snippets(origin: string, key: string, referralCode = "THEIR_CODE", publishableKey = "rk_pub_test_…YOUR_PUBLISHABLE_KEY") {
+  const participant = `curl -X POST ${origin}/sdk/participants \\
   -H "content-type: application/json" \\
   -H "x-api-key: ${key}" \\
-  -d '{"eventName":"signup","metadata":{"campaign":"launch"},"source":"curl"}'`;
-  const js = `// Server-side (Node 18+, Deno, Bun, edge functions)
+  -d '{"userId":"user-alice","email":"alice@example.com","name":"Alice"}'
+# → { "participantId": "…", "referralCode": "…" }: the code Alice shares`;
+  const curl = `# 1. A friend signs up with Alice's code (synchronous: you pass your own user id)
+curl -X POST ${origin}/sdk/referrals/apply \\
+  -H "content-type: application/json" \\
+  -H "x-api-key: ${key}" \\
+  -d '{"referralCode":"${referralCode}","referredUserId":"user-bob","referredUserEmail":"bob@example.com","source":"curl"}'
+
+# 2. The friend buys: a qualifying event pays the rewards
+curl -X POST ${origin}/track \\
+  -H "content-type: application/json" \\
+  -H "x-api-key: ${key}" \\
+  -d '{"eventName":"purchase","metadata":{"referredUserId":"user-bob","campaign":"launch"},"source":"curl"}'`;
+  const js = `// Server-side (Node 18+, Deno, Bun, edge functions): keep the key out of browsers.
 const res = await fetch("${origin}/track", {
   method: "POST",
   headers: { "content-type": "application/json", "x-api-key": process.env.REFERRAL_API_KEY ?? "${key}" },
   body: JSON.stringify({
-    eventName: "signup",
-    // referrer: "<the referral code your user arrived with>",
-    metadata: { campaign: "launch" },
+    eventName: "purchase",
+    metadata: { referredUserId: "user-bob", campaign: "launch" },
     source: "web",
   }),
 });
-console.log(await res.json()); // { success: true, processedSynchronously: true, ... }`;
-  return { curl, js };
+console.log(await res.json()); // { success: true, processedSynchronously: true, rewards: [...] }`;
+  const browser = `// In the browser: a PUBLISHABLE key only (restricted to your site's origins).
+// It can track events and apply referrals; what it records never pays on its own.
+await fetch("${origin}/track", {
+  method: "POST",
+  headers: { "content-type": "application/json", "x-api-key": "${publishableKey}" },
+  body: JSON.stringify({ eventName: "page_view", source: "web" }),
+});`;
+  return { participant, curl, js, browser };
+}
+
+const positive = (eth: string | undefined) => !!eth && /[1-9]/.test(eth);
+
+function AmountsForm({ referralRewardEth, bonusEth }: { referralRewardEth: string; bonusEth: string }) {
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const [v, setV] = useState({ referralRewardEth: positive(referralRewardEth) ? referralRewardEth : "0.01", bonusEth: positive(bonusEth) ? bonusEth : "0.005" });
+  const save = trpc.config.updateGeneral.useMutation({
+    onSuccess: (c) => {
+      utils.config.get.setData({ environment: "TEST" }, c);
+      toast("success", "Test reward amounts saved");
+    },
+  });
+  const errs = fieldErrors(save.error);
+  return (
+    <form
+      aria-label="Test reward amounts"
+      noValidate
+      className="grid gap-3 sm:grid-cols-3 sm:items-end"
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate({ environment: "TEST", referralRewardEth: v.referralRewardEth.trim(), bonusEth: v.bonusEth.trim() });
+      }}
+    >
+      <Field label="Referral reward (ETH)" error={errorFor(errs, "referralRewardEth")}>{(p) => <Input {...p} inputMode="decimal" value={v.referralRewardEth} onChange={(e) => setV((x) => ({ ...x, referralRewardEth: e.target.value }))} />}</Field>
+      <Field label="Bonus (ETH)" error={errorFor(errs, "bonusEth")}>{(p) => <Input {...p} inputMode="decimal" value={v.bonusEth} onChange={(e) => setV((x) => ({ ...x, bonusEth: e.target.value }))} />}</Field>
+      <Button type="submit" variant="secondary" loading={save.isPending}>
+        Save test amounts
+      </Button>
+    </form>
+  );
 }
 
 export function GetStartedPage() {
@@ -57,45 +114,67 @@ export function GetStartedPage() {
   const toast = useToast();
   const utils = trpc.useUtils();
   const [secret, setSecret] = useState<string | null>(null);
-  const [origin, setOrigin] = useState("http://localhost:3000");
-  useEffect(() => setOrigin(window.location.origin), []);
+  const origin = useSyncExternalStore(noSubscription, () => window.location.origin, () => "http://localhost:3000");
+  // Each step reads the real state, and keeps polling until that state is reached.
+  const poll = (done: boolean) => (done ? false : 3000);
   const keys = trpc.apiKeys.list.useQuery({});
   const testKeys = (keys.data?.data ?? []).filter((k) => k.environment === "TEST" && k.status === "ACTIVE");
-  // Poll for the first TEST event until it arrives.
-  const events = trpc.events.list.useQuery({ environment: "TEST", limit: 1 }, { refetchInterval: (q) => (q.state.data?.data.length ? false : 2500) });
-  const firstEvent = events.data?.data[0];
+  const serverKey = testKeys.find((k) => k.kind === "SECRET" && k.allowedOrigins.length === 0);
+  const publishable = testKeys.find((k) => k.kind === "PUBLISHABLE");
+  const participants = trpc.participants.list.useQuery({ environment: "TEST", limit: 1 }, { refetchInterval: (q) => poll(!!q.state.data?.data.length) });
+  const config = trpc.config.get.useQuery({ environment: "TEST" });
+  const balance = trpc.funding.balance.useQuery({ environment: "TEST" }, { refetchInterval: (q) => poll(positive(q.state.data?.balanceEth)) });
+  const events = trpc.events.list.useQuery({ environment: "TEST", limit: 1 }, { refetchInterval: (q) => poll(!!q.state.data?.data.length) });
+  const converted = (s?: { byStatus: Record<string, number> }) => !!s && s.byStatus.QUALIFIED + s.byStatus.REWARDED > 0;
+  const stats = trpc.referrals.stats.useQuery({ environment: "TEST" }, { refetchInterval: (q) => poll(converted(q.state.data)) });
+  const paid = trpc.rewards.list.useQuery({ environment: "TEST", status: "PAID", kind: "REFERRAL", limit: 1 }, { refetchInterval: (q) => poll(!!q.state.data?.data.length) });
   const create = trpc.apiKeys.create.useMutation({
     onSuccess: (k) => {
       setSecret(k.secret);
       setEnv("TEST");
-      utils.apiKeys.list.invalidate();
+      void utils.apiKeys.list.invalidate();
       toast("success", "Test key created");
     },
   });
-  const hasKey = testKeys.length > 0 || !!secret;
-  const shownKey = secret ?? (testKeys[0] ? `${testKeys[0].prefix}…YOUR_SECRET` : "rk_test_…");
-  const { curl, js } = snippets(origin, shownKey);
+  const firstEvent = events.data?.data[0];
+  const participant = participants.data?.data[0];
+  const reward = paid.data?.data[0];
+  const g = config.data?.general;
+  const done = {
+    key: !!serverKey || !!secret,
+    participant: !!participant,
+    amounts: positive(g?.referralRewardEth) || positive(g?.bonusEth),
+    funded: positive(balance.data?.balanceEth),
+    qualifying: converted(stats.data),
+    reward: !!reward,
+  };
+  const shownKey = secret ?? (serverKey ? `${serverKey.prefix}…YOUR_SECRET` : "rk_test_…");
+  const { participant: participantSnippet, curl, js, browser } = snippets(origin, shownKey, participant?.referralCode, publishable ? `${publishable.prefix}…` : undefined);
+  const link = (href: string, text: string) => (
+    <Link className="font-medium text-indigo-700 underline hover:text-indigo-600" href={href}>
+      {text}
+    </Link>
+  );
 
   return (
     <>
-      <PageHeader title={`Welcome${business.name ? `, ${business.name}` : ""}`} description="Three steps to your first tracked referral event. Everything here uses TEST mode: no real ETH moves." />
+      <PageHeader title={`Welcome${business.name ? `, ${business.name}` : ""}`} description="Six steps to your first paid referral reward. Everything here uses test mode: test ETH on a local test network, never real money." />
       <Card>
         <ol>
-          <Step n={1} title="Create a test API key" done={hasKey}>
+          <Step n={1} title="Create a test API key for your server" done={done.key}>
             {secret ? (
               <SecretReveal secret={secret} />
-            ) : testKeys.length > 0 ? (
+            ) : serverKey ? (
               <p>
-                You have {testKeys.length} test key{testKeys.length > 1 ? "s" : ""} ({testKeys.map((k) => k.prefix).join(", ")}). Its secret was shown when it was created; if you lost it, rotate it on the{" "}
-                <Link className="font-medium text-indigo-600 hover:underline" href="/dashboard/api-keys">
-                  API keys
-                </Link>{" "}
-                page.
+                Your test key {serverKey.name ? `“${serverKey.name}” ` : ""}({serverKey.prefix}…) works from servers. Its secret was shown when it was created; if you lost it, rotate it on the {link("/dashboard/api-keys", "API keys")} page.
               </p>
             ) : isOwner ? (
               <>
-                <p>Test keys start with <code className="font-mono">rk_test_</code> and only ever touch test data.</p>
-                <Button loading={create.isPending} onClick={() => create.mutate({ environment: "TEST", name: "Getting started" })}>
+                {testKeys.length > 0 && (
+                  <Notice tone="warning">Your test keys only accept calls from the websites listed on them, so a server (curl, Node) gets “origin not allowed”. Create a key for your server:</Notice>
+                )}
+                <p>Test keys start with <code className="font-mono">rk_test_</code> and only ever touch test data. This one is a secret (server) key.</p>
+                <Button loading={create.isPending} onClick={() => create.mutate({ environment: "TEST", kind: "SECRET", name: "Getting started" })}>
                   Create test key
                 </Button>
                 {create.error && <Notice tone="danger">{formError(create.error)}</Notice>}
@@ -104,25 +183,63 @@ export function GetStartedPage() {
               <Notice tone="info">Ask the owner of {business.name} to create a test key for you.</Notice>
             )}
           </Step>
-          <Step n={2} title="Send your first event" done={!!firstEvent}>
-            <p>Call <code className="font-mono">POST /track</code> from your backend with the key in the <code className="font-mono">x-api-key</code> header.</p>
+          <Step n={2} title="Give a customer a referral code" done={done.participant}>
+            <p>Register the customer who will share a code. The answer carries their code.</p>
+            <CodeBlock label="curl: register a participant" code={participantSnippet} />
+            {participant && (
+              <p data-testid="onboarding-participant">
+                <strong>{participant.name ?? participant.email ?? participant.userId}</strong> shares the code <code className="font-mono">{participant.referralCode}</code>. {link("/dashboard/participants", "See participants")}
+              </p>
+            )}
+          </Step>
+          <Step n={3} title="Set the reward amounts" done={done.amounts}>
+            {done.amounts ? (
+              <p data-testid="onboarding-amounts">
+                A referrer earns {formatEth(g!.referralRewardEth)}, the friend {formatEth(g!.bonusEth)} (test). Change them under {link("/dashboard/configuration", "Configuration")}.
+              </p>
+            ) : (
+              <>
+                <p>Rewards are 0 ETH until you set them. These amounts apply to test referrals only.</p>
+                {g && <AmountsForm referralRewardEth={g.referralRewardEth} bonusEth={g.bonusEth} />}
+              </>
+            )}
+          </Step>
+          <Step n={4} title="Fund the test pool" done={done.funded}>
+            {done.funded ? (
+              <p data-testid="onboarding-balance">The test pool holds {formatEth(balance.data!.balanceEth)}.</p>
+            ) : (
+              <p>Rewards are paid from a pool: with an empty pool they are refused. Send a free test deposit on the {link("/dashboard/balance", "Balance & funding")} page, then verify it.</p>
+            )}
+          </Step>
+          <Step n={5} title="Send a qualifying event" done={done.qualifying}>
+            <p>When the friend signs up with the code and then buys, the referral qualifies.</p>
             <CodeBlock label="curl" code={curl} />
             <CodeBlock label="JavaScript" code={js} />
-          </Step>
-          <Step n={3} title="See it arrive" done={!!firstEvent}>
+            <p>
+              From a web page, use a <strong>publishable</strong> key (<code className="font-mono">rk_pub_test_…</code>) created on the {link("/dashboard/api-keys", "API keys")} page with your
+              site&apos;s origin. Never put a secret key in a browser.
+            </p>
+            <CodeBlock label="Browser (publishable key)" code={browser} />
             {firstEvent ? (
-              <Notice tone="success" title="Your integration is talking to us">
-                <span data-testid="first-event">
-                  “{firstEvent.eventName}” arrived {timeAgo(firstEvent.createdAt)} ({firstEvent.status.toLowerCase()}).
-                </span>{" "}
-                <Link className="font-medium underline" href="/dashboard/events">
-                  Open events
-                </Link>
-              </Notice>
+              <p data-testid="first-event">
+                Latest test event: “{firstEvent.eventName}” {timeAgo(firstEvent.createdAt)} ({firstEvent.status.toLowerCase()}). {link("/dashboard/events", "Open events")}
+              </p>
             ) : (
-              <p className="flex items-center gap-2" role="status">
+              <p className="flex items-center gap-2" role="status" aria-label="Waiting for the first test event">
                 <Spinner className="h-4 w-4 text-indigo-600" /> Waiting for the first call with your test key…
               </p>
+            )}
+          </Step>
+          <Step n={6} title="See the reward" done={done.reward}>
+            {reward ? (
+              <Notice tone="success" title="Your first referral reward was paid">
+                <span data-testid="first-reward">
+                  {formatEth(reward.amountEth)} to {reward.participant.name ?? reward.participant.email ?? reward.participant.referralCode}.
+                </span>{" "}
+                {link("/dashboard/rewards", "Open rewards")}
+              </Notice>
+            ) : (
+              <p>The first paid referral reward shows here{!done.amounts ? " once reward amounts are set" : !done.funded ? " once the pool is funded" : ""}.</p>
             )}
           </Step>
         </ol>

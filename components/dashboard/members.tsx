@@ -1,24 +1,51 @@
 "use client";
-// Members: who can use this dashboard. The owner invites people by email; an invited person
-// joins the business by signing up with that email.
+// Members: who can use this dashboard. The owner invites people by email and sends them the
+// one-time invitation link (it expires; a new link can be made), removes members, cancels
+// invitations and can hand the business over to another member.
 import { useState, type FormEvent } from "react";
+import { CopyButton } from "../copy-button";
 import { errorFor, fieldErrors, formError } from "../errors";
 import { formatDate } from "../format";
 import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
-import { trpc } from "../trpc";
-import { Badge, Button, Card, EmptyState, Field, Input, ListBody, Notice, PageHeader, Table, Td, Th } from "../ui";
+import { trpc, type RouterOutputs } from "../trpc";
+import { Badge, Button, Card, Dialog, EmptyState, Field, Input, ListBody, Notice, PageHeader, Table, Td, Th } from "../ui";
 
-function InviteForm() {
+type Member = RouterOutputs["members"]["list"]["data"][number];
+
+/** The invitation link, shown right after it was made (it is never shown again). */
+function InviteLink({ member, onDone }: { member: { email: string; inviteUrl: string | null; inviteExpiresAt: string | null }; onDone: () => void }) {
+  if (!member.inviteUrl) return null;
+  return (
+    <div className="space-y-2 rounded-lg bg-indigo-50 p-4 ring-1 ring-indigo-100" data-testid="invite-link">
+      <p className="text-sm font-medium text-indigo-950">Send this link to {member.email}</p>
+      <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
+        <code className="min-w-0 flex-1 rounded bg-white px-2 py-1.5 font-mono text-xs break-all text-slate-800 ring-1 ring-slate-200" data-testid="invite-url">
+          {member.inviteUrl}
+        </code>
+        <CopyButton text={member.inviteUrl} label="Copy link" />
+      </div>
+      <p className="text-xs text-slate-700">
+        It works once and until {formatDate(member.inviteExpiresAt)}. It is shown only now; you can make a new one from the team list.{" "}
+        <button type="button" className="font-medium text-indigo-800 underline" onClick={onDone}>
+          Hide
+        </button>
+      </p>
+    </div>
+  );
+}
+
+function InviteForm({ onInvited }: { onInvited: (m: RouterOutputs["members"]["add"]) => void }) {
   const [email, setEmail] = useState("");
   const toast = useToast();
   const utils = trpc.useUtils();
   const add = trpc.members.add.useMutation({
     onSuccess: (m) => {
       setEmail("");
-      utils.members.list.invalidate();
-      toast("success", m.status === "INVITED" ? `Invitation recorded for ${m.email}` : `${m.email} added`);
+      void utils.members.list.invalidate();
+      toast("success", m.status === "INVITED" ? `Invitation created for ${m.email}: send them the link` : `${m.email} added`);
+      onInvited(m);
     },
   });
   const errs = fieldErrors(add.error);
@@ -30,7 +57,7 @@ function InviteForm() {
   return (
     <form onSubmit={submit} noValidate aria-label="Invite a member" className="space-y-3">
       <div className="flex flex-col gap-3 sm:flex-row sm:items-start">
-        <Field label="Email address" error={errorFor(errs, "email") ?? (top ?? undefined)} className="flex-1" hint="They join your business when they sign up with this email.">
+        <Field label="Email address" error={errorFor(errs, "email") ?? (top ?? undefined)} className="flex-1" hint="You get a link to send them; they join when they sign up through it.">
           {(p) => <Input {...p} name="email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="colleague@example.com" maxLength={254} required />}
         </Field>
         <Button type="submit" loading={add.isPending} className="sm:mt-7">
@@ -44,13 +71,45 @@ function InviteForm() {
 export function MembersPage() {
   const { isOwner, user } = useMe();
   const members = trpc.members.list.useQuery({});
+  const utils = trpc.useUtils();
+  const toast = useToast();
+  const [link, setLink] = useState<RouterOutputs["members"]["add"] | null>(null);
+  const [removing, setRemoving] = useState<Member | null>(null);
+  const [handingOver, setHandingOver] = useState<Member | null>(null);
+  const renew = trpc.members.renewInvite.useMutation({
+    onSuccess: (m) => {
+      setLink(m);
+      void utils.members.list.invalidate();
+      toast("success", `New invitation link for ${m.email}`);
+    },
+    onError: (e) => toast("error", formError(e) ?? "Could not make a new link"),
+  });
+  const remove = trpc.members.remove.useMutation({
+    onSuccess: (m) => {
+      setRemoving(null);
+      if (link?.email === m.email) setLink(null);
+      void utils.members.list.invalidate();
+      toast("success", m.status === "INVITED" ? `Invitation for ${m.email} cancelled` : `${m.name ?? m.email} removed`);
+    },
+  });
+  const transfer = trpc.members.transferOwnership.useMutation({
+    onSuccess: () => {
+      setHandingOver(null);
+      void utils.members.list.invalidate();
+      void utils.me.get.invalidate();
+      toast("success", "Ownership transferred: you are now a member");
+    },
+  });
   return (
     <>
       <PageHeader title="Members" description="People who can see this dashboard. Members can view data and review events; owner actions stay with the owner." />
       <div className="space-y-6">
         {isOwner ? (
           <Card title="Invite a member">
-            <InviteForm />
+            <div className="space-y-4">
+              <InviteForm onInvited={(m) => setLink(m.inviteUrl ? m : null)} />
+              {link && <InviteLink member={link} onDone={() => setLink(null)} />}
+            </div>
           </Card>
         ) : (
           <Notice tone="info">Only the owner can invite members.</Notice>
@@ -66,25 +125,56 @@ export function MembersPage() {
                   <Th>Role</Th>
                   <Th>Status</Th>
                   <Th>Since</Th>
+                  {isOwner && <Th className="text-right">Actions</Th>}
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
                 {(members.data?.data ?? []).map((m) => (
                   <tr key={m.memberId} data-testid="member-row">
                     <Td>
-                      <div className="font-medium text-slate-900">
+                      <div className="font-medium break-all text-slate-900">
                         {m.name ?? m.email}
-                        {m.userId === user.id && <span className="ml-2 text-xs font-normal text-slate-500">(you)</span>}
+                        {m.userId === user.id && <span className="ml-2 text-xs font-normal text-slate-600">(you)</span>}
                       </div>
-                      {m.name && <div className="text-xs text-slate-500">{m.email}</div>}
+                      {m.name && <div className="text-xs break-all text-slate-600">{m.email}</div>}
                     </Td>
                     <Td>
                       <Badge>{m.role}</Badge>
                     </Td>
                     <Td>
                       <Badge>{m.status}</Badge>
+                      {m.status === "INVITED" && m.inviteExpiresAt && (
+                        <div className="mt-1 text-xs whitespace-nowrap text-slate-600">{new Date(m.inviteExpiresAt) > new Date() ? `Link valid until ${formatDate(m.inviteExpiresAt)}` : "Link expired"}</div>
+                      )}
                     </Td>
                     <Td className="text-xs whitespace-nowrap">{formatDate(m.createdAt)}</Td>
+                    {isOwner && (
+                      <Td className="text-right">
+                        {m.role !== "OWNER" && (
+                          <div className="flex flex-wrap justify-end gap-1.5">
+                            {m.status === "INVITED" ? (
+                              <>
+                                <Button size="sm" variant="secondary" loading={renew.isPending && renew.variables?.memberId === m.memberId} onClick={() => renew.mutate({ memberId: m.memberId })}>
+                                  New link
+                                </Button>
+                                <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setRemoving(m)}>
+                                  Cancel invitation
+                                </Button>
+                              </>
+                            ) : (
+                              <>
+                                <Button size="sm" variant="secondary" onClick={() => setHandingOver(m)}>
+                                  Make owner
+                                </Button>
+                                <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setRemoving(m)}>
+                                  Remove
+                                </Button>
+                              </>
+                            )}
+                          </div>
+                        )}
+                      </Td>
+                    )}
                   </tr>
                 ))}
               </tbody>
@@ -92,6 +182,48 @@ export function MembersPage() {
           </ListBody>
         </Card>
       </div>
+      {removing && (
+        <Dialog
+          open
+          onClose={() => setRemoving(null)}
+          title={removing.status === "INVITED" ? "Cancel this invitation?" : "Remove this member?"}
+          footer={
+            <>
+              <Button variant="ghost" onClick={() => setRemoving(null)}>
+                Keep
+              </Button>
+              <Button variant="danger" loading={remove.isPending} onClick={() => remove.mutate({ memberId: removing.memberId })}>
+                {removing.status === "INVITED" ? "Cancel invitation" : "Remove member"}
+              </Button>
+            </>
+          }
+        >
+          <p>{removing.status === "INVITED" ? `The link sent to ${removing.email} stops working.` : `${removing.name ?? removing.email} loses access to this dashboard at once.`}</p>
+          {remove.error && <p className="text-sm font-medium text-rose-600" role="alert">{formError(remove.error)}</p>}
+        </Dialog>
+      )}
+      {handingOver && (
+        <Dialog
+          open
+          onClose={() => setHandingOver(null)}
+          title="Transfer ownership?"
+          footer={
+            <>
+              <Button variant="ghost" onClick={() => setHandingOver(null)}>
+                Cancel
+              </Button>
+              <Button variant="danger" loading={transfer.isPending} onClick={() => transfer.mutate({ memberId: handingOver.memberId })}>
+                Transfer ownership
+              </Button>
+            </>
+          }
+        >
+          <p>
+            {handingOver.name ?? handingOver.email} becomes the owner: API keys, funding, spend limits and members are theirs to manage. You stay on the team as a member.
+          </p>
+          {transfer.error && <p className="text-sm font-medium text-rose-600" role="alert">{formError(transfer.error)}</p>}
+        </Dialog>
+      )}
     </>
   );
 }

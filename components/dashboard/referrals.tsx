@@ -8,10 +8,11 @@ import { Icon } from "../icons";
 import { trpc } from "../trpc";
 import { Badge, Button, Card, Field, Input, EmptyState, ErrorState, LoadingRows, PageHeader, Stat, Table, Td, Th } from "../ui";
 import { ActivityChart } from "./activity-chart";
+import { ReferralList } from "./people";
 
 const pct = (x: number) => `${(x * 100).toFixed(x > 0 && x < 0.1 ? 1 : 0)}%`;
 
-export function TopReferrers({ rows }: { rows: Array<{ participantId: string; referralCode: string; email: string | null; name: string | null; referrals: number; conversions: number; ethRewarded: string }> }) {
+function TopReferrers({ rows }: { rows: Array<{ participantId: string; referralCode: string; email: string | null; name: string | null; referrals: number; conversions: number; ethRewarded: string }> }) {
   if (!rows.length) return <EmptyState icon={<Icon name="users" className="h-8 w-8" />} title="No referrers yet">Apply a referral code through /sdk/referrals/apply and your referrers are ranked here.</EmptyState>;
   return (
     <Table label="Top referrers">
@@ -61,6 +62,7 @@ export function ReferralsPage() {
             <Stat label="Flagged for review" value={s?.byStatus.FLAGGED ?? 0} loading={!s} />
             <Stat label="ETH rewarded" value={s ? formatEth(s.ethRewarded) : ""} loading={!s} />
           </dl>
+          <ReferralList />
           <Card title="Funnel">
             {!s ? (
               <LoadingRows rows={1} label="Loading funnel" />

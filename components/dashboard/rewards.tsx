@@ -9,7 +9,9 @@ import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc } from "../trpc";
-import { Badge, Button, Card, cx, EmptyState, Field, Input, ListBody, LoadMore, Notice, PageHeader, Table, Td, Th } from "../ui";
+import { reasonText } from "../reasons";
+import { Badge, Button, Card, cx, EmptyState, Field, Input, ListBody, LoadMore, Notice, PageHeader, Select, Table, Td, Th } from "../ui";
+import { ExportLink } from "./export-link";
 
 function GrantForm() {
   const { env } = useEnvironment();
@@ -18,8 +20,8 @@ function GrantForm() {
   const [v, setV] = useState({ recipient: "", amountEth: "", reason: "" });
   const grant = trpc.rewards.create.useMutation({
     onSuccess: (r) => {
-      utils.rewards.invalidate();
-      utils.funding.balance.invalidate();
+      void utils.rewards.invalidate();
+      void utils.funding.balance.invalidate();
       if (r.status === "PAID") {
         toast("success", `Paid ${formatEth(r.amountEth)} to ${r.participant.email ?? r.participant.referralCode}`);
         setV({ recipient: "", amountEth: "", reason: "" });
@@ -59,13 +61,68 @@ function GrantForm() {
   );
 }
 
+const REWARD_STATUSES = ["PAID", "HELD", "REFUSED"] as const;
+const REWARD_KINDS = ["REFERRAL", "BONUS", "MANUAL"] as const;
+const cap = (s: string) => s.charAt(0) + s.slice(1).toLowerCase();
+
 function RewardsList() {
   const { env } = useEnvironment();
-  const { cursors, add } = useCursors(env);
-  const q = combinePages(trpc.useQueries((t) => cursors.map((cursor) => t.rewards.list({ environment: env, limit: 25, ...(cursor ? { cursor } : {}) }))), add);
+  const none = { status: "", kind: "", from: "", to: "" };
+  const [draft, setDraft] = useState(none);
+  const [applied, setApplied] = useState(none);
+  // `to` is exclusive on the server; the date picker means "through that day".
+  const dayAfter = (d: string) => new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+  const filters = {
+    environment: env,
+    ...(applied.status ? { status: applied.status as (typeof REWARD_STATUSES)[number] } : {}),
+    ...(applied.kind ? { kind: applied.kind as (typeof REWARD_KINDS)[number] } : {}),
+    ...(applied.from ? { from: applied.from } : {}),
+    ...(applied.to ? { to: dayAfter(applied.to) } : {}),
+  };
+  const input = { ...filters, limit: 25 };
+  const { cursors, add } = useCursors(JSON.stringify(input));
+  const q = combinePages(trpc.useQueries((t) => cursors.map((cursor) => t.rewards.list({ ...input, ...(cursor ? { cursor } : {}) }))), add);
   const rows = q.rows;
+  const filtered = Object.values(applied).some(Boolean);
+  const set = (k: keyof typeof none) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [k]: e.target.value }));
   return (
-    <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={!rows.length} label="rewards" empty={<EmptyState icon={<Icon name="gift" className="h-8 w-8" />} title="No rewards yet">Rewards appear when referred users send qualifying events, or when you grant one.</EmptyState>}>
+    <>
+    <div className="flex flex-wrap items-end justify-between gap-3 border-b border-slate-100 py-4">
+      <form
+        className="grid min-w-0 flex-1 gap-3 sm:grid-cols-2 sm:items-end lg:grid-cols-5"
+        aria-label="Filter rewards"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied(draft);
+        }}
+      >
+        <Field label="Status">
+          {(p) => (
+            <Select {...p} name="status" value={draft.status} onChange={set("status")}>
+              <option value="">All statuses</option>
+              {REWARD_STATUSES.map((s) => <option key={s} value={s}>{cap(s)}</option>)}
+            </Select>
+          )}
+        </Field>
+        <Field label="Kind">
+          {(p) => (
+            <Select {...p} name="kind" value={draft.kind} onChange={set("kind")}>
+              <option value="">All kinds</option>
+              {REWARD_KINDS.map((s) => <option key={s} value={s}>{cap(s)}</option>)}
+            </Select>
+          )}
+        </Field>
+        <Field label="From">{(p) => <Input {...p} name="from" type="date" value={draft.from} onChange={set("from")} />}</Field>
+        <Field label="Through">{(p) => <Input {...p} name="to" type="date" value={draft.to} min={draft.from || undefined} onChange={set("to")} />}</Field>
+        <div className="flex gap-2">
+          <Button type="submit" variant="secondary">Apply</Button>
+          {filtered && <Button variant="ghost" onClick={() => { setDraft(none); setApplied(none); }}>Clear</Button>}
+        </div>
+      </form>
+      <ExportLink kind="rewards" query={filters} />
+    </div>
+  return (
+    <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={!rows.length} label="rewards" empty={filtered ? <EmptyState icon={<Icon name="gift" className="h-8 w-8" />} title="No rewards match these filters">Try another status or clear the filters.</EmptyState> : <EmptyState icon={<Icon name="gift" className="h-8 w-8" />} title="No rewards yet">Rewards appear when referred users send qualifying events, or when you grant one.</EmptyState>}>
       <Table label="Rewards">
         <thead>
           <tr>
@@ -90,7 +147,7 @@ function RewardsList() {
                 {formatEth(r.amountEth)}
                 {r.requestedEth !== r.amountEth && <div className="text-xs font-normal text-slate-500">asked {formatEth(r.requestedEth)}</div>}
               </Td>
-              <Td className="max-w-56 text-xs"><span className="line-clamp-2">{[r.reason, r.note].filter(Boolean).join(" · ") || "—"}</span></Td>
+              <Td className="max-w-56 text-xs"><span className="line-clamp-2">{[reasonText(r.reason), r.note].filter(Boolean).join(" · ") || "—"}</span></Td>
               <Td className="text-xs whitespace-nowrap">{formatDateTime(r.paidAt ?? r.createdAt)}</Td>
             </tr>
           ))}
@@ -98,6 +155,7 @@ function RewardsList() {
       </Table>
       <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
     </ListBody>
+    </>
   );
 }
 

@@ -11,7 +11,7 @@ export function SecretReveal({ secret, warnings = [], extra }: { secret: string;
         It will not be shown again. Store it in your server&apos;s environment or secret manager.
       </Notice>
       <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
-        <code data-testid="api-key-secret" className="block flex-1 overflow-x-auto rounded-lg bg-slate-900 px-3 py-2.5 font-mono text-xs whitespace-nowrap text-emerald-300 select-all">
+        <code data-testid="api-key-secret" tabIndex={0} className="block flex-1 overflow-x-auto rounded-lg bg-slate-900 px-3 py-2.5 font-mono text-xs whitespace-nowrap text-emerald-300 select-all">
           {secret}
         </code>
         <CopyButton text={secret} label="Copy secret" size="md" />

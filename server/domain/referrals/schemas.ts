@@ -1,10 +1,11 @@
 // Referral application (POST /sdk/referrals/apply) and referral lists (GET /sdk/referrals,
 // GET /business/api-keys/:apiKeyId/referrals).
 import { z } from "zod";
+import { listLimit } from "../../shared/list-page";
 import { email, externalUserId, personName } from "../participants/schemas";
 
-export const referralCode = z.string().trim().min(1).max(64);
-export const sourceLabel = z.string().trim().min(1).max(100);
+const referralCode = z.string().trim().min(1).max(64);
+const sourceLabel = z.string().trim().min(1).max(100);
 
 export const applyReferralInput = z
   .strictObject({
@@ -23,17 +24,13 @@ export const applyReferralInput = z
 export type ApplyReferralInput = z.infer<typeof applyReferralInput>;
 
 /** `limit`: integer, default 50, clamped into 1..200; anything that is not an integer → 400. */
-export const listLimit = z
-  .preprocess((v) => (typeof v === "string" && /^\s*[+-]?\d{1,12}\s*$/.test(v) ? Number(v) : v), z.number().int("limit must be an integer"))
-  .optional()
-  .transform((v) => (v === undefined ? 50 : Math.min(200, Math.max(1, v))));
 
 export const listReferralsQuery = z.strictObject({
   limit: listLimit,
   cursor: z.string().min(1).max(200).optional(),
 });
 
-export const referralOutput = z.object({
+const referralOutput = z.object({
   referralId: z.string(),
   status: z.enum(["PENDING", "QUALIFIED", "REWARDED", "FLAGGED", "REJECTED"]),
   reason: z.string().nullable(),

@@ -8,8 +8,9 @@ import { screenReferral } from "../rewards/anti-abuse";
 import { ensureParticipant, findParticipantByCodeOrHandle } from "../participants/service";
 import type { Scope } from "../participants/schemas";
 import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tracking/idempotency";
-import { dispatchJobs, enqueueJob } from "../../jobs/queue";
+import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
 import type { ApplyReferralInput, ReferralListOutput, ReferralOutput } from "./schemas";
+import { emitWebhookEvent, newReferralWebhooks } from "../webhooks/emit";
 
 export interface RecordReferralInput {
   referrer: Participant;
@@ -45,13 +46,14 @@ export async function recordReferral(tx: Tx, scope: Scope, input: RecordReferral
     ],
     skipDuplicates: true,
   });
+  if (inserted) await emitWebhookEvent(tx, newReferralWebhooks(inserted)); // webhook
   if (inserted) return { referral: inserted, created: true };
   const raced = await tx.referral.findUnique({ where: { referrerId_referredId: pair } });
   if (!raced) throw new Error("referral insert skipped but no row found");
   return { referral: raced, created: false };
 }
 
-export const REFERRAL_QUEUED_MESSAGE = "Referral apply accepted for asynchronous processing";
+const REFERRAL_QUEUED_MESSAGE = "Referral apply accepted for asynchronous processing";
 
 export interface ApplySyncOutput {
   success: true;
@@ -103,7 +105,7 @@ export async function applyReferral(scope: Scope, input: ApplyReferralInput): Pr
   const sync = work.referredUserId !== undefined;
   const route = "POST /sdk/referrals/apply";
   const hash = idempotencyKey ? requestHash(route, work) : "";
-  let queuedJob: { id: string; type: "SDK_REFERRAL_APPLY" } | undefined;
+  let queuedJob: QueuedJob | undefined;
   const out = await db.$transaction(async (tx) => {
     const claim = idempotencyKey ? await claimIdempotencyKey(tx, scope, idempotencyKey, route, hash) : undefined;
     if (claim?.replay) return claim.replay as { status: number; body: ApplySyncOutput | ApplyQueuedOutput };
@@ -111,8 +113,8 @@ export async function applyReferral(scope: Scope, input: ApplyReferralInput): Pr
     if (sync) {
       res = { status: 200, body: await performReferralApply(tx, scope, work) };
     } else {
-      const job = await enqueueJob(tx, scope, "SDK_REFERRAL_APPLY", work);
-      queuedJob = { id: job.id, type: "SDK_REFERRAL_APPLY" };
+      const job = await insertJob(tx, scope, "SDK_REFERRAL_APPLY", work);
+      queuedJob = job;
       res = { status: 202, body: { success: true, queued: true, jobId: job.id, jobType: "SDK_REFERRAL_APPLY", message: REFERRAL_QUEUED_MESSAGE } };
     }
     if (claim?.recordId) await completeIdempotencyKey(tx, claim.recordId, res.status, res.body);
@@ -128,7 +130,7 @@ type Row = Referral & { referrer: Participant; referred: Participant };
 
 const participantView = (p: Participant) => ({ participantId: p.id, referralCode: p.referralCode, handle: p.handle, userId: p.externalId, email: p.email });
 
-export function toReferralOutput(r: Row): ReferralOutput {
+function toReferralOutput(r: Row): ReferralOutput {
   return {
     referralId: r.id,
     status: r.status,

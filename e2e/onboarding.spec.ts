@@ -1,0 +1,51 @@
+// Onboarding reaches the first paid reward, each step ticked by the real state.
+import { expect, test } from "@playwright/test";
+import { readSecret, sdk, signUpInBrowser, uniqueEmail } from "./support";
+
+test("get started: key, referral code, amounts, funded pool, qualifying event, paid reward", async ({ page, request }) => {
+  test.setTimeout(180_000);
+  await signUpInBrowser(page, { email: uniqueEmail("onboard"), businessName: "Onboard Co" });
+  await expect(page).toHaveURL(/\/dashboard\/get-started$/);
+  const step = (title: string) => page.getByRole("heading", { name: new RegExp(title) });
+  await expect(step("Set the reward amounts")).not.toContainText("(done)");
+
+  await page.getByRole("button", { name: "Create test key" }).click();
+  const secret = await readSecret(page);
+  await expect(step("Create a test API key")).toContainText("(done)");
+  // The snippets carry the key that works from a server.
+  await expect(page.locator("pre").first()).toContainText(secret);
+
+  const alice = await sdk(request, secret, "POST", "/sdk/participants", { userId: "user-alice", email: "alice@example.com", name: "Alice" });
+  expect(alice.status).toBe(200);
+  await expect(page.getByTestId("onboarding-participant")).toContainText(alice.body.referralCode, { timeout: 20_000 });
+  await expect(step("Give a customer a referral code")).toContainText("(done)");
+  // The snippet now names Alice's code.
+  await expect(page.locator("pre").nth(1)).toContainText(alice.body.referralCode);
+
+  const amounts = page.getByRole("form", { name: "Test reward amounts" });
+  await amounts.getByLabel("Referral reward (ETH)").fill("0.1");
+  await amounts.getByLabel("Bonus (ETH)").fill("0.05");
+  await amounts.getByRole("button", { name: "Save test amounts" }).click();
+  await expect(page.getByTestId("onboarding-amounts")).toContainText("0.1 ETH");
+  await expect(step("Set the reward amounts")).toContainText("(done)");
+  await expect(step("Fund the test pool")).not.toContainText("(done)");
+
+  await page.getByRole("link", { name: "Balance & funding" }).last().click();
+  const deposit = page.getByRole("form", { name: "Send a test deposit" });
+  await deposit.getByLabel("Amount (ETH)").fill("1");
+  await deposit.getByRole("button", { name: "Send test deposit" }).click();
+  await expect(page.getByTestId("test-deposit-tx")).toBeVisible();
+  await page.getByRole("form", { name: "Verify a deposit" }).getByRole("button", { name: "Verify and credit" }).click();
+  await expect(page.getByTestId("pool-balance")).toHaveText("1 ETH");
+
+  await page.goto("/dashboard/get-started");
+  await expect(step("Fund the test pool")).toContainText("(done)");
+  await expect(step("See the reward")).not.toContainText("(done)");
+  const applied = await sdk(request, secret, "POST", "/sdk/referrals/apply", { referralCode: alice.body.referralCode, referredUserId: "user-bob", referredUserEmail: "bob@example.com", source: "curl" });
+  expect(applied.status).toBe(200);
+  const purchase = await sdk(request, secret, "POST", "/track", { eventName: "purchase", metadata: { referredUserId: "user-bob" }, source: "curl" });
+  expect(purchase.body.status).toBe("PROCESSED");
+  await expect(page.getByTestId("first-reward")).toContainText("0.1 ETH to Alice", { timeout: 20_000 });
+  await expect(step("Send a qualifying event")).toContainText("(done)");
+  await expect(step("See the reward")).toContainText("(done)");
+});

@@ -1,0 +1,22 @@
+import { listBusinessParticipantsInput, listBusinessParticipantsOutput, participantDetailOutput, participantIdInput } from "../domain/referrals/browse-schemas";
+import { getBusinessParticipant, listBusinessParticipants } from "../domain/referrals/browse";
+import { participantWithTotalsOutput, updateParticipantInput, updateParticipantWallet } from "../domain/participants/wallet";
+import { businessProcedure, ownerProcedure, router } from "../trpc/init";
+
+export const participantsRouter = router({
+  list: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/participants", tags: ["participants"], summary: "List participants (referrers and referred users; search, cursor pagination)", protect: true } })
+    .input(listBusinessParticipantsInput)
+    .output(listBusinessParticipantsOutput)
+    .query(({ ctx, input }) => listBusinessParticipants(ctx.businessId, input)),
+  get: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/participants/{participantId}", tags: ["participants"], summary: "One participant: who referred them, their referrals and rewards", protect: true } })
+    .input(participantIdInput)
+    .output(participantDetailOutput)
+    .query(({ ctx, input }) => getBusinessParticipant(ctx.businessId, input.participantId)),
+  update: ownerProcedure
+    .meta({ openapi: { method: "PATCH", path: "/business/participants/{participantId}", tags: ["participants"], summary: "Set or clear a participant's payout wallet (owner)", protect: true } })
+    .input(updateParticipantInput)
+    .output(participantWithTotalsOutput)
+    .mutation(({ ctx, input }) => updateParticipantWallet(ctx.businessId, input)),
+});
