@@ -88,8 +88,8 @@ export async function benchAnalytics(opts: { baseUrl: string; databaseUrl: strin
   const { email, token } = await signUp(opts.baseUrl);
   const client = new pg.Client({ connectionString: opts.databaseUrl });
   await client.connect();
-  let seedSeconds = 0;
-  let tableRows = 0;
+  let seedSeconds: number;
+  let tableRows: number;
   try {
     const b = await client.query(`SELECT m."businessId" FROM "Member" m JOIN "user" u ON u."id" = m."userId" WHERE u."email" = $1`, [email]);
     const businessId = b.rows[0].businessId as string;

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { db } from "../db/client";
 import { upsertParticipant } from "../domain/participants/service";
 import { backoffMs, claimJob, executeClaimedJob, runJob } from "./execute";
-import { FAR_FUTURE, queuedEvent, queuedJob, testBusiness } from "./test-fixtures";
+import { PAST, queuedEvent, queuedJob, testBusiness } from "../../tests/support/jobs-fixtures";
 
 describe("job execution", () => {
   it("runs an EVENT_PROCESS job once: a second run answers the stored outcome", async () => {
@@ -54,7 +54,7 @@ describe("job execution", () => {
     expect(afterFirst.status).toBe("QUEUED");
     expect(afterFirst.lastError).toMatch(/^INTERNAL/);
     expect(afterFirst.runAt.getTime()).toBeGreaterThan(Date.now() + 500);
-    await db.job.update({ where: { id: job.id }, data: { runAt: FAR_FUTURE } });
+    await db.job.update({ where: { id: job.id }, data: { runAt: PAST } });
     const c2 = await claimJob(job.id);
     const r2 = await executeClaimedJob(c2!);
     expect(r2.status).toBe("FAILED");
@@ -75,6 +75,26 @@ describe("job execution", () => {
     const ra = await runJob(apply.id);
     expect(ra).toMatchObject({ status: "FAILED", error: expect.stringContaining("UNKNOWN_REFERRAL_CODE") });
     expect(await db.participant.count({ where: { businessId: scope.businessId } })).toBe(0);
+  });
+
+  it("a job in its backoff is not run early: a redelivery answers NOT_DUE and changes nothing", async () => {
+    const scope = await testBusiness();
+    vi.spyOn(console, "error").mockImplementation(() => {}); // the expected internal error is logged
+    const { job, event } = await queuedEvent(scope, { eventName: "signup", metadata: { referredUserEmail: 12345 } }, 3);
+    const first = await runJob(job.id);
+    expect(first.status).toBe("RETRY");
+    const backoff = await db.job.findUniqueOrThrow({ where: { id: job.id } });
+    expect(backoff).toMatchObject({ status: "QUEUED", attempts: 1 });
+    // The same job delivered again before its runAt (an Inngest redelivery, a duplicate event).
+    expect(await claimJob(job.id)).toBeNull();
+    expect(await runJob(job.id)).toEqual({ status: "NOT_DUE", runAt: backoff.runAt });
+    const untouched = await db.job.findUniqueOrThrow({ where: { id: job.id } });
+    expect(untouched).toMatchObject({ status: "QUEUED", attempts: 1, runAt: backoff.runAt, startedAt: backoff.startedAt });
+    expect((await db.trackedEvent.findUniqueOrThrow({ where: { id: event.id } })).status).toBe("QUEUED");
+    // Once its time has come it runs (and, here, fails again).
+    await db.job.update({ where: { id: job.id }, data: { runAt: PAST } });
+    expect((await runJob(job.id)).status).toBe("RETRY");
+    expect((await db.job.findUniqueOrThrow({ where: { id: job.id } })).attempts).toBe(2);
   });
 
   it("backoff grows exponentially and is capped", () => {

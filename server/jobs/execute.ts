@@ -9,6 +9,7 @@ import { db } from "../db/client";
 import type { Job, Prisma } from "../db/generated";
 import { AppError, toAppError } from "../shared/errors";
 import { env } from "../shared/env";
+import { lockPool } from "../domain/ledger/service";
 import { handlers } from "./handlers";
 
 export type RunOutcome =
@@ -16,7 +17,9 @@ export type RunOutcome =
   | { status: "FAILED"; error: string }
   /** Will be retried (backoff) */
   | { status: "RETRY"; error: string; runAt: Date }
-  /** Another worker holds a live lease, or the job is not due yet */
+  /** Not due yet (its backoff runs until runAt): nothing was done; try again at runAt */
+  | { status: "NOT_DUE"; runAt: Date }
+  /** Another worker holds a live lease */
   | { status: "BUSY" };
 
 class LeaseLost extends Error {}
@@ -56,13 +59,17 @@ export async function claimDueJobs(limit: number): Promise<Job[]> {
   return db.job.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { runAt: "asc" } });
 }
 
-/** Claims one specific job (the Inngest path: the event names the job). */
+/**
+ * Claims one specific job (the Inngest path: the event names the job) when it is due: QUEUED
+ * with its backoff over (runAt ≤ now), or RUNNING with an expired lease. A redelivered or early
+ * event therefore never runs a job before its time.
+ */
 export async function claimJob(jobId: string): Promise<Job | null> {
   const token = randomUUID();
   const rows = await db.$queryRawUnsafe<{ id: string }[]>(
     `UPDATE "Job" SET status = 'RUNNING', attempts = attempts + 1, "lockedUntil" = (now() AT TIME ZONE 'UTC') + ($1::int * interval '1 millisecond'),
         "lockedBy" = $2 || ':' || id, "startedAt" = COALESCE("startedAt", (now() AT TIME ZONE 'UTC')), "updatedAt" = (now() AT TIME ZONE 'UTC')
-      WHERE id = $3 AND ((status = 'QUEUED') OR (status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')))
+      WHERE id = $3 AND ((status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC')) OR (status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')))
       RETURNING id`,
     env.jobLeaseMs,
     token,
@@ -71,18 +78,24 @@ export async function claimJob(jobId: string): Promise<Job | null> {
   return rows.length ? db.job.findUnique({ where: { id: jobId } }) : null;
 }
 
+/** Locks the job row; throws LeaseLost unless this claim (its lock token) still holds it. */
+async function ownsJob(tx: Prisma.TransactionClient, job: Job) {
+  const [row] = await tx.$queryRawUnsafe<{ lockedBy: string | null; status: string }[]>(`SELECT "lockedBy", status::text AS status FROM "Job" WHERE id = $1 FOR UPDATE`, job.id);
+  if (!row || row.status !== "RUNNING" || row.lockedBy !== job.lockedBy) throw new LeaseLost();
+}
+
 /** Executes a claimed job: work + SUCCEEDED in one transaction; else retry or FAILED. */
 export async function executeClaimedJob(job: Job): Promise<RunOutcome> {
   const handler = handlers[job.type];
-  const owns = async (tx: Prisma.TransactionClient) => {
-    const [row] = await tx.$queryRawUnsafe<{ lockedBy: string | null; status: string }[]>(`SELECT "lockedBy", status::text AS status FROM "Job" WHERE id = $1 FOR UPDATE`, job.id);
-    if (!row || row.status !== "RUNNING" || row.lockedBy !== job.lockedBy) throw new LeaseLost();
-  };
   try {
+    const performed = handler.perform ? await handler.perform(job) : undefined;
     const result = await db.$transaction(
       async (tx) => {
-        await owns(tx);
-        const r = await handler.run(tx, job);
+        await ownsJob(tx, job);
+        // Events lock their business's pool first, as a batch does (executeEventBatch): one lock
+        // order (pool, then referral-level locks) for every job, so jobs never deadlock each other.
+        if (job.type === "EVENT_PROCESS") await lockPool(tx, job.businessId, job.environment);
+        const r = await handler.run(tx, job, performed);
         await tx.job.update({ where: { id: job.id }, data: { status: "SUCCEEDED", result: r, lastError: null, lockedUntil: null, lockedBy: null, finishedAt: new Date() } });
         return r;
       },
@@ -91,33 +104,40 @@ export async function executeClaimedJob(job: Job): Promise<RunOutcome> {
     return { status: "SUCCEEDED", result };
   } catch (e) {
     if (e instanceof LeaseLost) return { status: "BUSY" };
-    const err = toAppError(e);
-    const message = `${err.code}: ${err.message}`.slice(0, 1000);
-    const final = isPermanent(err) || job.attempts >= job.maxAttempts;
-    try {
-      return await db.$transaction(async (tx) => {
-        await owns(tx);
-        if (final) {
-          await handler.onFailed?.(tx, job, err);
-          await tx.job.update({ where: { id: job.id }, data: { status: "FAILED", lastError: message, lockedUntil: null, lockedBy: null, finishedAt: new Date() } });
-          return { status: "FAILED", error: message } as const;
-        }
-        const runAt = new Date(Date.now() + backoffMs(job.attempts));
-        await tx.job.update({ where: { id: job.id }, data: { status: "QUEUED", lastError: message, runAt, lockedUntil: null, lockedBy: null } });
-        return { status: "RETRY", error: message, runAt } as const;
-      });
-    } catch (e2) {
-      if (e2 instanceof LeaseLost) return { status: "BUSY" };
-      // The database is unreachable: the lease will expire and the job will be taken again.
-      console.error("[jobs] could not record the outcome of job", job.id, (e2 as Error).message);
-      return { status: "RETRY", error: message, runAt: new Date(Date.now() + env.jobLeaseMs) };
-    }
+    return recordFailure(job, e);
+  }
+}
+
+/** A claimed job's attempt failed (nothing of it committed): schedule the retry, or fail it for good. */
+async function recordFailure(job: Job, e: unknown): Promise<RunOutcome> {
+  const handler = handlers[job.type];
+  const err = toAppError(e);
+  const message = `${err.code}: ${err.message}`.slice(0, 1000);
+  const final = isPermanent(err) || job.attempts >= job.maxAttempts;
+  try {
+    return await db.$transaction(async (tx) => {
+      await ownsJob(tx, job);
+      if (final) {
+        await handler.onFailed?.(tx, job, err);
+        await tx.job.update({ where: { id: job.id }, data: { status: "FAILED", lastError: message, lockedUntil: null, lockedBy: null, finishedAt: new Date() } });
+        return { status: "FAILED", error: message } as const;
+      }
+      const runAt = new Date(Date.now() + backoffMs(job.attempts));
+      await tx.job.update({ where: { id: job.id }, data: { status: "QUEUED", lastError: message, runAt, lockedUntil: null, lockedBy: null } });
+      return { status: "RETRY", error: message, runAt } as const;
+    });
+  } catch (e2) {
+    if (e2 instanceof LeaseLost) return { status: "BUSY" };
+    // The database is unreachable: the lease will expire and the job will be taken again.
+    console.error("[jobs] could not record the outcome of job", job.id, (e2 as Error).message);
+    return { status: "RETRY", error: message, runAt: new Date(Date.now() + env.jobLeaseMs) };
   }
 }
 
 /**
  * The single entry point for executing a job by id (Inngest functions call this). A job that
- * already finished answers its stored outcome, so a redelivered event does nothing twice.
+ * already finished answers its stored outcome, so a redelivered event does nothing twice; a
+ * job whose backoff is not over answers NOT_DUE with its runAt and is left untouched.
  */
 export async function runJob(jobId: string): Promise<RunOutcome> {
   const claimed = await claimJob(jobId);
@@ -126,5 +146,119 @@ export async function runJob(jobId: string): Promise<RunOutcome> {
   if (!job) throw new AppError("NOT_FOUND", `Job ${jobId} not found`);
   if (job.status === "SUCCEEDED") return { status: "SUCCEEDED", result: job.result };
   if (job.status === "FAILED") return { status: "FAILED", error: job.lastError ?? "failed" };
+  if (job.status === "QUEUED") return { status: "NOT_DUE", runAt: job.runAt };
   return { status: "BUSY" };
+}
+
+// ───────────── Batched execution ─────────────
+
+const arrival = (a: Job, b: Job) => a.runAt.getTime() - b.runAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Executes claimed jobs. EVENT_PROCESS jobs of one business and environment run as one batch
+ * (executeEventBatch); other jobs, and a batch of one, run alone (executeClaimedJob). Batches of
+ * different businesses run side by side, at most `parallel` at a time.
+ */
+export async function executeClaimedJobs(jobs: Job[], parallel = 4): Promise<Map<string, RunOutcome>> {
+  const out = new Map<string, RunOutcome>();
+  const units: Job[][] = [];
+  const groups = new Map<string, Job[]>();
+  for (const job of jobs) {
+    if (job.type !== "EVENT_PROCESS") {
+      units.push([job]);
+      continue;
+    }
+    const key = `${job.businessId}\u0000${job.environment}`;
+    const g = groups.get(key);
+    if (g) g.push(job);
+    else groups.set(key, [job]);
+  }
+  // A batch transaction holds the business's pool lock until it commits: bounded in size, so
+  // that synchronous requests of that business wait little and a batch ends well within its lease.
+  for (const g of groups.values()) {
+    g.sort(arrival);
+    for (let i = 0; i < g.length; i += env.jobBatchTxSize) units.push(g.slice(i, i + env.jobBatchTxSize));
+  }
+  let next = 0;
+  const lane = async () => {
+    while (next < units.length) {
+      const unit = units[next++];
+      const outcomes = unit.length === 1 ? new Map([[unit[0].id, await executeClaimedJob(unit[0])]]) : await executeEventBatch(unit);
+      for (const [id, o] of outcomes) out.set(id, o);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, units.length)) }, lane));
+  return out;
+}
+
+/**
+ * EVENT_PROCESS jobs of one business+environment in one transaction, with the same outcomes as
+ * one by one: the same handler runs for each job, in arrival order (runAt, createdAt), each in
+ * its own savepoint, so a job that fails rolls back alone and is then retried or failed exactly
+ * as it would be alone. The pool row is locked first, once: batches (and single jobs paying
+ * rewards) of one business serialise on it, and every reward of the batch sees the debits of
+ * the ones before it. Ownership of every job is checked under its row lock in one statement,
+ * and the jobs that succeeded are marked SUCCEEDED in one statement of the same transaction as
+ * their effects: a crash before the commit leaves nothing, and the jobs are taken again when
+ * their lease expires (exactly once, across crashes and workers). If the batch transaction
+ * itself fails (e.g. a deadlock with a single-path transaction), nothing of it committed and
+ * its jobs run one by one.
+ */
+export async function executeEventBatch(jobs: Job[]): Promise<Map<string, RunOutcome>> {
+  const ordered = [...jobs].sort(arrival);
+  const { businessId, environment } = ordered[0];
+  if (ordered.some((j) => j.type !== "EVENT_PROCESS" || j.businessId !== businessId || j.environment !== environment)) {
+    throw new Error("executeEventBatch: jobs must be EVENT_PROCESS jobs of one business and environment");
+  }
+  const out = new Map<string, RunOutcome>();
+  const failed: { job: Job; error: unknown }[] = [];
+  let succeeded: { job: Job; result: Prisma.InputJsonObject }[] = [];
+  try {
+    await db.$transaction(
+      async (tx) => {
+        failed.length = 0;
+        succeeded = [];
+        const rows = await tx.$queryRawUnsafe<{ id: string; lockedBy: string | null; status: string }[]>(
+          `SELECT id, "lockedBy", status::text AS status FROM "Job" WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+          ordered.map((j) => j.id),
+        );
+        const owned = new Set(rows.filter((r) => r.status === "RUNNING" && r.lockedBy === ordered.find((j) => j.id === r.id)?.lockedBy).map((r) => r.id));
+        await lockPool(tx, businessId, environment);
+        for (const job of ordered) {
+          if (!owned.has(job.id)) continue;
+          await tx.$executeRawUnsafe(`SAVEPOINT rts_job`);
+          try {
+            const result = await handlers.EVENT_PROCESS.run(tx, job);
+            await tx.$executeRawUnsafe(`RELEASE SAVEPOINT rts_job`);
+            succeeded.push({ job, result });
+          } catch (e) {
+            await tx.$executeRawUnsafe(`ROLLBACK TO SAVEPOINT rts_job`);
+            failed.push({ job, error: e });
+          }
+        }
+        if (succeeded.length) {
+          const now = new Date().toISOString();
+          await tx.$executeRawUnsafe(
+            `UPDATE "Job" AS j SET status = 'SUCCEEDED', result = d.result, "lastError" = NULL, "lockedUntil" = NULL, "lockedBy" = NULL,
+                    "finishedAt" = $3::timestamp(3), "updatedAt" = $3::timestamp(3)
+               FROM unnest($1::text[], $2::jsonb[]) AS d(id, result) WHERE j.id = d.id`,
+            succeeded.map((s) => s.job.id),
+            succeeded.map((s) => JSON.stringify(s.result)),
+            now,
+          );
+        }
+        for (const job of ordered) if (!owned.has(job.id)) out.set(job.id, { status: "BUSY" });
+      },
+      // The job rows stay locked until the commit, so a lease expiring meanwhile lets no other
+      // runner take them (claims skip locked rows): the batch may outlive its lease.
+      { timeout: Math.max(120_000, 2 * env.jobLeaseMs) },
+    );
+  } catch (e) {
+    console.warn(`[jobs] batch of ${ordered.length} jobs failed as a whole (${(e as Error).message.replace(/\s+/g, " ").slice(-300)}); running them one by one`);
+    for (const job of ordered) out.set(job.id, await executeClaimedJob(job));
+    return out;
+  }
+  for (const s of succeeded) out.set(s.job.id, { status: "SUCCEEDED", result: s.result });
+  for (const f of failed) out.set(f.job.id, await recordFailure(f.job, f.error));
+  return out;
 }

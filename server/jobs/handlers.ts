@@ -8,10 +8,17 @@ import type { Scope } from "../domain/participants/schemas";
 import { processEvent, resolveReferrer } from "../domain/tracking/service";
 import { performReferralApply } from "../domain/referrals/service";
 import { applyReferralInput } from "../domain/referrals/schemas";
+import { runPayouts } from "../domain/payouts/service";
+import { deliveryPayloadOf, recordWebhookAttempt, sendWebhookMessage, type SendResult } from "../domain/webhooks/deliver";
 
 export interface JobHandler {
+  /**
+   * Optional work done before the transaction and outside it (an HTTP call must not hold a
+   * transaction open); its result is passed to run. If it throws, the job is retried.
+   */
+  perform?(job: Job): Promise<unknown>;
   /** Does the job's work; the return value is stored as the job's result. */
-  run(tx: Tx, job: Job): Promise<Prisma.InputJsonObject>;
+  run(tx: Tx, job: Job, performed?: unknown): Promise<Prisma.InputJsonObject>;
   /** Records a permanent failure on the job's data (runs in the transaction that marks it FAILED). */
   onFailed?(tx: Tx, job: Job, error: AppError): Promise<void>;
 }
@@ -60,6 +67,22 @@ export const handlers: Record<JobType, JobHandler> = {
       const out = await performReferralApply(tx, scopeOf(job), input);
       const { success: _s, processedSynchronously: _p, queued: _q, ...result } = out;
       return result;
+    },
+  },
+  WEBHOOK_DELIVER: {
+    // The POST happens outside the transaction; the attempt is recorded inside it.
+    perform: (job) => sendWebhookMessage(deliveryPayloadOf(job.payload)),
+    run: (tx, job, performed) => recordWebhookAttempt(tx, deliveryPayloadOf(job.payload), performed as SendResult),
+  },
+  REWARD_PAYOUT: {
+    // Payouts commit step by step (sign and record, then broadcast, then confirm) outside the
+    // job's transaction; a crash anywhere is recovered by the next run, never paying twice.
+    async perform(job) {
+      const out = await runPayouts(job.businessId, job.environment);
+      return { payoutIds: out.map((p) => p.payoutId), statuses: out.map((p) => p.status) };
+    },
+    async run(_tx, _job, prepared) {
+      return prepared ?? {};
     },
   },
 };

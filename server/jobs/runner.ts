@@ -1,11 +1,12 @@
-// The embedded job runner (default when Inngest is not configured): polls the Job table,
-// claims due jobs with a lease, executes them, retries with backoff. It is woken right after
-// an enqueue so queued work starts at once; the poll also catches jobs whose dispatch was
-// lost and jobs left RUNNING by a crashed process (their lease expired).
+// The embedded job runner (default when Inngest is not configured; also the loop of
+// `npm run worker`): polls the Job table, claims up to JOB_BATCH_SIZE due jobs with a lease,
+// executes them (events of one business+environment as one batch: execute.ts
+// executeClaimedJobs), retries with backoff. It is woken right after an enqueue so queued work
+// starts at once; the poll also catches jobs whose dispatch was lost, jobs enqueued by other
+// processes (web instances with JOB_RUNNER=off) and jobs left RUNNING by a crashed process
+// (their lease expired). Several runners share one database safely: claims skip locked rows.
 import { env } from "../shared/env";
-import { claimDueJobs, executeClaimedJob } from "./execute";
-
-const BATCH = 16;
+import { claimDueJobs, executeClaimedJobs } from "./execute";
 
 export interface EmbeddedRunner {
   wake(): void;
@@ -36,24 +37,23 @@ export function startEmbeddedRunner(): EmbeddedRunner {
 
   const loop = (async () => {
     while (!stopped) {
-      let claimed = 0;
+      let claimed: number;
+      const batch = env.jobBatchSize;
       try {
-        const jobs = await claimDueJobs(BATCH);
+        const jobs = await claimDueJobs(batch);
         claimed = jobs.length;
-        await Promise.all(
-          jobs.map((job) => {
-            const p = executeClaimedJob(job).catch((e) => console.error("[jobs] job", job.id, "crashed the runner step:", e));
-            inFlight.add(p);
-            return p.finally(() => inFlight.delete(p));
-          }),
-        );
+        if (jobs.length) {
+          const p = executeClaimedJobs(jobs).catch((e) => console.error("[jobs] a runner step crashed:", e));
+          inFlight.add(p);
+          await p.finally(() => inFlight.delete(p));
+        }
       } catch (e) {
         console.error("[jobs] poll failed:", (e as Error).message);
         await sleep(Math.max(1000, env.jobPollMs));
         continue;
       }
       // A full batch means more may be waiting: poll again at once.
-      if (claimed < BATCH && !stopped) await sleep(env.jobPollMs);
+      if (claimed < batch && !stopped) await sleep(env.jobPollMs);
     }
   })();
 

@@ -11,12 +11,12 @@ import type { Scope } from "../participants/schemas";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
-export interface Replay {
+interface Replay {
   status: number;
   body: unknown;
 }
 
-export const idempotencyKeySchemaRe = /^[\x21-\x7e]{1,255}$/;
+const idempotencyKeySchemaRe = /^[\x21-\x7e]{1,255}$/;
 
 /** The key from the body field or the Idempotency-Key header; both present and different → 400. */
 export function pickIdempotencyKey(fromBody: string | undefined, fromHeader: string | null): string | undefined {

@@ -7,25 +7,33 @@ const MAX_METADATA_BYTES = 8 * 1024;
 const MAX_METADATA_DEPTH = 5;
 const MAX_METADATA_KEYS = 100;
 
-function depthAndKeys(v: unknown, depth = 1): { depth: number; keys: number } {
-  if (v === null || typeof v !== "object") return { depth: depth - 1, keys: 0 };
-  let d = depth;
-  let k = Array.isArray(v) ? 0 : Object.keys(v).length;
-  for (const child of Object.values(v)) {
-    const r = depthAndKeys(child, depth + 1);
-    d = Math.max(d, r.depth);
-    k += r.keys;
+/** Nesting depth (the metadata object itself is level 1) and total key count, with an explicit stack. */
+function depthAndKeys(root: unknown): { depth: number; keys: number } {
+  let depth = 0;
+  let keys = 0;
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    depth = Math.max(depth, d);
+    if (d > MAX_METADATA_DEPTH) break; // already too deep: no need to look further
+    if (!Array.isArray(v)) keys += Object.keys(v).length;
+    for (const child of Object.values(v)) stack.push([child, d + 1]);
   }
-  return { depth: d, keys: k };
+  return { depth, keys };
 }
 
 /** Free-form, but bounded: ≤ 8 KB as JSON, ≤ 5 levels, ≤ 100 keys; the keys the pipeline reads are typed. */
-export const metadataSchema = z
+const metadataSchema = z
   .record(z.string().max(100), z.unknown())
   .superRefine((m, ctx) => {
-    if (JSON.stringify(m).length > MAX_METADATA_BYTES) ctx.addIssue({ code: "custom", message: `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON` });
     const { depth, keys } = depthAndKeys(m);
-    if (depth > MAX_METADATA_DEPTH) ctx.addIssue({ code: "custom", message: `metadata may nest at most ${MAX_METADATA_DEPTH} levels` });
+    if (depth > MAX_METADATA_DEPTH) {
+      // Checked first: serializing an arbitrarily deep value is what must not happen.
+      ctx.addIssue({ code: "custom", message: `metadata may nest at most ${MAX_METADATA_DEPTH} levels` });
+      return;
+    }
+    if (JSON.stringify(m).length > MAX_METADATA_BYTES) ctx.addIssue({ code: "custom", message: `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON` });
     if (keys > MAX_METADATA_KEYS) ctx.addIssue({ code: "custom", message: `metadata may have at most ${MAX_METADATA_KEYS} keys` });
   })
   .pipe(
@@ -37,7 +45,7 @@ export const metadataSchema = z
     }),
   );
 
-export const eventNameSchema = z
+const eventNameSchema = z
   .string()
   .trim()
   .min(1)
@@ -53,7 +61,7 @@ export const trackInput = z.strictObject({
 });
 export type TrackInput = z.infer<typeof trackInput>;
 
-export const MAX_BATCH = 100;
+const MAX_BATCH = 100;
 export const trackBatchInput = z.strictObject({
   events: z.array(z.unknown()).min(1).max(MAX_BATCH, `At most ${MAX_BATCH} events per batch`),
 });

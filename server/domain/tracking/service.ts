@@ -7,24 +7,27 @@
 import { db, type Tx } from "../../db/client";
 import type { Participant, Prisma, Referral, TrackedEvent } from "../../db/generated";
 import { AppError, toAppError } from "../../shared/errors";
+import { assertCleanJson, inspectJson, invalidInput, MAX_JSON_DEPTH } from "../../shared/json-guard";
+import { newId } from "../../shared/ids";
 import { settleEvent, type RewardSummary } from "../rewards/engine";
 import { ensureParticipant, findParticipantByCodeOrHandle } from "../participants/service";
 import type { Scope } from "../participants/schemas";
 import { recordReferral } from "../referrals/service";
-import { dispatchJobs, enqueueJob } from "../../jobs/queue";
-import { insertQueuedEvent, insertQueuedEvents, type ProcessingMode } from "./queued-insert";
-export type { ProcessingMode };
+import { reverseForTrackedEvent } from "../payouts/reversals";
+import { dispatchJobs, type QueuedJob } from "../jobs/queue";
+import { ALL_MODES, queueEvents, type ProcessingMode } from "./queue-events";
 import { claimIdempotencyKey, completeIdempotencyKey, pickIdempotencyKey, releaseIdempotencyKey, requestHash } from "./idempotency";
-import { EVENT_QUEUED_MESSAGE, trackInput, type TrackInput, type TrackOutput, type TrackQueuedOutput, type TrackSyncOutput } from "./schemas";
+import { trackInput, type TrackInput, type TrackOutput, type TrackQueuedOutput, type TrackSyncOutput } from "./schemas";
+import { emitWebhookEvent, trackedEventWebhook } from "../webhooks/emit";
 
 const ROUTE = "POST /track";
 
-export async function getEventProcessing(businessId: string): Promise<ProcessingMode> {
+async function getEventProcessing(businessId: string): Promise<ProcessingMode> {
   const c = await db.businessConfig.findUnique({ where: { businessId }, select: { eventProcessing: true } });
   return c?.eventProcessing ?? "AUTO";
 }
 
-export function shouldQueue(mode: ProcessingMode, input: Pick<TrackInput, "metadata">): boolean {
+function shouldQueue(mode: ProcessingMode, input: Pick<TrackInput, "metadata">): boolean {
   if (mode === "SYNC") return false;
   if (mode === "ASYNC") return true;
   return typeof input.metadata?.referredUserEmail === "string";
@@ -68,25 +71,33 @@ export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent, re
     referral = await tx.referral.findFirst({ where: { referredId: referred.id, businessId: scope.businessId, environment: scope.environment }, orderBy: { createdAt: "desc" } });
   }
   const linked = referral ? await tx.trackedEvent.update({ where: { id: event.id }, data: { referralId: referral.id } }) : event;
-  const settled = await settleEvent(tx, { event: linked, referral });
+  // A reversal event (config reversalEvents, e.g. "refund") reverses the referral's rewards instead of earning new ones.
+  const reversed = await reverseForTrackedEvent(tx, scope, linked, referred?.id ?? null);
+  const settled = reversed
+    ? { status: "PROCESSED" as const, reason: `REVERSED:${reversed.reversals.length}`, rewards: [] as RewardSummary[] }
+    : await settleEvent(tx, { event: linked, referral });
   const done = await tx.trackedEvent.update({
     where: { id: event.id },
     data: { status: settled.status, reason: settled.reason ?? null, processedAt: new Date() },
   });
+  if (done.status === "FLAGGED") await emitWebhookEvent(tx, trackedEventWebhook("event.flagged", done)); // webhook
   return { event: done, referral, referred, status: settled.status, reason: settled.reason ?? null, rewards: settled.rewards };
 }
 
-function eventData(scope: Scope, input: TrackInput, idempotencyKey: string | undefined): Prisma.TrackedEventCreateManyInput {
+/** A synchronously processed event's row (queued events are written by queueEvents). */
+function eventData(scope: Scope, input: TrackInput, idempotencyKey: string | undefined): Prisma.TrackedEventCreateInput {
   return {
-    businessId: scope.businessId,
+    id: newId(),
+    business: { connect: { id: scope.businessId } },
     environment: scope.environment,
-    apiKeyId: scope.apiKeyId,
+    ...(scope.apiKeyId ? { apiKey: { connect: { id: scope.apiKeyId } } } : {}),
     eventName: input.eventName,
     referrer: input.referrer ?? null,
     metadata: (input.metadata ?? {}) as Prisma.InputJsonObject,
     campaign: input.metadata?.campaign ?? null,
     source: input.source ?? null,
     idempotencyKey: idempotencyKey ?? null,
+    untrusted: scope.untrusted === true,
     status: "QUEUED",
   };
 }
@@ -106,14 +117,7 @@ function syncOutput(o: ProcessOutcome): TrackSyncOutput {
   return out;
 }
 
-const queuedOutput = (eventId: string, jobId: string): TrackQueuedOutput => ({
-  success: true,
-  queued: true,
-  jobId,
-  jobType: "EVENT_PROCESS",
-  message: EVENT_QUEUED_MESSAGE,
-  eventId,
-});
+const eventJob = (body: TrackQueuedOutput): QueuedJob => ({ id: body.jobId, type: "EVENT_PROCESS" });
 
 export interface AcceptOptions {
   /** The Idempotency-Key header, if any; reconciled here with the body's idempotencyKey. */
@@ -134,34 +138,36 @@ export interface AcceptResult {
  * caller gets the same rules.
  */
 export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptOptions = {}): Promise<AcceptResult> {
+  assertCleanJson(rawInput);
   const input = trackInput.parse(rawInput);
   const key = pickIdempotencyKey(input.idempotencyKey, opts.idempotencyKeyHeader ?? null);
   const hash = key ? requestHash(ROUTE, input) : "";
   let mode = opts.mode;
   // Fast path: when this event is queued in the likely case (AUTO with a referred user, or a
-  // forced ASYNC), one statement reads the mode and writes event + job (+ idempotency record).
+  // forced ASYNC), one statement reads the mode and writes event + job (+ idempotency claim).
   // With a forced mode the business setting is irrelevant: every stored mode lets the write through.
-  const queueingModes: ProcessingMode[] = mode ? (shouldQueue(mode, input) ? ["AUTO", "SYNC", "ASYNC"] : []) : shouldQueue("AUTO", input) ? ["AUTO", "ASYNC"] : [];
+  const queueingModes: readonly ProcessingMode[] = mode ? (shouldQueue(mode, input) ? ALL_MODES : []) : shouldQueue("AUTO", input) ? ["AUTO", "ASYNC"] : [];
   if (queueingModes.length > 0) {
-    const fast = await insertQueuedEvent(scope, input, key, ROUTE, hash, queueingModes);
-    if (fast.body) {
-      dispatchJobs([{ id: fast.body.jobId, type: "EVENT_PROCESS" }]);
-      return { status: 202, body: fast.body };
+    const fast = await queueEvents(db, scope, [{ input, idempotencyKey: key, claim: key ? { route: ROUTE, hash } : undefined }], queueingModes);
+    const body = fast.bodies[0];
+    if (body) {
+      dispatchJobs([eventJob(body)]);
+      return { status: 202, body };
     }
+    // Not written: the business processes this event synchronously, or the key is in use.
     mode ??= fast.mode;
   }
   mode ??= await getEventProcessing(scope.businessId);
   const queue = shouldQueue(mode, input);
-  let job: { id: string; type: "EVENT_PROCESS" } | undefined;
+  let job: QueuedJob | undefined;
   const res = await db.$transaction(async (tx): Promise<AcceptResult> => {
     const claim = key ? await claimIdempotencyKey(tx, scope, key, ROUTE, hash) : undefined;
     if (claim?.replay) return claim.replay as AcceptResult;
     let out: AcceptResult;
     if (queue) {
-      const event = await tx.trackedEvent.create({ data: eventData(scope, input, key) });
-      const j = await enqueueJob(tx, scope, "EVENT_PROCESS", { eventId: event.id });
-      job = { id: j.id, type: "EVENT_PROCESS" };
-      out = { status: 202, body: queuedOutput(event.id, j.id) };
+      const body = (await queueEvents(tx, scope, [{ input, idempotencyKey: key }])).bodies[0]!;
+      job = eventJob(body);
+      out = { status: 202, body };
     } else {
       const referrer = await resolveReferrer(tx, scope, input.referrer);
       const event = await tx.trackedEvent.create({ data: eventData(scope, input, key) });
@@ -188,6 +194,11 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
   const results: BatchItemResult[] = new Array(rawEvents.length);
   const parsed: { index: number; input: TrackInput; hash: string }[] = [];
   rawEvents.forEach((raw, index) => {
+    const problem = inspectJson(raw, { maxDepth: MAX_JSON_DEPTH - 2 });
+    if (problem) {
+      results[index] = { index, success: false, error: invalidInput(problem).toBody().error };
+      return;
+    }
     const r = trackInput.safeParse(raw);
     if (!r.success) {
       const e = toAppError(r.error);
@@ -202,55 +213,62 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
     } else if (k) keysSeen.set(k, p.index);
   }
   const todo = parsed.filter((p) => !results[p.index]);
-  let jobs: { id: string; type: "EVENT_PROCESS" }[] = [];
+  const jobs: QueuedJob[] = [];
+  const fail = (index: number, e: unknown) => (results[index] = { index, success: false, error: toAppError(e).toBody().error });
 
   await db.$transaction(
     async (tx) => {
-      const claims = new Map<number, string>();
-      const fresh: typeof todo = [];
-      for (const p of todo) {
-        const key = p.input.idempotencyKey;
-        if (!key) {
-          fresh.push(p);
-          continue;
-        }
+      // Queued events: one statement for all of them, their jobs and their idempotency claims.
+      const queued = todo.filter((p) => shouldQueue(mode, p.input));
+      const claimOf = (p: (typeof todo)[number]) => (p.input.idempotencyKey ? { route: ROUTE, hash: p.hash } : undefined);
+      const written = await queueEvents(tx, scope, queued.map((p) => ({ input: p.input, idempotencyKey: p.input.idempotencyKey, claim: claimOf(p) })));
+      const keyInUse: typeof todo = [];
+      queued.forEach((p, i) => {
+        const body = written.bodies[i];
+        if (!body) return keyInUse.push(p);
+        results[p.index] = { index: p.index, ...body };
+        jobs.push(eventJob(body));
+      });
+      // Keys that exist already: a replay, a 409, or an expired record that frees the key.
+      for (const p of keyInUse) {
         try {
-          const claim = await claimIdempotencyKey(tx, scope, key, ROUTE, p.hash);
-          if (claim.replay) results[p.index] = { index: p.index, ...(claim.replay.body as TrackOutput) };
-          else {
-            claims.set(p.index, claim.recordId);
-            fresh.push(p);
+          const claim = await claimIdempotencyKey(tx, scope, p.input.idempotencyKey!, ROUTE, p.hash);
+          if (claim.replay) {
+            results[p.index] = { index: p.index, ...(claim.replay.body as TrackOutput) };
+            continue;
           }
+          const body = (await queueEvents(tx, scope, [{ input: p.input, idempotencyKey: p.input.idempotencyKey }])).bodies[0]!;
+          await completeIdempotencyKey(tx, claim.recordId, 202, body);
+          results[p.index] = { index: p.index, ...body };
+          jobs.push(eventJob(body));
         } catch (e) {
-          results[p.index] = { index: p.index, success: false, error: toAppError(e).toBody().error };
+          fail(p.index, e);
         }
       }
-      const queued = fresh.filter((p) => shouldQueue(mode, p.input));
-      const now = fresh.filter((p) => !shouldQueue(mode, p.input));
-
-      // Queued events: one statement for all of them and their jobs.
-      const created = await insertQueuedEvents(tx, scope, queued.map((p) => ({ input: p.input, key: p.input.idempotencyKey })));
-      jobs = created.map((c) => ({ id: c.jobId, type: "EVENT_PROCESS" }));
-      queued.forEach((p, i) => (results[p.index] = { index: p.index, ...queuedOutput(created[i].eventId, created[i].jobId) }));
-      for (const p of now) {
+      // Synchronous events: each through the full pipeline, in order.
+      for (const p of todo.filter((x) => !shouldQueue(mode, x.input))) {
+        const key = p.input.idempotencyKey;
+        let recordId: string | undefined;
         let referrer: Participant | null;
         try {
+          if (key) {
+            const claim = await claimIdempotencyKey(tx, scope, key, ROUTE, p.hash);
+            if (claim.replay) {
+              results[p.index] = { index: p.index, ...(claim.replay.body as TrackOutput) };
+              continue;
+            }
+            recordId = claim.recordId;
+          }
           referrer = await resolveReferrer(tx, scope, p.input.referrer);
         } catch (e) {
-          const claimId = claims.get(p.index);
-          if (claimId) {
-            await releaseIdempotencyKey(tx, claimId);
-            claims.delete(p.index);
-          }
-          results[p.index] = { index: p.index, success: false, error: toAppError(e).toBody().error };
+          if (recordId) await releaseIdempotencyKey(tx, recordId);
+          fail(p.index, e);
           continue;
         }
-        const event = await tx.trackedEvent.create({ data: eventData(scope, p.input, p.input.idempotencyKey) });
-        results[p.index] = { index: p.index, ...syncOutput(await processEvent(tx, scope, event, referrer)) };
-      }
-      for (const [index, recordId] of claims) {
-        const { index: _i, ...body } = results[index] as { index: number } & TrackOutput;
-        await completeIdempotencyKey(tx, recordId, "jobId" in body ? 202 : 200, body);
+        const event = await tx.trackedEvent.create({ data: eventData(scope, p.input, key) });
+        const body = syncOutput(await processEvent(tx, scope, event, referrer));
+        if (recordId) await completeIdempotencyKey(tx, recordId, 200, body);
+        results[p.index] = { index: p.index, ...body };
       }
     },
     { timeout: 30_000 },

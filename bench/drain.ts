@@ -1,0 +1,149 @@
+// Drain rate of full-path events (new referred user, referral, qualification, reward, ledger) by
+// `npm run worker` processes on PostgreSQL, with a chosen amount of prior history.
+//   npx tsx bench/drain.ts            DRAIN_EVENTS (5000), DRAIN_WORKERS ("1,2"), DRAIN_PRIOR ("10000"),
+//                                     BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres)
+// For each prior-row count and worker count: a fresh database, PRIOR rows of history (events,
+// referrals, rewards, ledger entries, finished jobs) for the same business, then DRAIN_EVENTS
+// queued events written by queueEvents (as /track/batch writes them), then the workers start and
+// the clock runs until every job has finished. Prints one line per run (and a markdown table).
+import { spawn } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { applyMigrations } from "../server/db/migrate";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const ADMIN = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const EVENTS = Number(process.env.DRAIN_EVENTS ?? 5000);
+const WORKERS = (process.env.DRAIN_WORKERS ?? "1,2").split(",").map(Number);
+const PRIOR = (process.env.DRAIN_PRIOR ?? "10000").split(",").map(Number);
+
+async function freshDb() {
+  const admin = new pg.Client({ connectionString: ADMIN });
+  await admin.connect();
+  const name = `rts_drain_${Date.now()}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(ADMIN);
+  u.pathname = `/${name}`;
+  const c = new pg.Client({ connectionString: u.toString() });
+  await c.connect();
+  await applyMigrations({ query: (s, p) => c.query(s, p), exec: async (s) => void (await c.query(s)) });
+  return {
+    url: u.toString(),
+    c,
+    drop: async () => {
+      await c.end();
+      const a = new pg.Client({ connectionString: ADMIN });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+async function seed(c: pg.Client, prior: number) {
+  await c.query(`
+    INSERT INTO "Business" (id, name, "ownerId", "updatedAt") VALUES ('bench', 'Bench', 'o-bench', now());
+    INSERT INTO "BusinessConfig" ("businessId", "referralRewardWei", "bonusWei", "updatedAt") VALUES ('bench', 1000, 500, now());
+    INSERT INTO "ReferralSettings" ("businessId", "updatedAt") VALUES ('bench', now());
+    INSERT INTO "Participant" (id, "businessId", environment, "externalId", "referralCode", "updatedAt")
+      SELECT 'ref-' || i, 'bench', 'TEST', 'ref-' || i, 'REFCODE' || i, now() FROM generate_series(0, 49) i;
+    INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei") VALUES ('fund', 'bench', 'TEST', 'FUNDING', 1000000000000000);`);
+  if (prior > 0) {
+    // History: prior referred users with their referral, event, paid reward, ledger entry and finished job.
+    await c.query(`
+      INSERT INTO "Participant" (id, "businessId", environment, email, "referralCode", "updatedAt")
+        SELECT 'old-' || i, 'bench', 'TEST', 'old' || i || '@example.com', 'OLD' || i, now() FROM generate_series(1, ${prior}) i;
+      INSERT INTO "Referral" (id, "businessId", environment, "referrerId", "referredId", status, "qualifiedAt", "createdAt", "updatedAt")
+        SELECT 'oref-' || i, 'bench', 'TEST', 'ref-' || (i % 50), 'old-' || i, 'REWARDED', now() - interval '2 days', now() - interval '2 days', now() FROM generate_series(1, ${prior}) i;
+      INSERT INTO "TrackedEvent" (id, "businessId", environment, "eventName", "referralId", status, "processedAt", "createdAt", "updatedAt")
+        SELECT 'oev-' || i, 'bench', 'TEST', 'purchase', 'oref-' || i, 'PROCESSED', now() - interval '2 days', now() - interval '2 days', now() FROM generate_series(1, ${prior}) i;
+      INSERT INTO "Reward" (id, "businessId", environment, "participantId", "eventId", "referralId", kind, "requestedWei", "amountWei", status, "createdAt", "paidAt")
+        SELECT 'orw-' || i, 'bench', 'TEST', 'ref-' || (i % 50), 'oev-' || i, 'oref-' || i, 'REFERRAL', 1, 1, 'PAID', now() - interval '2 days', now() - interval '2 days' FROM generate_series(1, ${prior}) i;
+      INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei", "rewardId", "createdAt")
+        SELECT 'ole-' || i, 'bench', 'TEST', 'REWARD', -1, 'orw-' || i, now() - interval '2 days' FROM generate_series(1, ${prior}) i;
+      INSERT INTO "Job" (id, "businessId", environment, type, status, payload, "runAt", "finishedAt", "createdAt", "updatedAt")
+        SELECT 'ojob-' || i, 'bench', 'TEST', 'EVENT_PROCESS', 'SUCCEEDED', '{}', now() - interval '2 days', now() - interval '2 days', now(), now() FROM generate_series(1, ${prior}) i;
+      ANALYZE;`);
+  }
+}
+
+async function queue(url: string, n: number) {
+  // queueEvents, as /track/batch writes queued events (chunks of 100), in a child process bound to this database.
+  const script = `(async () => {
+    const { queueEvents } = await import(${JSON.stringify(path.join(ROOT, "server/domain/tracking/queue-events.ts"))});
+    const { db, closeDb } = await import(${JSON.stringify(path.join(ROOT, "server/db/client.ts"))});
+    const scope = { businessId: "bench", environment: "TEST", apiKeyId: null };
+    const run = ${JSON.stringify(Date.now())};
+    for (let i = 0; i < ${n}; i += 100) {
+      const items = [];
+      for (let k = i; k < Math.min(${n}, i + 100); k++) items.push({ input: { eventName: "purchase", referrer: "REFCODE" + (k % 50), metadata: { referredUserEmail: "new" + run + "-" + k + "@example.com" } } });
+      await queueEvents(db, scope, items);
+    }
+    await closeDb();
+  })().catch((e) => { console.error(e); process.exit(1); });`;
+  await run(["--eval", script], { DATABASE_URL: url });
+}
+
+function run(args: string[], extraEnv: Record<string, string>, stdio: "ignore" | "inherit" = "inherit") {
+  return new Promise<void>((resolve, reject) => {
+    const p = spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), args, { cwd: ROOT, env: { ...process.env, ...extraEnv }, stdio });
+    p.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
+  });
+}
+
+async function drainOnce(prior: number, workers: number) {
+  const d = await freshDb();
+  try {
+    await seed(d.c, prior);
+    await queue(d.url, EVENTS);
+    const children = Array.from({ length: workers }, () =>
+      spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "scripts", "worker.ts")], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: d.url, JOB_POLL_MS: "50" },
+        stdio: ["ignore", "ignore", "inherit"],
+      }),
+    );
+    // The clock starts when the first job is claimed (process start-up excluded).
+    let started = 0;
+    for (;;) {
+      const r = await d.c.query(`SELECT count(*) FILTER (WHERE status IN ('QUEUED','RUNNING'))::int AS left, count(*) FILTER (WHERE status <> 'QUEUED' AND id NOT LIKE 'ojob-%')::int AS touched FROM "Job"`);
+      if (!started && r.rows[0].touched > 0) started = Date.now();
+      if (r.rows[0].left === 0) break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    const seconds = (Date.now() - started) / 1000;
+    for (const ch of children) ch.kill("SIGTERM");
+    await Promise.all(children.map((ch) => new Promise((res) => (ch.exitCode !== null ? res(null) : ch.once("exit", res)))));
+    const check = await d.c.query(
+      `SELECT (SELECT count(*)::int FROM "Job" WHERE status = 'SUCCEEDED' AND id NOT LIKE 'ojob-%') AS ok,
+              (SELECT count(*)::int FROM "Reward" WHERE status = 'PAID' AND id NOT LIKE 'orw-%') AS paid,
+              (SELECT "balanceWei"::text FROM "Pool" WHERE "businessId" = 'bench') AS balance,
+              (SELECT SUM("amountWei")::text FROM "LedgerEntry" WHERE "businessId" = 'bench') AS ledger`,
+    );
+    return { prior, workers, seconds, rate: EVENTS / seconds, ...check.rows[0] };
+  } finally {
+    await d.drop();
+  }
+}
+
+async function main() {
+  const rows = [];
+  console.log(`load average before: ${os.loadavg().map((x) => x.toFixed(1)).join(" / ")}`);
+  for (const prior of PRIOR) {
+    for (const w of WORKERS) {
+      const r = await drainOnce(prior, w);
+      console.log(JSON.stringify(r));
+      rows.push(r);
+    }
+  }
+  console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(1)).join(" / ")}`);
+  console.log("\n| prior rows | workers | events | seconds | events/s | jobs ok | rewards paid | pool = ledger |\n|---:|---:|---:|---:|---:|---:|---:|---|");
+  for (const r of rows) console.log(`| ${r.prior.toLocaleString("en")} | ${r.workers} | ${EVENTS} | ${r.seconds.toFixed(1)} | ${Math.round(r.rate)} | ${r.ok} | ${r.paid} | ${r.balance === r.ledger ? "yes" : `NO (${r.balance} vs ${r.ledger})`} |`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
