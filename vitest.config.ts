@@ -1,19 +1,50 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
-// Data-layer and API tests. TEST_DB=pglite (default) or TEST_DB=postgres picks the database;
-// `npm test` runs the suite on both. HTTP tests talk to a real `next start` of the production
-// build started by tests/support/global-setup.ts.
+// Two layers of Vitest tests (the browser layer is Playwright, playwright.config.ts):
+//   unit: pure and domain tests, in process, colocated with the code (`server/**/*.test.ts`).
+//         Each test file gets its own copy of a migrated database (embedded PGlite, or a fresh
+//         PostgreSQL database cloned from a migrated template when TEST_DB=postgres).
+//         No `next build`, no HTTP server, no chain.
+//   http: the real production build (`next start`) over HTTP, plus the local chain
+//         (`tests/http/**`, `tests/chain/**`): status codes, headers, auth, REST face, CORS,
+//         money on the chain, and end-to-end flows.
+// `npm test` (scripts/test.mjs) runs both on PGlite and on PostgreSQL.
+const shared = {
+  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+};
+
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(__dirname) } },
+  ...shared,
   test: {
-    include: ["server/**/*.test.ts", "tests/**/*.test.ts"],
-    globalSetup: ["tests/support/global-setup.ts"],
-    setupFiles: ["tests/support/worker-setup.ts"],
     pool: "forks",
     maxWorkers: 2,
-    testTimeout: 60_000,
-    hookTimeout: 180_000,
     reporters: ["default"],
+    projects: [
+      {
+        ...shared,
+        test: {
+          name: "unit",
+          include: ["server/**/*.test.ts", "scripts/**/*.test.ts", "bench/**/*.test.ts", "sdk/src/**/*.test.ts"],
+          globalSetup: ["tests/support/unit-global-setup.ts"],
+          setupFiles: ["tests/support/unit-setup.ts"],
+          pool: "forks",
+          testTimeout: 20_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        ...shared,
+        test: {
+          name: "http",
+          include: ["tests/http/**/*.test.ts", "tests/chain/**/*.test.ts"],
+          globalSetup: ["tests/support/global-setup.ts"],
+          setupFiles: ["tests/support/worker-setup.ts"],
+          pool: "forks",
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
   },
 });

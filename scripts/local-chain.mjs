@@ -5,9 +5,9 @@
 // Why programmatic and not `npx hardhat node`: Hardhat 3's CLI refuses Node < 22.13 with a hard
 // version gate, and this project runs on Node 20. Hardhat's runtime and EDR's native binding
 // themselves work on Node 20 (N-API is ABI-stable), so this file builds the Hardhat runtime
-// environment in code and runs the same built-in `node` task the CLI would run. npm skips EDR's
-// platform binary as an optional dependency on Node 20 (engines >= 22), which is why
-// package.json lists `@nomicfoundation/edr-linux-x64-gnu` as a direct dependency.
+// environment in code and runs the same built-in `node` task the CLI would run. EDR's native
+// binding is one optional dependency per platform; scripts/ensure.mjs (ensureChainBinding)
+// makes sure the one for this machine is there, and explains when no binding fits.
 //
 //   node scripts/local-chain.mjs [--port 8545]   run the chain in the foreground
 //   startLocalChain()                             used by `npm start` / `npm run dev` and the tests
@@ -52,6 +52,13 @@ export async function startLocalChain(opts = {}) {
     console.log(`▸ TEST chain: reusing the JSON-RPC node already at ${url}`);
     return null;
   }
+  const { ensureChainBinding } = await import("./ensure.mjs");
+  const problem = ensureChainBinding();
+  if (problem) {
+    throw new Error(
+      `The local TEST chain cannot start here: ${problem}. Set LOCAL_CHAIN=0 and point CHAIN_RPC_URL_TEST at a development chain (Hardhat, Anvil) instead.`,
+    );
+  }
   const logMode = opts.log ?? "file";
   let stdio = ["ignore", "ignore", "ignore", "ipc"];
   let logFile = "";
@@ -87,6 +94,13 @@ export async function startLocalChain(opts = {}) {
 
 /** Runs Hardhat's built-in `node` task in this process until it is stopped. */
 async function serve(port) {
+  const { ensureChainBinding } = await import("./ensure.mjs");
+  const problem = ensureChainBinding();
+  if (problem) {
+    throw new Error(
+      `The local TEST chain cannot start here: ${problem}. Set LOCAL_CHAIN=0 and point CHAIN_RPC_URL_TEST at a development chain (Hardhat, Anvil) instead.`,
+    );
+  }
   const { createHardhatRuntimeEnvironment } = await import("hardhat/hre");
   const hre = await createHardhatRuntimeEnvironment(
     {

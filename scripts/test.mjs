@@ -1,47 +1,107 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite, on a fresh clone.
-//  1. installs dependencies, generates the Prisma client, builds the production bundle;
-//  2. data-layer + API tests (vitest, real `next start` over HTTP) on PGlite;
-//  3. the same suite on PostgreSQL (TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres):
-//     skipped with a notice when no server is reachable, but a failure when CI=true;
-//  4. dashboard e2e in a real browser (Playwright).
-// Prints one closing line: "N passed, N failed".
-import { spawnSync } from "node:child_process";
+// `npm test`: every layer of the suite, on a fresh clone (see docs/architecture.md, "Tests").
+//  1. lint: ESLint (type-aware) and knip (unused files, exports, dependencies);
+//  2. type check (tsc --noEmit) over the whole tree;
+//  3. unit layer: pure and domain tests in process (vitest project "unit"), on PGlite, then on
+//     PostgreSQL (TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres);
+//  4. HTTP layer: the production build (`next start`) and the local chain (vitest project
+//     "http"), on PGlite, then on PostgreSQL;
+//  5. browser layer: the dashboard in a real Chromium (Playwright).
+// Without a reachable PostgreSQL its runs are skipped with a notice (a failure when CI=true);
+// likewise without a Chromium. Ends with one line: "N passed, N failed, N skipped".
+//   --only=lint,unit,http,e2e   run some layers;   --db=pglite|postgres   one database only.
+import { spawn, spawnSync } from "node:child_process";
+import readline from "node:readline";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import pg from "pg";
 import { ensureBuild, ensureDependencies, ensurePrismaClient, root } from "./ensure.mjs";
 
 const ci = process.env.CI === "true" || process.env.CI === "1";
-const only = process.argv.slice(2).find((a) => a.startsWith("--only="))?.slice(7); // pglite | postgres | e2e
+const arg = (name) => process.argv.slice(2).find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const only = arg("only")?.split(",");
+const dbs = arg("db") ? [arg("db")] : ["pglite", "postgres"];
+const wants = (layer) => !only || only.includes(layer);
+
 ensureDependencies();
 ensurePrismaClient();
-ensureBuild();
-
-console.log("\n━━ Type check (tsc --noEmit) ━━");
-const tsc = spawnSync("npx", ["tsc", "--noEmit"], { cwd: root, stdio: "inherit" });
+const { default: pg } = await import("pg");
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
-const failures = tsc.status === 0 ? [] : ["typecheck"];
+const failures = [];
 const reportDir = path.join(root, "test-results");
 mkdirSync(reportDir, { recursive: true });
+const started = Date.now();
+const timings = [];
 
-function vitest(label, env) {
-  const out = path.join(reportDir, `vitest-${label}.json`);
+function step(label, cmd, args, env = {}) {
+  console.log(`\n━━ ${label} ━━`);
+  const t = Date.now();
+  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
+  timings.push([label, Date.now() - t]);
+  return r.status === 0;
+}
+
+function check(label, cmd, args) {
+  if (step(label, cmd, args)) totals.passed += 1;
+  else {
+    totals.failed += 1;
+    failures.push(label);
+  }
+}
+
+function vitest(project, db) {
+  const label = `${project} layer on ${db}`;
+  const out = path.join(reportDir, `vitest-${project}-${db}.json`);
   rmSync(out, { force: true });
-  console.log(`\n━━ API and data-layer tests on ${label} ━━`);
-  const r = spawnSync("npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`], {
-    cwd: root,
-    stdio: "inherit",
-    env: { ...process.env, ...env },
-  });
+  const ok = step(label, "npx", ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`], { TEST_DB: db });
   if (existsSync(out)) {
     const j = JSON.parse(readFileSync(out, "utf8"));
     totals.passed += j.numPassedTests;
     totals.failed += j.numFailedTests;
     totals.skipped += j.numPendingTests + (j.numTodoTests ?? 0);
   } else totals.failed += 1;
-  if (r.status !== 0) failures.push(`vitest (${label})`);
+  if (!ok) failures.push(label);
+}
+
+/** Reads a Vitest JSON report into the totals. */
+function count(out) {
+  if (!existsSync(out)) return false;
+  const j = JSON.parse(readFileSync(out, "utf8"));
+  totals.passed += j.numPassedTests;
+  totals.failed += j.numFailedTests;
+  totals.skipped += j.numPendingTests + (j.numTodoTests ?? 0);
+  return true;
+}
+
+/**
+ * The HTTP layer on every database at once: its tests mostly wait (on the app, the chain, block
+ * confirmations, restarts), so the runs overlap well; each has its own app, chain and database.
+ * Output lines carry the database's name.
+ */
+async function httpLayers(dbs) {
+  const label = `http layer on ${dbs.join(" + ")}`;
+  console.log(`\n━━ ${label} (concurrently) ━━`);
+  const t = Date.now();
+  const runs = dbs.map(
+    (db) =>
+      new Promise((resolve) => {
+        const out = path.join(reportDir, `vitest-http-${db}.json`);
+        rmSync(out, { force: true });
+        const child = spawn("npx", ["vitest", "run", "--project", "http", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`], {
+          cwd: root,
+          env: { ...process.env, TEST_DB: db },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        for (const stream of [child.stdout, child.stderr]) readline.createInterface({ input: stream }).on("line", (l) => console.log(`[${db}] ${l}`));
+        child.on("close", (code) => {
+          if (!count(out)) totals.failed += 1;
+          if (code !== 0) failures.push(`http layer on ${db}`);
+          resolve();
+        });
+      }),
+  );
+  await Promise.all(runs);
+  timings.push([label, Date.now() - t]);
 }
 
 async function postgresReachable() {
@@ -56,14 +116,26 @@ async function postgresReachable() {
   }
 }
 
-if (!only || only === "pglite") vitest("pglite", { TEST_DB: "pglite" });
-if (!only || only === "postgres") {
-  if (await postgresReachable()) vitest("postgres", { TEST_DB: "postgres" });
+const usableDbs = [];
+for (const db of dbs) {
+  if (db !== "postgres" || (await postgresReachable())) usableDbs.push(db);
   else if (ci) {
-    console.error("\n✖ PostgreSQL is unreachable and CI=true: the PostgreSQL run is required in CI.");
+    console.error("\n✖ PostgreSQL is unreachable and CI=true: the PostgreSQL runs are required in CI.");
     failures.push("postgres unreachable");
     totals.failed += 1;
-  } else console.log("\n⚠ PostgreSQL not reachable at 127.0.0.1:5432: skipping the PostgreSQL run (set TEST_PG_URL to point elsewhere).");
+  } else console.log("\n⚠ PostgreSQL not reachable at 127.0.0.1:5432: skipping the PostgreSQL runs (set TEST_PG_URL to point elsewhere).");
+}
+
+if (wants("lint")) {
+  check("Lint (ESLint)", "npx", ["eslint", "--max-warnings=0", "."]);
+  check("Dead code (knip)", "npx", ["knip"]);
+  check("Type check (tsc --noEmit)", "npx", ["tsc", "--noEmit"]);
+}
+if (wants("unit")) for (const db of usableDbs) vitest("unit", db);
+if (wants("http") && usableDbs.length) {
+  console.log("\n━━ Production build for the HTTP layer ━━");
+  ensureBuild();
+  await httpLayers(usableDbs);
 }
 
 /** A Chromium for Playwright: Debian's, an explicit one, or Playwright's own download. */
@@ -77,9 +149,8 @@ async function browserAvailable() {
   }
 }
 
-const e2eWanted = (!only || only === "e2e") && existsSync(path.join(root, "playwright.config.ts"));
-const e2eBrowser = e2eWanted && (await browserAvailable());
-if (e2eWanted && !e2eBrowser) {
+const e2eBrowser = wants("e2e") && (await browserAvailable());
+if (wants("e2e") && !e2eBrowser) {
   if (ci) {
     console.error("\n✖ No Chromium for the e2e tests and CI=true (install Debian's chromium).");
     failures.push("no browser");
@@ -87,23 +158,20 @@ if (e2eWanted && !e2eBrowser) {
   } else console.log("\n⚠ No Chromium found: skipping the dashboard e2e (apt-get install chromium, or npx playwright install chromium).");
 }
 if (e2eBrowser) {
-  console.log("\n━━ Dashboard e2e (Playwright, real browser) ━━");
+  ensureBuild();
   const out = path.join(reportDir, "playwright.json");
   rmSync(out, { force: true });
-  const r = spawnSync("npx", ["playwright", "test", "--reporter=list,json"], {
-    cwd: root,
-    stdio: "inherit",
-    env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: out },
-  });
+  const ok = step("Browser layer (Playwright, real Chromium)", "npx", ["playwright", "test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: out });
   if (existsSync(out)) {
     const s = JSON.parse(readFileSync(out, "utf8")).stats ?? {};
     totals.passed += (s.expected ?? 0) + (s.flaky ?? 0);
     totals.failed += s.unexpected ?? 0;
     totals.skipped += s.skipped ?? 0;
-  } else if (r.status !== 0) totals.failed += 1;
-  if (r.status !== 0) failures.push("playwright");
+  } else if (!ok) totals.failed += 1;
+  if (!ok) failures.push("playwright");
 }
 
+console.log(`\n${timings.map(([l, ms]) => `  ${l}: ${(ms / 1000).toFixed(0)} s`).join("\n")}\n  total: ${((Date.now() - started) / 1000).toFixed(0)} s (Node ${process.versions.node})`);
 console.log(`\n${failures.length ? `✖ failed: ${failures.join(", ")}` : "✔ all suites green"}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failures.length ? 1 : 0);

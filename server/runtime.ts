@@ -12,6 +12,23 @@ export function startServerRuntime() {
 async function start() {
   await dbReady();
   await startJobs();
+  startPayoutSchedule();
+}
+
+/** Scheduled payouts (autoPayoutEnabled) and follow-up of unfinished ones: enqueues REWARD_PAYOUT jobs. */
+function startPayoutSchedule() {
+  const every = env.payoutIntervalMs;
+  if (every <= 0) return;
+  const tick = async () => {
+    try {
+      const { schedulePayoutJobs } = await import("./domain/payouts/schedule");
+      await schedulePayoutJobs();
+    } catch (e) {
+      console.warn("[payouts] scheduling failed; will retry:", (e as Error).message);
+    }
+    setTimeout(() => void tick(), every).unref();
+  };
+  setTimeout(() => void tick(), every).unref();
 }
 
 /**
@@ -19,7 +36,7 @@ async function start() {
  * resends those whose sending failed; otherwise the embedded runner executes them here.
  */
 async function startJobs() {
-  const { setJobDispatcher } = await import("./jobs/queue");
+  const { setJobDispatcher } = await import("./domain/jobs/queue");
   if (env.inngestEnabled) {
     const { sendJobsToInngest, redispatchPending } = await import("./inngest/dispatch");
     setJobDispatcher(sendJobsToInngest);
@@ -30,14 +47,15 @@ async function startJobs() {
       } catch (e) {
         console.warn("[jobs] re-dispatch to Inngest failed; will retry:", (e as Error).message);
       }
-      setTimeout(tick, every).unref();
+      setTimeout(() => void tick(), every).unref();
     };
-    setTimeout(tick, 0).unref();
+    setTimeout(() => void tick(), 0).unref();
     return;
   }
+  // JOB_RUNNER=off: a web-only instance; jobs wait in the table for `npm run worker` processes.
   if (!env.embeddedRunner) return;
-  const { startEmbeddedRunner } = await import("./jobs/runner");
-  const runner = startEmbeddedRunner();
+  const { startJobWorker } = await import("./jobs/worker");
+  const { runner } = startJobWorker();
   // No signal handlers: a job interrupted by shutdown keeps its lease and is taken over later.
   setJobDispatcher(async () => runner.wake());
 }

@@ -16,7 +16,8 @@ import {
 import { mnemonicToAccount } from "viem/accounts";
 import { AppError } from "../shared/errors";
 import { env } from "../shared/env";
-import { DEV_MNEMONIC, liveMnemonicProblem, type Environment } from "./deposit-address";
+import type { Environment } from "../shared/environment";
+import { DEV_MNEMONIC, liveMnemonicProblem } from "./deposit-address";
 
 export interface ChainTarget {
   environment: Environment;

@@ -2,17 +2,17 @@
 // DEPOSIT_MNEMONIC along BIP-44 m/44'/60'/{account}'/0/{business.depositIndex}. TEST and LIVE
 // use different account indices so that a business never shares one address across
 // environments (a TEST deposit can never be mistaken for a LIVE one, and vice versa).
-import { english, mnemonicToAccount } from "viem/accounts";
+import { english, mnemonicToAccount, type HDAccount } from "viem/accounts";
 import type { Address } from "viem";
 import { env } from "../shared/env";
+import type { Environment } from "../shared/environment";
 
-export type Environment = "TEST" | "LIVE";
 
 /** The public development mnemonic (Hardhat's default accounts). Never acceptable for LIVE. */
 export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
 
 /** BIP-44 account index per environment. */
-export const DEPOSIT_ACCOUNT_INDEX: Record<Environment, number> = { LIVE: 0, TEST: 1 };
+const DEPOSIT_ACCOUNT_INDEX: Record<Environment, number> = { LIVE: 0, TEST: 1 };
 
 // Deriving from a mnemonic runs PBKDF2 (2048 rounds); an address never changes, so keep it.
 const cache = new Map<string, Address>();
@@ -53,4 +53,15 @@ export function depositAddressFor(environment: Environment, depositIndex: number
     cache.set(key, address);
   }
   return address;
+}
+
+/**
+ * The signing account of a deposit address (same derivation as depositAddressFor): what pays
+ * the business's payouts. The key lives only in this process's memory, derived from
+ * DEPOSIT_MNEMONIC on demand; it is never stored or logged. Null when the address is not derivable.
+ */
+export function depositAccountFor(environment: Environment, depositIndex: number): HDAccount | null {
+  if (!depositAddressFor(environment, depositIndex)) return null;
+  const mnemonic = normalizeMnemonic(env.depositMnemonic);
+  return mnemonicToAccount(mnemonic, { accountIndex: DEPOSIT_ACCOUNT_INDEX[environment], addressIndex: depositIndex });
 }

@@ -5,6 +5,8 @@ import { mkdirSync } from "node:fs";
 import { env } from "../shared/env";
 import { applyMigrations, type SqlRunner } from "./migrate";
 import { Prisma, PrismaClient } from "./generated";
+import type { PGlite } from "@electric-sql/pglite";
+import type { Pool, PoolClient } from "pg";
 
 export { Prisma };
 export type Db = PrismaClient;
@@ -19,14 +21,19 @@ interface DbState {
 
 const g = globalThis as unknown as { __rtsDb?: DbState };
 
-async function openPglite(dir: string): Promise<{ runner: SqlRunner; adapter: unknown; close: () => Promise<void> }> {
+type Opened = { runner: SqlRunner; adapter: unknown; close: () => Promise<void> };
+
+async function openPglite(dir: string): Promise<Opened> {
   const { PGlite } = await import("@electric-sql/pglite");
-  const { PrismaPGlite } = await import("pglite-prisma-adapter");
   if (dir !== "memory://") mkdirSync(dir, { recursive: true });
-  const pg = await PGlite.create(dir === "memory://" ? undefined : dir);
+  return wrapPglite(await PGlite.create(dir === "memory://" ? undefined : dir));
+}
+
+async function wrapPglite(pg: PGlite): Promise<Opened> {
+  const { PrismaPGlite } = await import("pglite-prisma-adapter");
   return {
     runner: {
-      query: (sql, params) => pg.query(sql, params) as Promise<{ rows: Record<string, unknown>[] }>,
+      query: (sql, params) => pg.query(sql, params),
       exec: async (sql) => void (await pg.exec(sql)),
     },
     adapter: new PrismaPGlite(pg),
@@ -34,32 +41,81 @@ async function openPglite(dir: string): Promise<{ runner: SqlRunner; adapter: un
   };
 }
 
-async function openPostgres(url: string): Promise<{ runner: SqlRunner; adapter: unknown; close: () => Promise<void> }> {
+// Every session runs in UTC, whatever the server's or the database's TimeZone setting (a
+// startup-packet option outranks ALTER DATABASE/ROLE ... SET TimeZone): timestamp columns hold
+// UTC wall-clock values, so now(), CURRENT_TIMESTAMP defaults and date arithmetic must be UTC
+// too. Raw SQL also compares with (now() AT TIME ZONE 'UTC'), which is right in any session.
+const UTC_SESSION = "-c TimeZone=UTC";
+
+// No request waits forever on a dead server or a half-open socket (a crashed or restarting
+// PostgreSQL): connecting gives up after 5 s, a query without any answer after 20 s, and TCP
+// keep-alive notices vanished peers. Those failures are answered 503 + Retry-After.
+const CONNECTION_BOUNDS = { connectionTimeoutMillis: 5_000, query_timeout: 20_000, keepAlive: true };
+
+const END_HOOK = Symbol("rts.endHook");
+type HookedClient = PoolClient & { [END_HOOK]?: () => void };
+
+/**
+ * A connection that dies while checked out (PostgreSQL crashed or restarted mid-transaction)
+ * is released with an error, which removes it from the pool. Without this, a transaction whose
+ * ROLLBACK fails on the dead socket never gives its client back, and after `max` such losses
+ * every request waits for a connection forever (measured: bench/faults.ts, docs/reliability.md).
+ */
+function freeClientsThatDie(pool: Pool) {
+  pool.on("error", () => {}); // an idle client's connection died: the pool drops it by itself
+  pool.on("acquire", (c) => {
+    const client = c as HookedClient;
+    // pg-pool sets client.release right after emitting "acquire".
+    queueMicrotask(() => {
+      const release = client.release.bind(client);
+      const onEnd = () => {
+        try {
+          release(new Error("connection lost while checked out"));
+        } catch {
+          /* already released */
+        }
+      };
+      client[END_HOOK] = onEnd;
+      client.once("end", onEnd);
+    });
+  });
+  pool.on("release", (_err: Error | undefined, c: unknown) => {
+    const client = c as HookedClient;
+    const hook = client[END_HOOK];
+    if (hook) {
+      client.removeListener("end", hook);
+      delete client[END_HOOK];
+    }
+  });
+}
+
+async function openPostgres(url: string): Promise<Opened> {
   const { PrismaPg } = await import("@prisma/adapter-pg");
   const pg = await import("pg");
-  const pool = new pg.default.Pool({ connectionString: url, max: 1 });
+  const pool = new pg.default.Pool({ connectionString: url, max: 1, options: UTC_SESSION });
   const runner: SqlRunner = {
     query: (sql, params) => pool.query(sql, params),
     exec: async (sql) => void (await pool.query(sql)),
   };
   const max = Number(process.env.DATABASE_POOL_SIZE ?? 10);
-  return { runner, adapter: new PrismaPg({ connectionString: url, max }), close: () => pool.end() };
+  const appPool = new pg.default.Pool({ connectionString: url, max, options: UTC_SESSION, ...CONNECTION_BOUNDS });
+  freeClientsThatDie(appPool);
+  return { runner, adapter: new PrismaPg(appPool, { disposeExternalPool: true }), close: () => pool.end() };
 }
 
-function create(): DbState {
-  const kind = env.databaseUrl ? "postgres" : "pglite";
+function create(given?: PGlite): DbState {
+  const kind = env.databaseUrl && !given ? "postgres" : "pglite";
   let closeRaw: () => Promise<void> = async () => {};
   let resolveClient!: (c: PrismaClient) => void;
   const clientPromise = new Promise<PrismaClient>((r) => (resolveClient = r));
   const ready = (async () => {
-    const opened = env.databaseUrl ? await openPostgres(env.databaseUrl) : await openPglite(env.pgliteDir);
+    const opened = given ? await wrapPglite(given) : env.databaseUrl ? await openPostgres(env.databaseUrl) : await openPglite(env.pgliteDir);
     closeRaw = opened.close;
     if (kind === "pglite" || process.env.MIGRATE_ON_START === "1") await applyMigrations(opened.runner);
     if (kind === "postgres") await opened.close();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     // Under bursts, transactions queue for a pooled connection (PostgreSQL) or for PGlite's single
     // one; Prisma's 2 s default maxWait would turn that queueing into 500s.
-    resolveClient(new PrismaClient({ adapter: opened.adapter as any, transactionOptions: { maxWait: 15_000, timeout: 30_000 } }));
+    resolveClient(new PrismaClient({ adapter: opened.adapter as never, transactionOptions: { maxWait: 15_000, timeout: 30_000 } }));
   })();
   // A proxy lets callers use `db` synchronously; every model call awaits readiness first.
   const client = lazyClient(clientPromise);
@@ -120,6 +176,17 @@ export const db: PrismaClient = new Proxy({} as PrismaClient, {
 /** Resolves when the database is open and migrated. */
 export const dbReady = () => state().ready;
 export const dbKind = () => state().kind;
+
+/**
+ * Makes `db` use this PGlite instance (already open; migrations still applied if missing).
+ * The unit test layer gives each test file its own copy of a migrated database this way.
+ */
+export function attachPglite(pg: PGlite) {
+  if (g.__rtsDb) throw new Error("attachPglite: the database is already open in this process");
+  g.__rtsDb = create(pg);
+  return g.__rtsDb.ready;
+}
+
 export async function closeDb() {
   if (!g.__rtsDb) return;
   const s = g.__rtsDb;

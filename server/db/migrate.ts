@@ -22,7 +22,7 @@ const TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "applied_steps_count" INTEGER NOT NULL DEFAULT 0
 )`;
 
-export function migrationsDir() {
+function migrationsDir() {
   return path.join(process.cwd(), "prisma", "migrations");
 }
 

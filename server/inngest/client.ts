@@ -8,4 +8,6 @@ export const inngest = new Inngest({ id: "referral-tracking-service" });
 export const JOB_EVENTS = {
   EVENT_PROCESS: "rts/job.event-process",
   SDK_REFERRAL_APPLY: "rts/job.sdk-referral-apply",
+  REWARD_PAYOUT: "rts/job.reward-payout",
+  WEBHOOK_DELIVER: "rts/job.webhook-deliver",
 } as const;

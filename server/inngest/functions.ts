@@ -1,29 +1,71 @@
 // Inngest functions, one per job type. Each calls runJob, the same code path the embedded
 // runner uses, so both executors do identical work with the same exactly-once guarantees.
+//
+// One retry policy: the job's own (server/jobs/execute.ts: attempts, exponential backoff in
+// Job.runAt, maxAttempts). Inngest's retries are off; when an attempt ends in RETRY, or the event
+// arrives before the job is due (a redelivery during its backoff), the function sleeps until
+// the job's runAt with a durable step.sleepUntil and tries again. An infrastructure failure (the
+// database unreachable) ends the run; the job keeps its row and lease, and the re-dispatch loop
+// (server/inngest/dispatch.ts) sends it again once the lease has expired.
 import { NonRetriableError } from "inngest";
 import { env } from "../shared/env";
-import { runJob, type RunOutcome } from "../jobs/execute";
+import { runJob } from "../jobs/execute";
+import { sweepRetention } from "../domain/jobs/retention";
 import { inngest, JOB_EVENTS } from "./client";
 
-async function execute(jobId: unknown): Promise<RunOutcome> {
+type Step = { run: <T>(id: string, fn: () => Promise<T>) => Promise<unknown>; sleepUntil: (id: string, until: string | Date) => Promise<unknown> };
+
+/** Serialisable outcome of one attempt (step outputs are JSON). */
+type Attempt = { status: "SUCCEEDED"; result: unknown } | { status: "FAILED"; error: string } | { status: "RETRY" | "NOT_DUE"; error?: string; runAt: string } | { status: "BUSY" };
+
+async function attempt(jobId: string): Promise<Attempt> {
+  const o = await runJob(jobId);
+  if (o.status === "RETRY") return { status: "RETRY", error: o.error, runAt: o.runAt.toISOString() };
+  if (o.status === "NOT_DUE") return { status: "NOT_DUE", runAt: o.runAt.toISOString() };
+  return o;
+}
+
+/** Attempts, sleeping until runAt between them; bounded so that a run never loops forever. */
+async function executeJob(jobId: unknown, step: Step): Promise<Attempt> {
   if (typeof jobId !== "string" || !jobId) throw new NonRetriableError("event.data.jobId is required");
-  const outcome = await runJob(jobId);
-  // RETRY / BUSY: throw so that Inngest retries with its own backoff.
-  if (outcome.status === "RETRY") throw new Error(outcome.error);
-  if (outcome.status === "BUSY") throw new Error(`job ${jobId} is running elsewhere or not due yet`);
+  const bound = 2 * env.jobMaxAttempts + 2;
+  let outcome = (await step.run("attempt-1", () => attempt(jobId))) as Attempt;
+  for (let n = 2; n <= bound && (outcome.status === "RETRY" || outcome.status === "NOT_DUE"); n++) {
+    await step.sleepUntil(`wait-${n - 1}`, outcome.runAt);
+    outcome = (await step.run(`attempt-${n}`, () => attempt(jobId))) as Attempt;
+  }
+  // BUSY: another executor holds a live lease and will finish the job (or its lease expires and
+  // the re-dispatch loop sends it again).
   return outcome;
 }
 
-const retries = Math.min(20, Math.max(0, env.jobMaxAttempts - 1)) as 0;
-
 export const eventProcessFunction = inngest.createFunction(
-  { id: "event-process", name: "EVENT_PROCESS", retries, triggers: [{ event: JOB_EVENTS.EVENT_PROCESS }] },
-  async ({ event, step }) => step.run("process-event", () => execute(event.data?.jobId)),
+  { id: "event-process", name: "EVENT_PROCESS", retries: 0, triggers: [{ event: JOB_EVENTS.EVENT_PROCESS }] },
+  async ({ event, step }) => executeJob(event.data?.jobId, step as unknown as Step),
 );
 
 export const sdkReferralApplyFunction = inngest.createFunction(
-  { id: "sdk-referral-apply", name: "SDK_REFERRAL_APPLY", retries, triggers: [{ event: JOB_EVENTS.SDK_REFERRAL_APPLY }] },
-  async ({ event, step }) => step.run("apply-referral", () => execute(event.data?.jobId)),
+  { id: "sdk-referral-apply", name: "SDK_REFERRAL_APPLY", retries: 0, triggers: [{ event: JOB_EVENTS.SDK_REFERRAL_APPLY }] },
+  async ({ event, step }) => executeJob(event.data?.jobId, step as unknown as Step),
 );
 
-export const functions = [eventProcessFunction, sdkReferralApplyFunction];
+const rewardPayoutFunction = inngest.createFunction(
+  { id: "reward-payout", name: "REWARD_PAYOUT", retries: 0, triggers: [{ event: JOB_EVENTS.REWARD_PAYOUT }] },
+  async ({ event, step }) => executeJob(event.data?.jobId, step as unknown as Step),
+);
+
+/**
+ * Retention (the Inngest equivalent of the embedded schedule in server/jobs/worker.ts): hourly,
+ * deletes finished jobs past JOB_RETENTION_DAYS and expired idempotency records, in bounded batches.
+ */
+export const retentionFunction = inngest.createFunction(
+  { id: "retention-sweep", name: "Retention sweep", retries: 2, triggers: [{ cron: "TZ=UTC 17 * * * *" }] },
+  async ({ step }) => step.run("sweep", () => sweepRetention()),
+);
+
+const webhookDeliverFunction = inngest.createFunction(
+  { id: "webhook-deliver", name: "WEBHOOK_DELIVER", retries: 0, triggers: [{ event: JOB_EVENTS.WEBHOOK_DELIVER }] },
+  async ({ event, step }) => executeJob(event.data?.jobId, step as unknown as Step),
+);
+
+export const functions = [eventProcessFunction, sdkReferralApplyFunction, webhookDeliverFunction, rewardPayoutFunction, retentionFunction];

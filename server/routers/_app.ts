@@ -11,6 +11,9 @@ import { eventsRouter } from "./events";
 import { rewardsRouter } from "./rewards";
 import { analyticsRouter } from "./analytics";
 import { alertsRouter } from "./alerts";
+import { participantsRouter } from "./participants";
+import { payoutsRouter } from "./payouts";
+import { webhooksRouter } from "./webhooks";
 import { router } from "../trpc/init";
 
 export const appRouter = router({
@@ -25,6 +28,9 @@ export const appRouter = router({
   rewards: rewardsRouter,
   analytics: analyticsRouter,
   alerts: alertsRouter,
+  participants: participantsRouter,
+  payouts: payoutsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

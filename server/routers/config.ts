@@ -1,14 +1,13 @@
-import { z } from "zod";
-import { configOutput, updateGeneralInput, updateSpendInput } from "../domain/config/schemas";
+import { configOutput, getConfigInput, updateGeneralInput, updateSpendInput } from "../domain/config/schemas";
 import { getConfig, updateGeneralConfig, updateSpendConfig } from "../domain/config/service";
 import { businessProcedure, ownerProcedure, router } from "../trpc/init";
 
 export const configRouter = router({
   get: businessProcedure
-    .meta({ openapi: { method: "GET", path: "/business/config", tags: ["config"], summary: "Read configuration", protect: true } })
-    .input(z.object({}))
+    .meta({ openapi: { method: "GET", path: "/business/config", tags: ["config"], summary: "Read configuration as it applies to one environment (?environment=TEST|LIVE, default LIVE)", protect: true } })
+    .input(getConfigInput)
     .output(configOutput)
-    .query(({ ctx }) => getConfig(ctx.businessId)),
+    .query(({ ctx, input }) => getConfig(ctx.businessId, input.environment)),
   updateGeneral: businessProcedure
     .meta({ openapi: { method: "PATCH", path: "/business/config/general", tags: ["config"], summary: "Update general configuration (any member)", protect: true } })
     .input(updateGeneralInput)

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { changeEventStatusInput, createEventInput, eventIdInput, eventOutput, listEventsInput, listEventsOutput } from "../domain/events/schemas";
-import { changeEventStatus, createEvent, getEvent, listEvents } from "../domain/events/service";
+import { changeEventStatusInput, createEventInput, eventDecisionPreviewOutput, eventIdInput, eventOutput, listEventsInput, listEventsOutput, previewEventDecisionInput, rewardOutcomeOutput } from "../domain/events/schemas";
+import { changeEventStatus, createEvent, getEvent, listEvents, previewEventDecision } from "../domain/events/service";
 import { trackQueuedOutput, trackSyncOutput } from "../domain/tracking/schemas";
 import { businessProcedure, router } from "../trpc/init";
 
@@ -23,6 +23,12 @@ export const eventsRouter = router({
   changeStatus: businessProcedure
     .meta({ openapi: { method: "PATCH", path: "/business/events/{eventId}/status", tags: ["events"], summary: "Approve (PROCESSED) or reject (REJECTED) a FLAGGED event", protect: true } })
     .input(changeEventStatusInput)
-    .output(eventOutput)
+    // `outcome`: each reward the decision touched, with its recipient, amount, status and reason.
+    .output(eventOutput.extend({ outcome: z.array(rewardOutcomeOutput) }))
     .mutation(({ ctx, input }) => changeEventStatus(ctx.businessId, input)),
+  previewStatus: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/events/{eventId}/status-preview", tags: ["events"], summary: "What approving or rejecting a FLAGGED event would pay now, reward by reward (writes nothing)", protect: true } })
+    .input(previewEventDecisionInput)
+    .output(eventDecisionPreviewOutput)
+    .query(({ ctx, input }) => previewEventDecision(ctx.businessId, input)),
 });

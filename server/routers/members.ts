@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { addMemberInput, memberOutput } from "../domain/members/schemas";
-import { addMember, listMembers } from "../domain/members/service";
-import { businessProcedure, ownerProcedure, router } from "../trpc/init";
+import { addMemberInput, invitationOutput, invitationTokenInput, memberIdInput, memberOutput } from "../domain/members/schemas";
+import { addMember, getInvitation, listMembers, removeMember, renewInviteLink, transferOwnership } from "../domain/members/service";
+import { env } from "../shared/env";
+import { businessProcedure, ownerProcedure, publicProcedure, router } from "../trpc/init";
 
 export const membersRouter = router({
   list: businessProcedure
@@ -10,8 +11,28 @@ export const membersRouter = router({
     .output(z.object({ data: z.array(memberOutput), nextCursor: z.null() }))
     .query(async ({ ctx }) => ({ data: await listMembers(ctx.businessId), nextCursor: null })),
   add: ownerProcedure
-    .meta({ openapi: { method: "POST", path: "/business/members", tags: ["members"], summary: "Add (or invite) a member by email", protect: true, successDescription: "The member" } })
+    .meta({ openapi: { method: "POST", path: "/business/members", tags: ["members"], summary: "Add (or invite) a member by email; an invitation answers with its one-time link", protect: true, successDescription: "The member" } })
     .input(addMemberInput)
     .output(memberOutput)
-    .mutation(({ ctx, input }) => addMember(ctx.businessId, input)),
+    .mutation(({ ctx, input }) => addMember(ctx.businessId, input, env.appUrl)),
+  renewInvite: ownerProcedure
+    .meta({ openapi: { method: "POST", path: "/business/members/{memberId}/invite-link", tags: ["members"], summary: "A new one-time invitation link (the previous one stops working)", protect: true } })
+    .input(memberIdInput)
+    .output(memberOutput)
+    .mutation(({ ctx, input }) => renewInviteLink(ctx.businessId, input.memberId, env.appUrl)),
+  remove: ownerProcedure
+    .meta({ openapi: { method: "DELETE", path: "/business/members/{memberId}", tags: ["members"], summary: "Remove a member or cancel an invitation (owner)", protect: true } })
+    .input(memberIdInput)
+    .output(memberOutput)
+    .mutation(({ ctx, input }) => removeMember(ctx.businessId, input.memberId)),
+  transferOwnership: ownerProcedure
+    .meta({ openapi: { method: "POST", path: "/business/members/{memberId}/transfer-ownership", tags: ["members"], summary: "Make an active member the owner; the current owner becomes a member", protect: true } })
+    .input(memberIdInput)
+    .output(z.object({ data: z.array(memberOutput), nextCursor: z.null() }))
+    .mutation(async ({ ctx, input }) => ({ data: await transferOwnership(ctx.businessId, ctx.user.id, input.memberId), nextCursor: null })),
+  // For the sign-up page of an invitation link (no session yet): which business and email it is for.
+  invitation: publicProcedure
+    .input(invitationTokenInput)
+    .output(invitationOutput)
+    .query(({ input }) => getInvitation(input.token)),
 });

@@ -4,10 +4,13 @@
 import { z } from "zod";
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
 import { participantOutput, upsertParticipantInput } from "../domain/participants/schemas";
+import { reverseRewardsInput, reverseRewardsOutput } from "../domain/payouts/schemas";
 import { applyReferralInput, referralListOutput } from "../domain/referrals/schemas";
 import { trackInput, trackQueuedOutput, trackSyncOutput } from "../domain/tracking/schemas";
+import { ERROR_CODES, type ErrorCode } from "../shared/errors";
 
-const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }) });
+const errorCodes = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+const errorBody = z.object({ error: z.object({ code: z.enum(errorCodes), message: z.string(), details: z.unknown().optional() }) });
 const json = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
 const err = (description: string) => ({ description, ...json(errorBody) });
 
@@ -35,7 +38,7 @@ const applyQueued = z.object({ success: z.literal(true), queued: z.literal(true)
 const batchResult = z.object({ index: z.number().int() }).catchall(z.unknown());
 const jobView = z.object({
   jobId: z.string(),
-  jobType: z.enum(["EVENT_PROCESS", "SDK_REFERRAL_APPLY"]),
+  jobType: z.enum(["EVENT_PROCESS", "SDK_REFERRAL_APPLY", "WEBHOOK_DELIVER"]),
   status: z.enum(["QUEUED", "RUNNING", "SUCCEEDED", "FAILED"]),
   attempts: z.number().int(),
   maxAttempts: z.number().int(),
@@ -47,7 +50,15 @@ const jobView = z.object({
   nextAttemptAt: z.string().nullable(),
 });
 
-const op = (o: ZodOpenApiOperationObject): ZodOpenApiOperationObject => ({ tags: ["sdk"], ...o, description: `${o.description ?? ""}\n\n${auth}`.trim() });
+/** The API-key schemes of the SDK routes (merged into components.securitySchemes); any one of them authenticates. */
+export const sdkSecuritySchemes = {
+  serviceApiKey: { type: "apiKey", in: "header", name: "x-service-api-key", description: "API key (rk_test_… / rk_live_…); checked first" },
+  apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "API key (rk_test_… / rk_live_…)" },
+  apiKeyBearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer rk_test_… / rk_live_…" },
+} as const;
+const sdkSecurity = Object.keys(sdkSecuritySchemes).map((name) => ({ [name]: [] }));
+
+const op = (o: ZodOpenApiOperationObject): ZodOpenApiOperationObject => ({ tags: ["sdk"], security: sdkSecurity, ...o, description: `${o.description ?? ""}\n\n${auth}`.trim() });
 
 export const sdkOpenApiPaths: ZodOpenApiPathsObject = {
   "/track": {
@@ -94,6 +105,14 @@ export const sdkOpenApiPaths: ZodOpenApiPathsObject = {
       summary: "Upsert a participant (by userId, else email) and get its referral code",
       requestBody: json(upsertParticipantInput),
       responses: { "200": { description: "The participant", ...json(participantOutput) }, "409": err("CONFLICT (handle taken)"), ...common },
+    }),
+  },
+  "/sdk/rewards/reverse": {
+    post: op({
+      operationId: "sdk-rewards-reverse",
+      summary: "Reverse a referred user's rewards (refund, chargeback): unpaid ones return to the pool, paid-out ones are clawed back from later payouts",
+      requestBody: json(reverseRewardsInput),
+      responses: { "200": { description: "The reversals made by this call", ...json(reverseRewardsOutput) }, "404": err("NOT_FOUND (no such referred user)"), ...common },
     }),
   },
   "/sdk/jobs/{jobId}": {

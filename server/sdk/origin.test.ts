@@ -1,7 +1,22 @@
 // allowedOrigins matching and the API-key header precedence, in-process.
 import { describe, expect, it } from "vitest";
+import { createApiKeyInput } from "../domain/api-keys/schemas";
 import { originAllowed, originOf, requestOrigin } from "./origin";
 import { extractApiKey } from "./with-sdk-key";
+
+describe("wildcards under a registrable domain only", () => {
+  it.each([
+    ["https://*.example.com", true],
+    ["https://*.shop.example.co.uk", true],
+    ["https://*.com", false],
+    ["https://*.co.uk", false],
+    ["https://*.github.io", false],
+    ["https://*.localhost", false],
+  ])("%s → %s", (entry, ok) => {
+    expect(createApiKeyInput.safeParse({ environment: "TEST", allowedOrigins: [entry] }).success).toBe(ok);
+    expect(originAllowed("https://victim.com", [entry]) || originAllowed("https://a.shop.example.co.uk", [entry]) || originAllowed("https://x.example.com", [entry])).toBe(ok);
+  });
+});
 
 describe("origin matching", () => {
   const allowed = ["https://shop.example.com", "https://*.example.org", "http://localhost:3000"];
@@ -26,6 +41,8 @@ describe("origin matching", () => {
     expect(requestOrigin(new Headers({ origin: "https://a.example.org", referer: "https://x.io/p" }))).toBe("https://a.example.org");
     expect(requestOrigin(new Headers({ referer: "https://x.io/p?q=1" }))).toBe("https://x.io");
     expect(requestOrigin(new Headers({ origin: "null" }))).toBeNull();
+    // a sent Origin, even "null", is never replaced by the Referer
+    expect(requestOrigin(new Headers({ origin: "null", referer: "https://a.example.org/p" }))).toBeNull();
     expect(requestOrigin(new Headers({ referer: "file:///etc/passwd" }))).toBeNull();
     expect(requestOrigin(new Headers())).toBeNull();
   });

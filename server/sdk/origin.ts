@@ -1,6 +1,10 @@
 // allowedOrigins: exact origin (scheme, host, port) or "https://*.example.com" for any
 // subdomain of example.com (not example.com itself). The request's origin is its Origin
-// header, else the origin of its Referer; with neither, a restricted key is refused.
+// header when one is sent — "Origin: null" (sandboxed frames, file: pages, some redirects) is
+// then refused, never replaced by the Referer — else the origin of its Referer; with neither,
+// a restricted key is refused.
+
+import { wildcardUnderRegistrableDomain } from "../domain/api-keys/schemas";
 
 /** "https://Shop.Example.com:443/x" → "https://shop.example.com"; null when not an http(s) URL. */
 export function originOf(value: string | null | undefined): string | null {
@@ -15,7 +19,9 @@ export function originOf(value: string | null | undefined): string | null {
 }
 
 export function requestOrigin(headers: Headers): string | null {
-  return originOf(headers.get("origin")) ?? originOf(headers.get("referer"));
+  const origin = headers.get("origin");
+  if (origin !== null) return originOf(origin);
+  return originOf(headers.get("referer"));
 }
 
 export function originAllowed(origin: string, allowed: readonly string[]): boolean {
@@ -27,7 +33,7 @@ export function originAllowed(origin: string, allowed: readonly string[]): boole
     }
     // https://*.example.com[:port]
     const m = /^(https?):\/\/\*\.([^/:]+)(?::(\d+))?$/.exec(entry);
-    if (!m) continue;
+    if (!m || !wildcardUnderRegistrableDomain(entry)) continue; // e.g. a "https://*.com" stored before the rule
     const [, scheme, domain, port = ""] = m;
     if (o.protocol !== `${scheme}:`) continue;
     if (o.port !== port) continue;

@@ -44,7 +44,7 @@ export async function consumeRateLimit(apiKeyId: string): Promise<RateDecision> 
   const l = await (g.__rtsSdkLimiter ??= build());
   const policy = `${l.rate};w=1, ${l.burst};w=${BURST_WINDOW_S}`;
   try {
-    const r = (await l.limiter.consume(apiKeyId)) as RateLimiterRes;
+    const r = await l.limiter.consume(apiKeyId);
     const reset = Math.max(1, Math.ceil(r.msBeforeNext / 1000));
     return { allowed: true, headers: headers(l.rate, Math.max(0, r.remainingPoints), reset, policy) };
   } catch (e) {

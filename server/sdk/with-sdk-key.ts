@@ -1,19 +1,21 @@
 // The one wrapper every SDK route goes through (/track, /sdk/*). In order: CORS preflight,
 // method, API key (x-service-api-key, then x-api-key, then Authorization: Bearer — the first
-// present is the one validated), allowedOrigins, per-key rate limit, JSON body (≤ 32 KB), then
+// present is the one validated), the route's scope (INSUFFICIENT_SCOPE), allowedOrigins, per-key
+// rate limit, URL and JSON body checks (≤ 32 KB, json-guard.ts), then
 // the handler; every failure becomes the contract's error body. Handlers are plain functions
 // of a context, so the produced (Request) => Response can be mounted anywhere.
 import { db } from "../db/client";
 import { authenticateApiKey, type AuthenticatedKey } from "../domain/api-keys/service";
+import type { ApiKeyScope } from "../domain/api-keys/schemas";
 import type { Scope } from "../domain/participants/schemas";
 import { AppError, errorResponse } from "../shared/errors";
 import { readCapped } from "../shared/http";
+import { assertCleanJson, assertCleanUrl } from "../shared/json-guard";
 import { originAllowed, requestOrigin } from "./origin";
 import { consumeRateLimit } from "./rate-limit";
 
-export const MAX_BODY_BYTES = 32 * 1024;
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
-type Method = (typeof METHODS)[number];
+const MAX_BODY_BYTES = 32 * 1024;
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 const ALLOWED_HEADERS = "Content-Type, Authorization, X-API-Key, X-Service-API-Key, Idempotency-Key";
 const EXPOSED_HEADERS = "RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After";
@@ -28,7 +30,7 @@ export interface SdkContext {
   body: unknown;
 }
 
-export type SdkResult = { status?: number; body: unknown; headers?: Record<string, string> };
+type SdkResult = { status?: number; body: unknown; headers?: Record<string, string> };
 export type SdkHandler = (ctx: SdkContext) => Promise<SdkResult>;
 
 const TOUCH_EVERY_MS = 60_000;
@@ -76,7 +78,7 @@ function preflight(req: Request, methods: string[]): Response {
   });
 }
 
-async function readJson(req: Request): Promise<unknown> {
+async function readJson(req: Request, opaqueItemsAt?: string): Promise<unknown> {
   const type = req.headers.get("content-type") ?? "";
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send a JSON body with Content-Type: application/json");
@@ -86,18 +88,28 @@ async function readJson(req: Request): Promise<unknown> {
   const text = req.body ? await readCapped(req, MAX_BODY_BYTES) : "";
   if (text === null) throw new AppError("PAYLOAD_TOO_LARGE", "The request body exceeds 32 KB");
   if (!text.trim()) throw new AppError("VALIDATION_ERROR", "A JSON body is required", [{ path: "", message: "empty body" }]);
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new AppError("INVALID_JSON", "The body is not valid JSON");
   }
+  assertCleanJson(body, { opaqueItemsAt });
+  return body;
+}
+
+export interface SdkRouteOptions {
+  /** The scope a key needs for this route (publishable keys hold only track and referrals:write). */
+  scope: ApiKeyScope;
+  /** A batch field whose items are each checked (and fail) alone, by the handler. */
+  perItemField?: string;
 }
 
 /**
  * Builds the route functions for one SDK path: each HTTP method is answered (unsupported ones
  * with 405 in the contract's shape), OPTIONS with the CORS preflight.
  */
-export function withSdkKey(handlers: Partial<Record<Method, SdkHandler>>): Record<Method | "OPTIONS", (req: Request) => Promise<Response>> {
+export function withSdkKey(handlers: Partial<Record<Method, SdkHandler>>, options: SdkRouteOptions): Record<Method | "OPTIONS", (req: Request) => Promise<Response>> {
   const allowed = Object.keys(handlers);
   const handle = async (req: Request): Promise<Response> => {
     const cors = corsHeaders(req);
@@ -113,6 +125,15 @@ export function withSdkKey(handlers: Partial<Record<Method, SdkHandler>>): Recor
       const key = await authenticateApiKey(secret);
       if (!key) throw new AppError("INVALID_API_KEY", "The API key is invalid, expired or revoked");
       touchKey(key.apiKeyId);
+      if (!key.scopes.includes(options.scope)) {
+        throw new AppError(
+          "INSUFFICIENT_SCOPE",
+          key.kind === "PUBLISHABLE"
+            ? "A publishable key may only call POST /track, POST /track/batch and POST /sdk/referrals/apply; use a secret key on your server"
+            : `This API key lacks the "${options.scope}" scope`,
+          { requiredScope: options.scope, kind: key.kind },
+        );
+      }
       if (key.allowedOrigins.length > 0) {
         const origin = requestOrigin(req.headers);
         if (!origin || !originAllowed(origin, key.allowedOrigins)) {
@@ -122,9 +143,10 @@ export function withSdkKey(handlers: Partial<Record<Method, SdkHandler>>): Recor
       const decision = await consumeRateLimit(key.apiKeyId);
       rate = decision.headers;
       if (!decision.allowed) throw new AppError("RATE_LIMITED", "Too many requests for this API key; retry after the delay in Retry-After");
-      const body = req.method === "GET" || req.method === "DELETE" ? undefined : await readJson(req);
       const url = new URL(req.url);
-      const result = await handler({ req, url, key, body, scope: { businessId: key.businessId, environment: key.environment, apiKeyId: key.apiKeyId } });
+      assertCleanUrl(url);
+      const body = req.method === "GET" || req.method === "DELETE" ? undefined : await readJson(req, options.perItemField);
+      const result = await handler({ req, url, key, body, scope: { businessId: key.businessId, environment: key.environment, apiKeyId: key.apiKeyId, untrusted: key.kind === "PUBLISHABLE" } });
       return Response.json(result.body, { status: result.status ?? 200, headers: { ...cors, ...rate, ...result.headers } });
     } catch (e) {
       return errorResponse(e, { ...cors, ...rate });

@@ -14,8 +14,24 @@ export const env = {
   get authUrl() {
     return (process.env.AUTH_URL ?? this.appUrl).replace(/\/$/, "");
   },
+  /** True when the session provider is this app's own Better Auth (sessions resolved in process). */
+  get authIsSelf() {
+    return !process.env.AUTH_URL || this.authUrl === this.appUrl;
+  },
+  /** External session provider only: how long a positive session lookup is reused (seconds, 0 = never). */
+  get sessionCacheSeconds() {
+    return Math.min(60, int(process.env.SESSION_CACHE_SECONDS, 5));
+  },
+  /** Reverse proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For is believed; default none. */
+  get trustedProxies() {
+    return process.env.TRUSTED_PROXIES ?? "";
+  },
   get authSecret() {
     return process.env.BETTER_AUTH_SECRET ?? "dev-only-secret-change-me-in-production-0123456789";
+  },
+  /** Key material for encrypting webhook signing secrets at rest (HKDF → AES-256-GCM). */
+  get webhookSecretKey() {
+    return process.env.WEBHOOK_SECRET_KEY || this.authSecret;
   },
   /** postgres://… → PostgreSQL; unset → embedded PGlite. */
   get databaseUrl(): string | undefined {
@@ -47,9 +63,34 @@ export const env = {
   get jobLeaseMs() {
     return int(process.env.JOB_LEASE_MS, 30_000);
   },
-  /** Set to 0 to disable the embedded runner in this process (e.g. a web-only instance). */
+  /**
+   * Whether this process drains the job table (embedded runner + retention schedule). On by
+   * default, so a plain `npm start` processes its own queue. JOB_RUNNER=off (or the older
+   * EMBEDDED_RUNNER=0) makes a web-only instance; `npm run worker` runs a drain-only process.
+   */
   get embeddedRunner() {
-    return process.env.EMBEDDED_RUNNER !== "0";
+    const v = (process.env.JOB_RUNNER ?? "").toLowerCase();
+    return process.env.EMBEDDED_RUNNER !== "0" && !["off", "0", "false", "no"].includes(v);
+  },
+  /** Jobs a runner claims per poll; events of one business+environment among them run as one batch. */
+  get jobBatchSize() {
+    return Math.min(1000, Math.max(1, int(process.env.JOB_BATCH_SIZE, 200)));
+  },
+  /** Most jobs in one batch transaction (one business+environment, one pool lock). */
+  get jobBatchTxSize() {
+    return Math.min(1000, Math.max(1, int(process.env.JOB_BATCH_TX_SIZE, 25)));
+  },
+  /** Finished (SUCCEEDED / FAILED) jobs are deleted this many days after they finished. */
+  get jobRetentionDays() {
+    return int(process.env.JOB_RETENTION_DAYS, 7);
+  },
+  /** How often the embedded retention sweep runs (the Inngest cron runs hourly). */
+  get retentionIntervalMs() {
+    return int(process.env.RETENTION_INTERVAL_MS, 3_600_000);
+  },
+  /** Rows deleted per statement by the retention sweep (bounded batches never block intake). */
+  get retentionBatchSize() {
+    return Math.min(50_000, Math.max(1, int(process.env.RETENTION_BATCH_SIZE, 1000)));
   },
   get chainRpcUrl(): string | undefined {
     return process.env.CHAIN_RPC_URL || undefined;
@@ -67,6 +108,14 @@ export const env = {
   /** BIP-39 mnemonic from which deposit addresses are derived (one index per business). */
   get depositMnemonic() {
     return process.env.DEPOSIT_MNEMONIC ?? "test test test test test test test test test test test junk";
+  },
+  /** How often scheduled payouts (autoPayoutEnabled) and unfinished payouts are run; 0 turns the schedule off. */
+  get payoutIntervalMs() {
+    return int(process.env.PAYOUT_INTERVAL_MS, 60_000);
+  },
+  /** A payout transaction unmined this long after sending, with a max fee under the base fee, is replaced. */
+  get payoutStuckAfterMs() {
+    return int(process.env.PAYOUT_STUCK_AFTER_MS, 15_000);
   },
   get isProduction() {
     return process.env.NODE_ENV === "production";

@@ -11,6 +11,10 @@ export const ERROR_CODES = {
   FORBIDDEN: { status: 403, trpc: "FORBIDDEN" },
   NOT_OWNER: { status: 403, trpc: "FORBIDDEN" },
   ORIGIN_NOT_ALLOWED: { status: 403, trpc: "FORBIDDEN" },
+  // A cookie-authenticated state-changing request from another site (Origin / Sec-Fetch-Site).
+  CSRF: { status: 403, trpc: "FORBIDDEN" },
+  // An API key used outside its kind or scopes (e.g. a publishable key on GET /sdk/referrals).
+  INSUFFICIENT_SCOPE: { status: 403, trpc: "FORBIDDEN" },
   NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
   METHOD_NOT_ALLOWED: { status: 405, trpc: "METHOD_NOT_SUPPORTED" },
   CONFLICT: { status: 409, trpc: "CONFLICT" },
@@ -66,7 +70,7 @@ export class AppError extends Error {
 export const notFound = (what = "Resource") => new AppError("NOT_FOUND", `${what} not found`);
 
 /** Field-level details from a zod error: [{ path: "a.b", message }] */
-export function zodDetails(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>) {
+function zodDetails(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>) {
   return issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
 }
 
@@ -84,15 +88,31 @@ export function toAppError(e: unknown): AppError {
   const cause = (e as { cause?: unknown })?.cause;
   if (cause instanceof AppError) return cause;
   if (isZodError(cause)) return new AppError("VALIDATION_ERROR", "Request validation failed", zodDetails(cause.issues));
-  if (isDatabaseUnavailable(e)) return new AppError("SERVICE_UNAVAILABLE", "The database is unavailable; try again shortly");
+  if (isDatabaseUnavailable(e)) return new AppError("SERVICE_UNAVAILABLE", "The database is unavailable; try again shortly", undefined, { "Retry-After": String(DB_RETRY_AFTER_S) });
   console.error("[internal error]", e);
   return new AppError("INTERNAL", "An internal error occurred");
 }
 
+/** Seconds a client should wait after a 503 for an unreachable or restarting database. */
+const DB_RETRY_AFTER_S = 2;
+
+// Connection-level failures (server down, restarting, connection cut, pool starved), as pg,
+// the Prisma driver adapter and Prisma report them: answered 503 + Retry-After, never 500.
+const DB_DOWN_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "P1001", "P1002", "P1017", "P2024", "57P01", "57P02", "57P03", "08000", "08001", "08003", "08006"]);
+const DB_DOWN_MESSAGE =
+  /ECONNREFUSED|ECONNRESET|Can't reach database server|Connection terminated|terminating connection|database system is (starting up|shutting down|in recovery|not yet accepting)|Connection ended|connection error|server closed the connection|Timed out fetching a new connection|Client was closed|Cannot use a pool after calling end|DatabaseNotReachable|ConnectionClosed|Query read timeout|timeout exceeded when trying to connect/i;
+
 function isDatabaseUnavailable(e: unknown): boolean {
-  const code = (e as { code?: string })?.code;
-  const msg = String((e as { message?: string })?.message ?? "");
-  return code === "ECONNREFUSED" || code === "P1001" || /ECONNREFUSED|Can't reach database server|Connection terminated/.test(msg);
+  // The cause chain, iteratively and bounded (adapters wrap the driver's error).
+  let cur: unknown = e;
+  for (let i = 0; i < 6 && cur && typeof cur === "object"; i++) {
+    const o = cur as { code?: unknown; message?: unknown; kind?: unknown; originalCode?: unknown; cause?: unknown };
+    for (const c of [o.code, o.originalCode, o.kind]) if (typeof c === "string" && DB_DOWN_CODES.has(c)) return true;
+    if (typeof o.kind === "string" && /DatabaseNotReachable|ConnectionClosed|SocketTimeout/.test(o.kind)) return true;
+    if (typeof o.message === "string" && DB_DOWN_MESSAGE.test(o.message)) return true;
+    cur = o.cause;
+  }
+  return false;
 }
 
 export function errorResponse(e: unknown, extraHeaders?: Record<string, string>): Response {

@@ -28,3 +28,16 @@ export function canonicalJson(v: unknown): string {
     .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
     .join(",")}}`;
 }
+
+let counter = randomBytes(2).readUInt16BE(0);
+
+/**
+ * The one id generator for rows the service writes itself (queued events, jobs, idempotency
+ * records): 25 characters in the shape of Prisma's cuid() (same column type and ordering
+ * properties), time-ordered, with 64 random bits, so an answer can name its ids before the write.
+ */
+export function newId(): string {
+  counter = (counter + 1) % 1_679_616; // 36^4
+  const rand = randomBytes(8).readBigUInt64BE(0).toString(36).padStart(12, "0").slice(-12);
+  return `c${Date.now().toString(36).padStart(8, "0").slice(-8)}${counter.toString(36).padStart(4, "0")}${rand}`;
+}

@@ -3,11 +3,10 @@
 // last row of the previous page; `limit` is clamped to 1..200 (default 50) like /sdk/referrals.
 import { z } from "zod";
 import { AppError } from "./errors";
+import { queryNumber } from "./strict-types";
 
-// z.coerce: query strings arrive as text, and the REST adapter leaves piped schemas uncoerced.
-export const listLimit = z.coerce
-  .number()
-  .int()
+// Query strings arrive as text: decimal digits only (see strict-types.ts).
+export const listLimit = queryNumber(z.number().int("limit must be an integer"))
   .optional()
   .transform((n) => Math.min(200, Math.max(1, n ?? 50)));
 export const listCursor = z.string().min(1).max(64).optional();
@@ -36,3 +35,10 @@ export async function checkCursor(cursor: string | undefined, exists: (id: strin
     throw new AppError("VALIDATION_ERROR", "Invalid cursor", [{ path: "cursor", message: "Not a cursor of this list" }]);
   }
 }
+
+/** "2025-01-31" (start of that UTC day) or a full ISO 8601 timestamp. */
+export const isoInstant = z
+  .string()
+  .max(40)
+  .refine((s) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), "Must be a date (YYYY-MM-DD) or an ISO 8601 timestamp")
+  .transform((s) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s));

@@ -3,9 +3,11 @@
 // and owner (business + owner of the business).
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
+import { assertSameOrigin } from "../auth/csrf";
 import { resolveSession, type SessionUser } from "../auth/session";
-import { findMembership, type Membership } from "../domain/members/service";
+import { findMembership } from "../domain/members/service";
 import { AppError, ERROR_CODES, toAppError, type ErrorCode } from "../shared/errors";
+import { assertCleanJson } from "../shared/json-guard";
 
 export interface Context {
   headers: Headers;
@@ -55,7 +57,6 @@ const t = initTRPC
   });
 
 export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;
 
 /** Re-throws AppErrors as TRPCErrors with the matching tRPC code (so tRPC's HTTP status agrees). */
 const errorMapper = t.middleware(async ({ next }) => {
@@ -67,18 +68,29 @@ const errorMapper = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(errorMapper);
+/** Text, depth and prototype-key rules on every input (tRPC and REST), before any schema. */
+const cleanInput = t.middleware(async ({ ctx, type, getRawInput, next }) => {
+  // CSRF first: a forged cross-site mutation learns nothing about its input's validity.
+  if (type === "mutation") assertSameOrigin("POST", ctx.headers);
+  assertCleanJson(await getRawInput());
+  return next();
+});
 
-export const businessProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const user = await ctx.session();
+export const publicProcedure = t.procedure.use(errorMapper).use(cleanInput);
+
+/** The caller of a business operation: a session with role BUSINESS and an active membership. */
+export async function requireBusinessCaller(session: () => Promise<SessionUser | null>) {
+  const user = await session();
   if (!user) throw new AppError("UNAUTHENTICATED", "Sign in: a valid session is required");
   if (user.role !== "BUSINESS") throw new AppError("FORBIDDEN", "The BUSINESS role is required");
   const membership = await findMembership(user.id);
   if (!membership) throw new AppError("FORBIDDEN", "This account does not belong to a business");
-  return next({ ctx: { user, membership, businessId: membership.businessId } });
-});
+  return { user, membership, businessId: membership.businessId };
+}
+
+export const businessProcedure = publicProcedure.use(async ({ ctx, next }) => next({ ctx: await requireBusinessCaller(ctx.session) }));
 
 export const ownerProcedure = businessProcedure.use(async ({ ctx, next }) => {
-  if ((ctx.membership as Membership).role !== "OWNER") throw new AppError("NOT_OWNER", "Only the owner of the business can do this");
+  if ((ctx.membership).role !== "OWNER") throw new AppError("NOT_OWNER", "Only the owner of the business can do this");
   return next();
 });

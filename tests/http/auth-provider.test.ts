@@ -11,15 +11,16 @@ const USERS: Record<string, { id: string; email: string; role: string } | null> 
   "Bearer plain-user": { id: "ext-user-1", email: "plain@example.com", role: "USER" },
   "Bearer business-no-membership": { id: "ext-user-2", email: "biz@example.com", role: "BUSINESS" },
   "Bearer nobody": null,
+  "Bearer cache-me": { id: "ext-user-3", email: "cache@example.com", role: "BUSINESS" },
 };
 
 let provider: http.Server;
 let app: RunningApp;
-const seen: Array<{ path: string; authorization?: string; cookie?: string }> = [];
+const seen: Array<{ path: string; authorization?: string; cookie?: string; forwardedFor?: string }> = [];
 
 beforeAll(async () => {
   provider = http.createServer((req, res) => {
-    seen.push({ path: req.url ?? "", authorization: req.headers.authorization, cookie: req.headers.cookie });
+    seen.push({ path: req.url ?? "", authorization: req.headers.authorization, cookie: req.headers.cookie, forwardedFor: req.headers["x-forwarded-for"] as string | undefined });
     if (req.url !== "/api/auth/get-session") {
       res.writeHead(404).end();
       return;
@@ -57,6 +58,24 @@ describe("external session provider (AUTH_URL)", () => {
     expect(r.status).toBe(401);
     expect(r.body.error.code).toBe("UNAUTHENTICATED");
     expect(seen.at(-1)?.cookie).toContain("better-auth.session_token=abc");
+  });
+
+  it("forwards the caller's own address (never a forged X-Forwarded-For) and caches positive lookups briefly", async () => {
+    const before = seen.length;
+    const h = { authorization: "Bearer cache-me", "x-forwarded-for": "203.0.113.9" };
+    const first = await request(app.url, "GET", "/business/config", undefined, h);
+    const second = await request(app.url, "GET", "/business/config", undefined, h);
+    expect([first.status, second.status]).toEqual([403, 403]);
+    const lookups = seen.slice(before);
+    expect(lookups).toHaveLength(1); // the second answer came from the (≤ 5 s) cache
+    expect(lookups[0].forwardedFor).toBe("127.0.0.1");
+  });
+
+  it("negative lookups are not cached", async () => {
+    const before = seen.length;
+    await request(app.url, "GET", "/business/config", undefined, { authorization: "Bearer nobody" });
+    await request(app.url, "GET", "/business/config", undefined, { authorization: "Bearer nobody" });
+    expect(seen.length - before).toBe(2);
   });
 
   it("a provider that is down is a 503, not a 500", async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { english, generateMnemonic } from "viem/accounts";
 import { freePort, startApp, type RunningApp } from "../support/app";
 import { signUp } from "../support/http";
-import { createPublicClient, createWalletClient, http, parseEther, type Address } from "viem";
+import { createPublicClient, createWalletClient, http, parseEther } from "viem";
 import type { ChildProcess } from "node:child_process";
 import { startLocalChain } from "../../scripts/local-chain.mjs";
 import { chainRpcUrl, devAccount, mine, sendEth, testDepositAddress } from "../support/chain";
@@ -106,7 +106,7 @@ describe("pending transaction", () => {
 
   it("a sent but unmined transaction → 422 TX_PENDING; once mined it is credited", async () => {
     const owner = await signUp({ url: app.url });
-    const to = (await testDepositAddress(owner)) as Address;
+    const to = await testDepositAddress(owner);
     const client = createPublicClient({ transport: http(rpc) });
     await client.request({ method: "evm_setAutomine" as never, params: [false] as never });
     const hash = await createWalletClient({ transport: http(rpc) }).sendTransaction({ account: devAccount(3), to, value: parseEther("0.3"), chain: null });

@@ -1,7 +1,7 @@
 // Balance and on-chain funding over real HTTP, with real transactions on the run's local
 // Hardhat 3 / EDR chain: credited once, replays, concurrent duplicates, every refusal reason.
 import { describe, expect, it } from "vitest";
-import { getAddress, type Address } from "viem";
+import { getAddress } from "viem";
 import { baseUrl, createKey, request, sdk, signUp, uniqueEmail } from "../support/http";
 import { deployReverter, devAccount, fundTestPool, publicClient, sendEth, sendTx, testDepositAddress } from "../support/chain";
 
@@ -212,12 +212,12 @@ describe("POST /business/funding/test-deposit", () => {
   it("sends a real transaction from the dev account to the TEST deposit address; verify credits it", async () => {
     const owner = await signUp();
     const to = await testDepositAddress(owner);
-    const before = await publicClient().getBalance({ address: to as Address });
+    const before = await publicClient().getBalance({ address: to });
     const sent = await owner.call("POST", "/business/funding/test-deposit", { amountEth: "3.25" });
     expect(sent.status).toBe(200);
     expect(sent.body).toMatchObject({ environment: "TEST", amountEth: "3.25", from: devAccount(0), to });
     expect(sent.body.txHash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect((await publicClient().getBalance({ address: to as Address })) - before).toBe(3_250_000_000_000_000_000n);
+    expect((await publicClient().getBalance({ address: to })) - before).toBe(3_250_000_000_000_000_000n);
 
     // Sending alone credits nothing: the pool is credited by the same verification as any deposit.
     expect((await owner.call("GET", "/business/balance?environment=TEST")).body.balanceEth).toBe("0");

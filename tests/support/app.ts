@@ -57,8 +57,8 @@ export async function startApp(extraEnv: Record<string, string> = {}, port?: num
   const bin = path.join(ROOT, "node_modules", ".bin", "next");
   const proc = spawn(bin, ["start", "-p", String(port), "-H", "127.0.0.1"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
-  proc.stdout!.on("data", (d) => (out += d));
-  proc.stderr!.on("data", (d) => (out += d));
+  proc.stdout.on("data", (d) => (out += d));
+  proc.stderr.on("data", (d) => (out += d));
   const exited = new Promise<void>((r) => proc.once("exit", () => r()));
   const deadline = Date.now() + 90_000;
   for (;;) {

@@ -5,15 +5,17 @@ import { applyMigrations } from "../../server/db/migrate";
 
 export const testDbKind = (): "pglite" | "postgres" => (process.env.TEST_DB === "postgres" ? "postgres" : "pglite");
 
-export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const admin = process.env.TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  const name = `rts_test_${process.pid}_${Date.now()}`;
+export const adminPgUrl = () => process.env.TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+export async function createPostgresDatabase(prefix = "rts_test"): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = adminPgUrl();
+  const name = `${prefix}_${process.pid}_${Date.now()}`;
   const adminPool = new pg.Pool({ connectionString: admin, max: 1 });
   try {
     await adminPool.query(`CREATE DATABASE ${name}`);
   } catch (e) {
     await adminPool.end();
-    throw new Error(`PostgreSQL is unreachable at ${admin} (TEST_DB=postgres): ${(e as Error).message}`);
+    throw new Error(`PostgreSQL is unreachable at ${admin} (TEST_DB=postgres): ${(e as Error).message}`, { cause: e });
   }
   const u = new URL(admin);
   u.pathname = `/${name}`;

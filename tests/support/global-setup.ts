@@ -19,7 +19,6 @@ export default async function setup(project: TestProject) {
   // Integration tests run against the production build; (re)build it when sources changed.
   ensurePrismaClient();
   ensureBuild();
-  let app: RunningApp | undefined;
   let drop: (() => Promise<void>) | undefined;
   let databaseUrl = "";
   let pgliteDir = "";
@@ -34,14 +33,14 @@ export default async function setup(project: TestProject) {
   const chainPort = process.env.CHAIN_RPC_URL_TEST ? 0 : await freePort();
   const chainRpcUrl = process.env.CHAIN_RPC_URL_TEST || `http://127.0.0.1:${chainPort}`;
   const chain = chainPort ? await startLocalChain({ port: chainPort, reuse: false, log: "ignore" }) : null;
-  app = await startApp({ ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { PGLITE_DIR: pgliteDir }), CHAIN_RPC_URL_TEST: chainRpcUrl });
+  const app: RunningApp = await startApp({ ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { PGLITE_DIR: pgliteDir }), CHAIN_RPC_URL_TEST: chainRpcUrl });
   project.provide("baseUrl", app.url);
   project.provide("databaseUrl", databaseUrl);
   project.provide("pgliteDir", pgliteDir);
   project.provide("chainRpcUrl", chainRpcUrl);
   console.log(`[tests] ${testDbKind()} · app at ${app.url}`);
   return async () => {
-    await app?.stop();
+    await app.stop();
     chain?.kill("SIGTERM");
     await drop?.();
   };

@@ -5,7 +5,7 @@ import { environment } from "../api-keys/schemas";
 export const alertOutput = z.object({
   alertId: z.string(),
   environment,
-  kind: z.enum(["LOW_POOL", "REFILL_REQUEST"]),
+  kind: z.enum(["LOW_POOL", "REFILL_REQUEST", "WEBHOOK_DISABLED"]),
   message: z.string(),
   balanceEth: z.string(),
   thresholdEth: z.string(),
@@ -17,7 +17,7 @@ export const alertOutput = z.object({
 
 export const listAlertsInput = z.strictObject({
   environment: environment.default("LIVE"),
-  kind: z.enum(["LOW_POOL", "REFILL_REQUEST"]).optional(),
+  kind: z.enum(["LOW_POOL", "REFILL_REQUEST", "WEBHOOK_DISABLED"]).optional(),
   /** true: only alerts nobody has acknowledged yet. */
   unacknowledged: z.enum(["true", "false"]).optional().transform((v) => v === "true"),
   limit: listLimit,

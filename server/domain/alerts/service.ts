@@ -20,7 +20,7 @@ const toOutput = (a: Prisma.AlertGetPayload<object>) => ({
 
 export async function listAlerts(
   businessId: string,
-  q: { environment: Environment; kind?: "LOW_POOL" | "REFILL_REQUEST"; unacknowledged?: boolean; limit: number; cursor?: string },
+  q: { environment: Environment; kind?: "LOW_POOL" | "REFILL_REQUEST" | "WEBHOOK_DISABLED"; unacknowledged?: boolean; limit: number; cursor?: string },
 ) {
   await checkCursor(q.cursor, (id) => db.alert.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));
   const rows = await db.alert.findMany({

@@ -25,7 +25,7 @@ const counts = {
   conversionRate: z.number(),
 };
 
-export const topReferrer = z.object({
+const topReferrer = z.object({
   participantId: z.string(),
   referralCode: z.string(),
   email: z.string().nullable(),

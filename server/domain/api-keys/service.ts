@@ -4,25 +4,29 @@
 import { db } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
 import { randomBase62, sha256Hex } from "../../shared/ids";
-import type { ApiKeyOutput, Environment } from "./schemas";
+import { API_KEY_SCOPES, PUBLISHABLE_SCOPES, type ApiKeyKind, type ApiKeyOutput, type ApiKeyScope, type Environment } from "./schemas";
 
 const SECRET_CHARS = 43; // 43 base62 chars ≈ 256 bits of randomness (≥ 32 bytes)
-const KEY_RE = /^rk_(test|live)_[0-9A-Za-z]{43}$/;
+const KEY_RE = /^rk_(pub_)?(test|live)_[0-9A-Za-z]{43}$/;
 
-export function generateSecret(environment: Environment) {
-  const secret = `rk_${environment.toLowerCase()}_${randomBase62(SECRET_CHARS)}`;
-  return { secret, hash: sha256Hex(secret), prefix: secret.slice(0, 8 + 6) };
+/** rk_test_… / rk_live_… (secret), rk_pub_test_… / rk_pub_live_… (publishable). */
+function generateSecret(environment: Environment, kind: ApiKeyKind = "SECRET") {
+  const head = `rk_${kind === "PUBLISHABLE" ? "pub_" : ""}${environment.toLowerCase()}_`;
+  const secret = `${head}${randomBase62(SECRET_CHARS)}`;
+  return { secret, hash: sha256Hex(secret), prefix: secret.slice(0, head.length + 6) };
 }
 
 type Row = NonNullable<Awaited<ReturnType<typeof db.apiKey.findUnique>>>;
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export function toApiKeyOutput(k: Row): ApiKeyOutput {
+function toApiKeyOutput(k: Row): ApiKeyOutput {
   const graceActive = k.previousExpiresAt && k.previousExpiresAt > new Date() ? k.previousExpiresAt : null;
   return {
     apiKeyId: k.id,
     name: k.name,
     environment: k.environment,
+    kind: k.kind,
+    scopes: k.scopes as ApiKeyScope[],
     prefix: k.prefix,
     allowedOrigins: k.allowedOrigins,
     status: k.status,
@@ -36,16 +40,26 @@ export function toApiKeyOutput(k: Row): ApiKeyOutput {
 }
 
 function warningsFor(k: Row): string[] {
-  return k.environment === "LIVE" && k.allowedOrigins.length === 0
-    ? ["This LIVE key has no allowedOrigins: keep it on servers only. A LIVE key in a client-side bundle needs origin restrictions."]
+  return k.kind === "SECRET" && k.environment === "LIVE" && k.allowedOrigins.length === 0
+    ? ["This LIVE secret key has no allowedOrigins: keep it on servers only. For a browser, create a PUBLISHABLE key restricted to your origins."]
     : [];
 }
 
-export async function createApiKey(businessId: string, input: { environment: Environment; name?: string; allowedOrigins?: string[] }) {
-  const { secret, hash, prefix } = generateSecret(input.environment);
+export async function createApiKey(
+  businessId: string,
+  input: { environment: Environment; kind?: ApiKeyKind; name?: string; allowedOrigins?: string[]; scopes?: ApiKeyScope[] },
+) {
+  const kind = input.kind ?? "SECRET";
+  if (kind === "PUBLISHABLE" && !input.allowedOrigins?.length) {
+    throw new AppError("VALIDATION_ERROR", "A publishable key requires allowedOrigins", [{ path: "allowedOrigins", message: "required for a publishable key" }]);
+  }
+  const scopes = kind === "PUBLISHABLE" ? [...PUBLISHABLE_SCOPES] : API_KEY_SCOPES.filter((s) => (input.scopes ?? API_KEY_SCOPES).includes(s));
+  const { secret, hash, prefix } = generateSecret(input.environment, kind);
   const row = await db.apiKey.create({
     data: {
       businessId,
+      kind,
+      scopes,
       environment: input.environment,
       name: input.name ?? null,
       allowedOrigins: [...new Set(input.allowedOrigins ?? [])],
@@ -71,7 +85,7 @@ export async function getOwnedApiKey(businessId: string, apiKeyId: string) {
 export async function rotateApiKey(businessId: string, apiKeyId: string, expiresInSeconds: number) {
   const key = await getOwnedApiKey(businessId, apiKeyId);
   if (key.status === "REVOKED") throw new AppError("UNPROCESSABLE", "A revoked key cannot be rotated");
-  const { secret, hash, prefix } = generateSecret(key.environment);
+  const { secret, hash, prefix } = generateSecret(key.environment, key.kind);
   const now = new Date();
   const row = await db.apiKey.update({
     where: { id: key.id },
@@ -100,27 +114,32 @@ export interface AuthenticatedKey {
   apiKeyId: string;
   businessId: string;
   environment: Environment;
+  kind: ApiKeyKind;
+  scopes: ApiKeyScope[];
   allowedOrigins: string[];
 }
 
 /**
  * The SDK credential check: one indexed query on the hash (current or, within its grace
  * period, previous secret) with every condition in SQL. Unknown, malformed, expired and
- * revoked keys all give null. No cache: a revocation takes effect on the very next request on
+ * revoked keys all give null. Expiry is compared in UTC (the columns hold UTC wall-clock time)
+ * whatever the session's TimeZone. No cache: a revocation takes effect on the very next request on
  * every instance. Raw SQL because this runs on every SDK request and the ORM's query
  * planning was its largest CPU cost (see bench/RESULTS.md).
  */
 export async function authenticateApiKey(secret: string): Promise<AuthenticatedKey | null> {
   if (!KEY_RE.test(secret)) return null;
   const hash = sha256Hex(secret);
-  const rows = await db.$queryRaw<Array<{ id: string; businessId: string; environment: Environment; allowedOrigins: string[] }>>`
-    SELECT "id", "businessId", "environment"::text AS "environment", "allowedOrigins"
+  const rows = await db.$queryRaw<Array<{ id: string; businessId: string; environment: Environment; kind: ApiKeyKind; scopes: string[]; allowedOrigins: string[] }>>`
+    SELECT "id", "businessId", "environment"::text AS "environment", "kind"::text AS "kind", "scopes", "allowedOrigins"
     FROM "ApiKey"
     WHERE "status" = 'ACTIVE'
-      AND ("expiresAt" IS NULL OR "expiresAt" > now())
-      AND ("keyHash" = ${hash} OR ("previousKeyHash" = ${hash} AND "previousExpiresAt" > now()))
+      AND ("expiresAt" IS NULL OR "expiresAt" > (now() AT TIME ZONE 'UTC'))
+      AND ("keyHash" = ${hash} OR ("previousKeyHash" = ${hash} AND "previousExpiresAt" > (now() AT TIME ZONE 'UTC')))
     LIMIT 1`;
   const k = rows[0];
   if (!k) return null;
-  return { apiKeyId: k.id, businessId: k.businessId, environment: k.environment, allowedOrigins: k.allowedOrigins ?? [] };
+  // The prefix names the kind; a secret that claims the other kind is not this key.
+  if (secret.startsWith("rk_pub_") !== (k.kind === "PUBLISHABLE")) return null;
+  return { apiKeyId: k.id, businessId: k.businessId, environment: k.environment, kind: k.kind, scopes: (k.scopes ?? []) as ApiKeyScope[], allowedOrigins: k.allowedOrigins ?? [] };
 }

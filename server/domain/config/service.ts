@@ -1,18 +1,26 @@
 // Business configuration: general settings (name, strategy, default amounts, processing mode)
 // and spend settings (caps, low-pool alert, auto-refill). Wei inside, ETH strings outside.
+// Amounts, caps, low-pool alert and auto-refill may differ between TEST and LIVE (effective.ts);
+// an update with `environment` changes that environment only, one without changes both.
 import { db, type Tx } from "../../db/client";
+import type { Prisma } from "../../db/generated";
 import { notFound } from "../../shared/errors";
 import { ethToWei, weiToDb, weiToEth } from "../../shared/money";
 import { rearmLowPoolAlerts } from "../ledger/service";
+import { ENVIRONMENT_FIELDS, loadConfig, type Environment } from "./effective";
 import type { ConfigOutput, UpdateGeneralInput, UpdateSpendInput } from "./schemas";
+
+
 
 const ethOrNull = (v: { toFixed(): string } | null) => (v === null ? null : weiToEth(v));
 
-export async function getConfig(businessId: string): Promise<ConfigOutput> {
-  const b = await db.business.findUnique({ where: { id: businessId }, include: { config: true } });
+export async function getConfig(businessId: string, environment: Environment = "LIVE"): Promise<ConfigOutput> {
+  const b = await db.business.findUnique({ where: { id: businessId } });
   if (!b) throw notFound("Business");
-  const c = b.config ?? (await db.businessConfig.create({ data: { businessId } }));
+  const c = await db.$transaction((tx) => loadConfig(tx, businessId, environment));
   return {
+    environment,
+    environmentSpecific: c.perEnvironment,
     general: {
       businessName: b.name,
       website: b.website,
@@ -21,6 +29,7 @@ export async function getConfig(businessId: string): Promise<ConfigOutput> {
       bonusEth: weiToEth(c.bonusWei),
       eventProcessing: c.eventProcessing,
       qualifyingEvents: c.qualifyingEvents,
+      reversalEvents: c.reversalEvents,
     },
     spend: {
       maxEthPerDayPerUser: ethOrNull(c.maxEthPerDayPerUserWei),
@@ -29,20 +38,43 @@ export async function getConfig(businessId: string): Promise<ConfigOutput> {
       lowPoolAlertEth: weiToEth(c.lowPoolAlertWei),
       autoRefillEnabled: c.autoRefillEnabled,
       autoRefillAmountEth: weiToEth(c.autoRefillAmountWei),
+      payoutHoldDays: c.payoutHoldDays,
+      minPayoutEth: weiToEth(c.minPayoutWei),
+      autoPayoutEnabled: c.autoPayoutEnabled,
+      reversalEvents: c.reversalEvents,
     },
   };
 }
 
 const toDbOrNull = (eth: string | null) => (eth === null ? null : weiToDb(ethToWei(eth)));
 
-/** The config row, created with its defaults on first use. */
-export async function loadConfig(tx: Tx, businessId: string) {
-  return (await tx.businessConfig.findUnique({ where: { businessId } })) ?? (await tx.businessConfig.create({ data: { businessId } }));
+type EnvData = Partial<Record<(typeof ENVIRONMENT_FIELDS)[number], string | boolean | null>>;
+
+/**
+ * Writes the environment-specific fields: to that environment's own row (created from the values
+ * in force so that the other fields keep them), or, without an environment, to the business-wide
+ * row and to every environment's own row, so that both environments change.
+ */
+async function writeEnvironmentFields(tx: Tx, businessId: string, environment: Environment | undefined, data: EnvData) {
+  const clean = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined)) as EnvData;
+  if (!Object.keys(clean).length) return;
+  if (!environment) {
+    await tx.businessConfig.update({ where: { businessId }, data: clean as Prisma.BusinessConfigUpdateInput });
+    await tx.environmentConfig.updateMany({ where: { businessId }, data: clean as Prisma.EnvironmentConfigUpdateManyMutationInput });
+    return;
+  }
+  const current = await loadConfig(tx, businessId, environment);
+  const seed = Object.fromEntries(ENVIRONMENT_FIELDS.map((f) => [f, current[f]]));
+  await tx.environmentConfig.upsert({
+    where: { businessId_environment: { businessId, environment } },
+    create: { ...(seed as object), ...(clean as object), businessId, environment },
+    update: clean as Prisma.EnvironmentConfigUpdateInput,
+  });
 }
 
 export async function updateGeneralConfig(businessId: string, input: UpdateGeneralInput): Promise<ConfigOutput> {
   await db.$transaction(async (tx) => {
-    await loadConfig(tx, businessId);
+    await loadConfig(tx, businessId, input.environment ?? "LIVE");
     if (input.businessName !== undefined || input.website !== undefined) {
       await tx.business.update({
         where: { id: businessId },
@@ -53,32 +85,44 @@ export async function updateGeneralConfig(businessId: string, input: UpdateGener
       where: { businessId },
       data: {
         rewardStrategy: input.rewardStrategy,
-        referralRewardWei: input.referralRewardEth === undefined ? undefined : weiToDb(ethToWei(input.referralRewardEth)),
-        bonusWei: input.bonusEth === undefined ? undefined : weiToDb(ethToWei(input.bonusEth)),
         eventProcessing: input.eventProcessing,
         qualifyingEvents: input.qualifyingEvents === undefined ? undefined : [...new Set(input.qualifyingEvents)],
+        reversalEvents: input.reversalEvents === undefined ? undefined : [...new Set(input.reversalEvents)],
       },
     });
+    await writeEnvironmentFields(tx, businessId, input.environment, {
+      referralRewardWei: input.referralRewardEth === undefined ? undefined : weiToDb(ethToWei(input.referralRewardEth)),
+      bonusWei: input.bonusEth === undefined ? undefined : weiToDb(ethToWei(input.bonusEth)),
+    });
   });
-  return getConfig(businessId);
+  return getConfig(businessId, input.environment);
 }
 
 export async function updateSpendConfig(businessId: string, input: UpdateSpendInput): Promise<ConfigOutput> {
   await db.$transaction(async (tx) => {
-    await loadConfig(tx, businessId);
-    await tx.businessConfig.update({
-      where: { businessId },
-      data: {
+    await loadConfig(tx, businessId, input.environment ?? "LIVE");
+    await writeEnvironmentFields(tx, businessId, input.environment, {
         maxEthPerDayPerUserWei: input.maxEthPerDayPerUser === undefined ? undefined : toDbOrNull(input.maxEthPerDayPerUser),
         maxReferralEthPerEventWei: input.maxReferralEthPerEvent === undefined ? undefined : toDbOrNull(input.maxReferralEthPerEvent),
         maxBonusEthPerEventWei: input.maxBonusEthPerEvent === undefined ? undefined : toDbOrNull(input.maxBonusEthPerEvent),
         lowPoolAlertWei: input.lowPoolAlertEth === undefined ? undefined : weiToDb(ethToWei(input.lowPoolAlertEth)),
         autoRefillEnabled: input.autoRefillEnabled,
         autoRefillAmountWei: input.autoRefillAmountEth === undefined ? undefined : weiToDb(ethToWei(input.autoRefillAmountEth)),
-      },
     });
+    // Payout settings are shared by TEST and LIVE (one payout policy per business).
+    if (input.payoutHoldDays !== undefined || input.minPayoutEth !== undefined || input.autoPayoutEnabled !== undefined || input.reversalEvents !== undefined) {
+      await tx.businessConfig.update({
+        where: { businessId },
+        data: {
+          payoutHoldDays: input.payoutHoldDays,
+          minPayoutWei: input.minPayoutEth === undefined ? undefined : weiToDb(ethToWei(input.minPayoutEth)),
+          autoPayoutEnabled: input.autoPayoutEnabled,
+          reversalEvents: input.reversalEvents === undefined ? undefined : [...new Set(input.reversalEvents)],
+        },
+      });
+    }
     // A lowered threshold may put a pool back above it: re-arm its alert for the next crossing.
-    if (input.lowPoolAlertEth !== undefined) await rearmLowPoolAlerts(tx, businessId, ethToWei(input.lowPoolAlertEth));
+    if (input.lowPoolAlertEth !== undefined) await rearmLowPoolAlerts(tx, businessId);
   });
-  return getConfig(businessId);
+  return getConfig(businessId, input.environment);
 }

@@ -1,17 +1,13 @@
 import { z } from "zod";
-import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
+import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../api-keys/schemas";
-import { rewardSummaryOutput } from "../rewards/schemas";
+import { participantRef } from "../participants/schemas";
+import { rewardStatus, rewardSummaryOutput } from "../rewards/schemas";
 import { trackInput } from "../tracking/schemas";
 
-export const eventStatus = z.enum(["QUEUED", "PROCESSED", "FLAGGED", "REJECTED", "FAILED"]);
+const eventStatus = z.enum(["QUEUED", "PROCESSED", "FLAGGED", "REJECTED", "FAILED"]);
 
-/** "2025-01-31" (start of that UTC day) or a full ISO 8601 timestamp. */
-export const isoInstant = z
-  .string()
-  .max(40)
-  .refine((s) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), "Must be a date (YYYY-MM-DD) or an ISO 8601 timestamp")
-  .transform((s) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s));
+export { isoInstant };
 
 
 export const eventOutput = z.object({
@@ -20,6 +16,9 @@ export const eventOutput = z.object({
   eventName: z.string(),
   referrer: z.string().nullable(),
   referralId: z.string().nullable(),
+  /** The referrer and the referred user of the event's referral, however it was attributed (code, handle or referredUserId). */
+  referrerParticipant: participantRef.nullable(),
+  referredParticipant: participantRef.nullable(),
   metadata: z.record(z.string(), z.unknown()),
   campaign: z.string().nullable(),
   source: z.string().nullable(),
@@ -58,3 +57,30 @@ export const changeEventStatusInput = z.strictObject({
 
 /** POST /business/events: the /track body plus the environment it belongs to. */
 export const createEventInput = trackInput.extend({ environment: environment.default("LIVE") });
+
+/** GET /business/events/:eventId/preview?status=PROCESSED|REJECTED: what the decision would do now, written nowhere. */
+export const previewEventDecisionInput = z.strictObject({
+  eventId: z.string().min(1).max(64),
+  status: z.enum(["PROCESSED", "REJECTED"]).default("PROCESSED"),
+});
+
+export const rewardOutcomeOutput = z.object({
+  rewardId: z.string(),
+  kind: z.enum(["REFERRAL", "BONUS", "MANUAL"]),
+  recipient: participantRef,
+  requestedEth: z.string(),
+  /** What is (or would be) paid after caps and pool; "0" unless PAID. */
+  amountEth: z.string(),
+  status: rewardStatus,
+  /** Why capped or refused, comma-separated (DAILY_CAP, PER_EVENT_CAP, INSUFFICIENT_POOL, …). */
+  reason: z.string().nullable(),
+});
+export type RewardOutcome = z.infer<typeof rewardOutcomeOutput>;
+
+export const eventDecisionPreviewOutput = z.object({
+  eventId: z.string(),
+  status: z.enum(["PROCESSED", "REJECTED"]),
+  /** The event's held rewards as the engine decides them at this moment (caps, pool), one by one. */
+  rewards: z.array(rewardOutcomeOutput),
+});
+export type EventDecisionPreview = z.infer<typeof eventDecisionPreviewOutput>;

@@ -3,16 +3,23 @@
 //   FLAGGED → PROCESSED  (approve: the held rewards are paid, once)
 //   FLAGGED → REJECTED   (reject: the held rewards are refused)
 // Any other transition is 422 INVALID_TRANSITION.
-import { db, type Prisma } from "../../db/client";
+import { db, type Prisma, type Tx } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import type { Environment } from "../api-keys/schemas";
 import { releaseEventRewards, rejectEventRewards, toRewardSummary } from "../rewards/engine";
 import { acceptEvent } from "../tracking/service";
 import type { TrackInput } from "../tracking/schemas";
-import type { EventOutput } from "./schemas";
+import { toParticipantRef } from "../referrals/browse";
+import type { Reward } from "../../db/generated";
+import { weiToEth } from "../../shared/money";
+import type { EventDecisionPreview, EventOutput, RewardOutcome } from "./schemas";
+import { emitWebhookEvent, reviewedEventWebhook } from "../webhooks/emit";
 
-const withRewards = { rewards: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 20 } } satisfies Prisma.TrackedEventInclude;
+const withRewards = {
+  rewards: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 20 },
+  referral: { include: { referrer: true, referred: true } },
+} satisfies Prisma.TrackedEventInclude;
 type Row = Prisma.TrackedEventGetPayload<{ include: typeof withRewards }>;
 
 const toOutput = (e: Row): EventOutput => ({
@@ -21,7 +28,9 @@ const toOutput = (e: Row): EventOutput => ({
   eventName: e.eventName,
   referrer: e.referrer,
   referralId: e.referralId,
-  metadata: (e.metadata && typeof e.metadata === "object" && !Array.isArray(e.metadata) ? e.metadata : {}) as Record<string, unknown>,
+  referrerParticipant: e.referral ? toParticipantRef(e.referral.referrer) : null,
+  referredParticipant: e.referral ? toParticipantRef(e.referral.referred) : null,
+  metadata: e.metadata && typeof e.metadata === "object" && !Array.isArray(e.metadata) ? e.metadata : {},
   campaign: e.campaign,
   source: e.source,
   apiKeyId: e.apiKeyId,
@@ -69,31 +78,81 @@ export async function createEvent(businessId: string, input: TrackInput & { envi
 
 const ALLOWED: Record<string, readonly string[]> = { FLAGGED: ["PROCESSED", "REJECTED"] };
 
-export async function changeEventStatus(businessId: string, input: { eventId: string; status: EventOutput["status"]; reason?: string }): Promise<EventOutput> {
-  await db.$transaction(
-    async (tx) => {
-      // The row lock makes approval exactly-once: a concurrent second approval waits here and
-      // then finds the event no longer FLAGGED.
-      const locked = await tx.$queryRaw<Array<{ id: string }>>`
-        SELECT "id" FROM "TrackedEvent" WHERE "id" = ${input.eventId} AND "businessId" = ${businessId} FOR UPDATE`;
-      if (!locked.length) throw notFound("Event");
-      const event = await tx.trackedEvent.findUniqueOrThrow({ where: { id: input.eventId } });
-      if (!ALLOWED[event.status]?.includes(input.status)) {
-        throw new AppError("INVALID_TRANSITION", `An event cannot go from ${event.status} to ${input.status}; only FLAGGED events can be approved (PROCESSED) or rejected (REJECTED)`, {
-          from: event.status,
-          to: input.status,
-        });
-      }
-      if (input.status === "PROCESSED") {
-        await releaseEventRewards(tx, event);
-        await tx.trackedEvent.update({ where: { id: event.id }, data: { status: "PROCESSED", reason: input.reason ?? "APPROVED_BY_REVIEW", processedAt: new Date() } });
-      } else {
-        const reason = input.reason ?? "REJECTED_BY_REVIEW";
-        await rejectEventRewards(tx, event, reason);
-        await tx.trackedEvent.update({ where: { id: event.id }, data: { status: "REJECTED", reason, processedAt: new Date() } });
-      }
-    },
-    { timeout: 30_000, maxWait: 30_000 },
-  );
-  return getEvent(businessId, input.eventId);
+type Decision = { eventId: string; status: EventOutput["status"]; reason?: string };
+
+/**
+ * The review transition itself, inside the caller's transaction: locks the event, checks the
+ * transition and lets the engine pay (approve) or refuse (reject) the held rewards. Returns the
+ * rewards as they now stand. Used by the real decision and by its rolled-back preview.
+ */
+async function decideEvent(tx: Tx, businessId: string, input: Decision): Promise<Reward[]> {
+  // The row lock makes approval exactly-once: a concurrent second approval waits here and
+  // then finds the event no longer FLAGGED.
+  const locked = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT "id" FROM "TrackedEvent" WHERE "id" = ${input.eventId} AND "businessId" = ${businessId} FOR UPDATE`;
+  if (!locked.length) throw notFound("Event");
+  const event = await tx.trackedEvent.findUniqueOrThrow({ where: { id: input.eventId } });
+  if (!ALLOWED[event.status]?.includes(input.status)) {
+    throw new AppError("INVALID_TRANSITION", `An event cannot go from ${event.status} to ${input.status}; only FLAGGED events can be approved (PROCESSED) or rejected (REJECTED)`, {
+      from: event.status,
+      to: input.status,
+    });
+  }
+  let out: Reward[];
+  if (input.status === "PROCESSED") {
+    out = await releaseEventRewards(tx, event);
+    await tx.trackedEvent.update({ where: { id: event.id }, data: { status: "PROCESSED", reason: input.reason ?? "APPROVED_BY_REVIEW", processedAt: new Date() } });
+  } else {
+    const reason = input.reason ?? "REJECTED_BY_REVIEW";
+    out = await rejectEventRewards(tx, event, reason);
+    await tx.trackedEvent.update({ where: { id: event.id }, data: { status: "REJECTED", reason, processedAt: new Date() } });
+  }
+  await emitWebhookEvent(tx, await reviewedEventWebhook(tx, event.id)); // webhook (rolled back with a preview)
+  return out;
+}
+
+async function toOutcomes(tx: Tx, rewards: Reward[]): Promise<RewardOutcome[]> {
+  const people = await tx.participant.findMany({ where: { id: { in: [...new Set(rewards.map((r) => r.participantId))] } } });
+  const byId = new Map(people.map((p) => [p.id, toParticipantRef(p)]));
+  return rewards.map((r) => ({
+    rewardId: r.id,
+    kind: r.kind,
+    recipient: byId.get(r.participantId)!,
+    requestedEth: weiToEth(r.requestedWei),
+    amountEth: weiToEth(r.amountWei),
+    status: r.status,
+    reason: r.reason,
+  }));
+}
+
+export async function changeEventStatus(businessId: string, input: Decision): Promise<EventOutput & { outcome: RewardOutcome[] }> {
+  const outcome = await db.$transaction(async (tx) => toOutcomes(tx, await decideEvent(tx, businessId, input)), { timeout: 30_000, maxWait: 30_000 });
+  return { ...(await getEvent(businessId, input.eventId)), outcome };
+}
+
+/** Thrown to roll the preview's transaction back, carrying what it computed. */
+class RolledBack extends Error {
+  constructor(readonly preview: RewardOutcome[]) {
+    super("preview rolled back");
+  }
+}
+
+/**
+ * What approving (or rejecting) would do right now, reward by reward: the very decision of
+ * changeEventStatus (the engine's caps, daily totals and pool balance under the same locks), run
+ * in a transaction that is then rolled back, so nothing is written and no copy of the rules exists.
+ */
+export async function previewEventDecision(businessId: string, input: { eventId: string; status: "PROCESSED" | "REJECTED" }): Promise<EventDecisionPreview> {
+  try {
+    await db.$transaction(
+      async (tx) => {
+        throw new RolledBack(await toOutcomes(tx, await decideEvent(tx, businessId, input)));
+      },
+      { timeout: 30_000, maxWait: 30_000 },
+    );
+  } catch (e) {
+    if (e instanceof RolledBack) return { eventId: input.eventId, status: input.status, rewards: e.preview };
+    throw e;
+  }
+  throw new Error("previewEventDecision: the transaction was not rolled back");
 }

@@ -2,14 +2,12 @@
 // POST /business/funding/verify and POST /business/funding/test-deposit.
 import { z } from "zod";
 import { ethAmount, ethToWei, WEI_PER_ETH } from "../../shared/money";
-import { environment, type Environment } from "../api-keys/schemas";
+import { environment } from "../api-keys/schemas";
 
-export { environment, type Environment };
-
-export const MAX_TEST_DEPOSIT_WEI = 100n * WEI_PER_ETH;
+const MAX_TEST_DEPOSIT_WEI = 100n * WEI_PER_ETH;
 
 /** 0x + 64 hex digits; stored lower-case so that one transaction has one spelling. */
-export const txHash = z
+const txHash = z
   .string()
   .trim()
   .max(66)
@@ -33,6 +31,20 @@ export const balanceOutput = z.object({
   /** Why chainConfigured is false, else null. */
   chainProblem: z.string().nullable(),
   confirmationsRequired: z.number().int(),
+  /** The deposit address's balance read from the chain; null when the chain is down or not configured. */
+  onChainBalanceEth: z.string().nullable(),
+  /** Earned by participants and not yet paid out (on hold, payable, in a payout). */
+  owedEth: z.string(),
+  /** Sent to participants' wallets by confirmed payouts. */
+  paidOutEth: z.string(),
+  /** Gas of payouts, paid from the pool. */
+  gasSpentEth: z.string(),
+  /** What new rewards can still draw on (= balanceEth, the ledger sum). */
+  availableEth: z.string(),
+  /** Whether onChainBalanceEth = availableEth + owedEth (null when the chain cannot be read). */
+  reconciled: z.boolean().nullable(),
+  /** onChainBalanceEth − (availableEth + owedEth), e.g. a deposit not verified yet; null when the chain cannot be read. */
+  unreconciledEth: z.string().nullable(),
 });
 export type BalanceOutput = z.infer<typeof balanceOutput>;
 

@@ -2,15 +2,19 @@
 // address (HD-derived, one per environment); POST /business/funding/verify checks the
 // transaction on chain with viem and credits the ledger once per (environment, txHash).
 // TEST may also ask the local dev chain's prefunded account for a test deposit.
+import { readConfig } from "../config/effective";
 import { randomBytes } from "node:crypto";
-import { getAddress, TransactionNotFoundError, TransactionReceiptNotFoundError, type Address, type Hash } from "viem";
+import { getAddress, TransactionNotFoundError, TransactionReceiptNotFoundError, type Address } from "viem";
 import { db } from "../../db/client";
+import { poolFigures } from "../payouts/totals";
 import { AppError, notFound } from "../../shared/errors";
 import { ethToWei, toBigInt, weiToEth } from "../../shared/money";
 import { chainTarget, DEV_FAUCET_ADDRESS, LOCAL_DEV_CHAIN_IDS, onChain, publicClientFor, requireChainTarget, walletClientFor } from "../../chain/clients";
 import { depositAddressFor } from "../../chain/deposit-address";
 import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
-import type { BalanceOutput, Environment, FundingRejection, TestDepositOutput, VerifyFundingInput, VerifyFundingOutput } from "./schemas";
+import type { Environment } from "../../shared/environment";
+import type { BalanceOutput, FundingRejection, TestDepositOutput, VerifyFundingInput, VerifyFundingOutput } from "./schemas";
+import { emitWebhookEvent, fundingWebhook } from "../webhooks/emit";
 
 async function businessDepositIndex(businessId: string): Promise<number> {
   const b = await db.business.findUnique({ where: { id: businessId }, select: { depositIndex: true } });
@@ -22,12 +26,14 @@ export async function getBalance(businessId: string, environment: Environment): 
   const depositIndex = await businessDepositIndex(businessId);
   const [balanceWei, config, pool] = await Promise.all([
     getBalanceWei(db, businessId, environment),
-    db.businessConfig.findUnique({ where: { businessId }, select: { lowPoolAlertWei: true } }),
+    readConfig(db, businessId, environment),
     db.pool.findUnique({ where: { businessId_environment: { businessId, environment } }, select: { belowThreshold: true } }),
   ]);
   const target = chainTarget(environment);
   const thresholdWei = config ? toBigInt(config.lowPoolAlertWei) : 0n;
+  const figures = await poolFigures(businessId, environment, depositIndex);
   return {
+    ...figures,
     environment,
     balanceEth: weiToEth(balanceWei),
     balanceWei: balanceWei.toString(),
@@ -105,7 +111,7 @@ export async function verifyFunding(businessId: string, input: VerifyFundingInpu
   const client = publicClientFor(target.rpcUrl);
   const tx = await onChain(target, "getTransaction", async () => {
     try {
-      return await client.getTransaction({ hash: hash as Hash });
+      return await client.getTransaction({ hash: hash });
     } catch (e) {
       if (e instanceof TransactionNotFoundError) return null;
       throw e;
@@ -114,7 +120,7 @@ export async function verifyFunding(businessId: string, input: VerifyFundingInpu
   if (!tx) throw reject("TX_NOT_FOUND", `Transaction ${hash} was not found on the ${environment} chain`);
   const receipt = await onChain(target, "getTransactionReceipt", async () => {
     try {
-      return await client.getTransactionReceipt({ hash: hash as Hash });
+      return await client.getTransactionReceipt({ hash: hash });
     } catch (e) {
       if (e instanceof TransactionReceiptNotFoundError) return null;
       throw e;
@@ -147,6 +153,7 @@ export async function verifyFunding(businessId: string, input: VerifyFundingInpu
       const again = await findCredit(environment, hash, t);
       if (again) return { replay: again, credit: null };
       const credit = await creditLedger(t, { businessId, environment, amountWei: tx.value, kind: "FUNDING", txHash: hash, memo });
+      await emitWebhookEvent(t, fundingWebhook({ businessId, environment, txHash: hash, amountWei: tx.value, ...credit })); // webhook
       return { replay: null, credit };
     });
     if (!outcome.credit) return replayAnswer(outcome.replay, businessId, environment, hash, depositAddress);

@@ -2,7 +2,8 @@
 import { db } from "../../db/client";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { weiToEth } from "../../shared/money";
-import { getBalanceWei, type Environment, type LedgerKind } from "./service";
+import type { Environment } from "../../shared/environment";
+import { getBalanceWei, type LedgerKind } from "./service";
 
 export async function listLedger(businessId: string, q: { environment: Environment; kind?: LedgerKind; limit: number; cursor?: string }) {
   await checkCursor(q.cursor, (id) => db.ledgerEntry.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));

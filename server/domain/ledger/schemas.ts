@@ -2,10 +2,10 @@ import { z } from "zod";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../api-keys/schemas";
 
-export const ledgerEntryOutput = z.object({
+const ledgerEntryOutput = z.object({
   ledgerEntryId: z.string(),
   environment,
-  kind: z.enum(["FUNDING", "REWARD", "ADJUSTMENT"]),
+  kind: z.enum(["FUNDING", "REWARD", "ADJUSTMENT", "GAS", "REVERSAL"]),
   /** Signed: credits positive, debits negative. */
   amountEth: z.string(),
   txHash: z.string().nullable(),
@@ -16,7 +16,7 @@ export const ledgerEntryOutput = z.object({
 
 export const listLedgerInput = z.strictObject({
   environment: environment.default("LIVE"),
-  kind: z.enum(["FUNDING", "REWARD", "ADJUSTMENT"]).optional(),
+  kind: z.enum(["FUNDING", "REWARD", "ADJUSTMENT", "GAS", "REVERSAL"]).optional(),
   limit: listLimit,
   cursor: listCursor,
 });

@@ -1,19 +1,27 @@
 // The pool ledger: every movement of a business's ETH pool (funding credits, reward debits,
-// adjustments) is one signed LedgerEntry; the balance is their sum. Every credit and debit first
-// locks the business+environment Pool row (SELECT … FOR UPDATE) so that the balance read and
-// the write happen under one lock: concurrent rewards serialise and can never overspend.
+// adjustments) is one signed LedgerEntry, the audit trail. The Pool row holds the running
+// balance: the database adds each inserted entry's amount to Pool.balanceWei in the same
+// statement (a trigger, whatever the entry's kind: the sign of amountWei decides) and refuses a
+// negative balance (CHECK), so overspend is impossible even for buggy code (migration 0010).
+// Every credit and debit first locks the business+environment Pool row (SELECT … FOR UPDATE) so
+// that the balance read and the write happen under one lock: concurrent rewards serialise and
+// see each other's debits; without the lock they would fail on the CHECK instead of being refused.
 // The Pool row also carries the "below the low-pool threshold" flag: one alert per crossing.
 import { randomUUID } from "node:crypto";
 import type { Db, Tx } from "../../db/client";
+import type { Environment } from "../../shared/environment";
 import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
+import { readConfig } from "../config/effective";
+import { emitWebhookEvent, poolLowWebhook } from "../webhooks/emit";
 
-export type Environment = "TEST" | "LIVE";
-export type LedgerKind = "FUNDING" | "REWARD" | "ADJUSTMENT";
+export type LedgerKind = "FUNDING" | "REWARD" | "ADJUSTMENT" | "GAS" | "REVERSAL";
 type Client = Tx | Db;
 
 export interface LockedPool {
   poolId: string;
   belowThreshold: boolean;
+  /** The balance when the lock was taken (ledger writes made under the lock change it). */
+  balanceWei?: bigint;
 }
 
 /**
@@ -24,17 +32,28 @@ export async function lockPool(tx: Tx, businessId: string, environment: Environm
   // ON CONFLICT DO NOTHING: two first-ever debits racing to create the row must not fail.
   await tx.$executeRaw`
     INSERT INTO "Pool" ("id", "businessId", "environment", "belowThreshold", "createdAt", "updatedAt")
-    VALUES (${randomUUID()}, ${businessId}, ${environment}::"Environment", false, now(), now())
+    VALUES (${randomUUID()}, ${businessId}, ${environment}::"Environment", false, (now() AT TIME ZONE 'UTC'), (now() AT TIME ZONE 'UTC'))
     ON CONFLICT ("businessId", "environment") DO NOTHING`;
-  const rows = await tx.$queryRaw<Array<{ id: string; belowThreshold: boolean }>>`
-    SELECT "id", "belowThreshold" FROM "Pool"
+  const rows = await tx.$queryRaw<Array<{ id: string; belowThreshold: boolean; balance: string }>>`
+    SELECT "id", "belowThreshold", "balanceWei"::text AS "balance" FROM "Pool"
     WHERE "businessId" = ${businessId} AND "environment" = ${environment}::"Environment"
     FOR UPDATE`;
-  return { poolId: rows[0].id, belowThreshold: rows[0].belowThreshold };
+  return { poolId: rows[0].id, belowThreshold: rows[0].belowThreshold, balanceWei: toBigInt(rows[0].balance) };
 }
 
-/** The pool balance in wei: the sum of the ledger for this business and environment. */
+/**
+ * The pool balance in wei: the running balance on the Pool row (one indexed row, whatever the
+ * size of the ledger). Equal to the ledger sum (getLedgerSumWei) at every commit.
+ */
 export async function getBalanceWei(client: Client, businessId: string, environment: Environment): Promise<bigint> {
+  const rows = await client.$queryRaw<Array<{ balance: string }>>`
+    SELECT "balanceWei"::text AS "balance" FROM "Pool"
+    WHERE "businessId" = ${businessId} AND "environment" = ${environment}::"Environment"`;
+  return toBigInt(rows[0]?.balance ?? "0");
+}
+
+/** The audit figure: the sum of the ledger for this business and environment (a scan of its entries). */
+export async function getLedgerSumWei(client: Client, businessId: string, environment: Environment): Promise<bigint> {
   const rows = await client.$queryRaw<Array<{ balance: string }>>`
     SELECT COALESCE(SUM("amountWei"), 0)::text AS "balance" FROM "LedgerEntry"
     WHERE "businessId" = ${businessId} AND "environment" = ${environment}::"Environment"`;
@@ -78,8 +97,9 @@ export async function creditLedger(tx: Tx, input: CreditInput): Promise<LedgerRe
     select: { id: true },
   });
   const balanceWei = await getBalanceWei(tx, input.businessId, input.environment);
+  pool.balanceWei = balanceWei;
   if (pool.belowThreshold) {
-    const threshold = await lowPoolThresholdWei(tx, input.businessId);
+    const threshold = await lowPoolThresholdWei(tx, input.businessId, input.environment);
     if (balanceWei >= threshold) await tx.pool.update({ where: { id: pool.poolId }, data: { belowThreshold: false } });
   }
   return { ledgerEntryId: entry.id, balanceWei };
@@ -98,7 +118,8 @@ export interface DebitInput {
 /**
  * Takes amountWei from the pool. The caller must hold the pool lock (lockPool) and must have
  * checked the balance under it; this writes the entry, then raises the low-pool alert (and the
- * refill request when auto-refill is on) if this debit crossed the threshold.
+ * refill request when auto-refill is on) if this debit crossed the threshold. A debit beyond the
+ * balance is refused by the database (CHECK balanceWei >= 0) and fails the transaction.
  */
 export async function debitLedger(tx: Tx, pool: LockedPool, input: DebitInput): Promise<LedgerResult> {
   if (input.amountWei <= 0n) throw new Error("debitLedger: amountWei must be positive");
@@ -114,12 +135,13 @@ export async function debitLedger(tx: Tx, pool: LockedPool, input: DebitInput): 
     select: { id: true },
   });
   const balanceWei = await getBalanceWei(tx, input.businessId, input.environment);
+  pool.balanceWei = balanceWei;
   await checkLowPool(tx, pool, input.businessId, input.environment, balanceWei);
   return { ledgerEntryId: entry.id, balanceWei };
 }
 
-async function lowPoolThresholdWei(tx: Tx, businessId: string): Promise<bigint> {
-  const c = await tx.businessConfig.findUnique({ where: { businessId }, select: { lowPoolAlertWei: true } });
+async function lowPoolThresholdWei(tx: Tx, businessId: string, environment: Environment): Promise<bigint> {
+  const c = await readConfig(tx, businessId, environment);
   return c ? toBigInt(c.lowPoolAlertWei) : 0n;
 }
 
@@ -129,10 +151,7 @@ async function lowPoolThresholdWei(tx: Tx, businessId: string): Promise<bigint> 
  */
 async function checkLowPool(tx: Tx, pool: LockedPool, businessId: string, environment: Environment, balanceWei: bigint) {
   if (pool.belowThreshold) return;
-  const c = await tx.businessConfig.findUnique({
-    where: { businessId },
-    select: { lowPoolAlertWei: true, autoRefillEnabled: true, autoRefillAmountWei: true },
-  });
+  const c = await readConfig(tx, businessId, environment);
   const threshold = c ? toBigInt(c.lowPoolAlertWei) : 0n;
   if (balanceWei >= threshold) return;
   await tx.pool.update({ where: { id: pool.poolId }, data: { belowThreshold: true } });
@@ -147,6 +166,7 @@ async function checkLowPool(tx: Tx, pool: LockedPool, businessId: string, enviro
       thresholdWei: weiToDb(threshold),
     },
   });
+  await emitWebhookEvent(tx, poolLowWebhook({ businessId, environment, balanceWei, thresholdWei: threshold })); // webhook
   if (c?.autoRefillEnabled) {
     const amount = toBigInt(c.autoRefillAmountWei);
     await tx.alert.create({
@@ -163,12 +183,12 @@ async function checkLowPool(tx: Tx, pool: LockedPool, businessId: string, enviro
   }
 }
 
-/** After a threshold change: pools whose balance is at or above the new threshold may alert again. */
-export async function rearmLowPoolAlerts(tx: Tx, businessId: string, thresholdWei: bigint) {
+/** After a threshold change: pools whose balance is at or above their environment's threshold may alert again. */
+export async function rearmLowPoolAlerts(tx: Tx, businessId: string) {
   const pools = await tx.pool.findMany({ where: { businessId, belowThreshold: true }, select: { id: true, environment: true } });
   for (const p of pools) {
     const locked = await lockPool(tx, businessId, p.environment);
-    if ((await getBalanceWei(tx, businessId, p.environment)) >= thresholdWei) {
+    if ((await getBalanceWei(tx, businessId, p.environment)) >= (await lowPoolThresholdWei(tx, businessId, p.environment))) {
       await tx.pool.update({ where: { id: locked.poolId }, data: { belowThreshold: false } });
     }
   }

@@ -1,8 +1,19 @@
 // Businesses and the people who run them. Sign-up creates a business owned by the new user,
 // unless an owner invited that email first, in which case the user joins that business.
+// Invitations carry a one-time link (only the SHA-256 of its token is stored) that expires after
+// INVITE_TTL_DAYS; the owner can remove members, cancel invitations and hand over ownership.
+import { createHash, randomBytes } from "node:crypto";
 import { db } from "../../db/client";
-import { AppError } from "../../shared/errors";
-import type { MemberOutput } from "./schemas";
+import { AppError, notFound } from "../../shared/errors";
+import type { InvitationOutput, MemberOutput } from "./schemas";
+
+const INVITE_TTL_DAYS = 7;
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+function newInvite(now = new Date()) {
+  const token = randomBytes(32).toString("base64url");
+  return { token, inviteTokenHash: hashToken(token), inviteExpiresAt: new Date(now.getTime() + INVITE_TTL_DAYS * 86_400_000) };
+}
 
 export interface Membership {
   memberId: string;
@@ -10,17 +21,30 @@ export interface Membership {
   role: "OWNER" | "MEMBER";
 }
 
+/** An unexpired, unused invitation for this email (the email is the one the owner typed). */
+const pendingWhere = (email: string) => ({ email: email.toLowerCase(), status: "INVITED" as const, userId: null, OR: [{ inviteExpiresAt: null }, { inviteExpiresAt: { gt: new Date() } }] });
+
 export async function pendingInvitationFor(email: string): Promise<boolean> {
-  const m = await db.member.findFirst({ where: { email: email.toLowerCase(), status: "INVITED", userId: null } });
+  const m = await db.member.findFirst({ where: pendingWhere(email) });
   return !!m;
+}
+
+/** The invitation a link stands for, or 404 when it is unknown, used, cancelled or expired. */
+export async function getInvitation(token: string): Promise<InvitationOutput> {
+  const m = await db.member.findUnique({ where: { inviteTokenHash: hashToken(token) }, include: { business: { select: { name: true } } } });
+  if (!m || m.status !== "INVITED" || !m.inviteExpiresAt || m.inviteExpiresAt <= new Date()) {
+    throw new AppError("NOT_FOUND", "This invitation link is not valid: it was used, cancelled or has expired. Ask the owner for a new one.");
+  }
+  return { email: m.email, businessName: m.business.name, expiresAt: m.inviteExpiresAt.toISOString() };
 }
 
 export async function onUserSignedUp(user: { id: string; email: string }, businessName: string): Promise<void> {
   const email = user.email.toLowerCase();
   await db.$transaction(async (tx) => {
-    const invite = await tx.member.findFirst({ where: { email, status: "INVITED", userId: null }, orderBy: { createdAt: "asc" } });
+    const invite = await tx.member.findFirst({ where: pendingWhere(email), orderBy: { createdAt: "asc" } });
     if (invite) {
-      await tx.member.update({ where: { id: invite.id }, data: { userId: user.id, status: "ACTIVE" } });
+      // Joining uses the invitation up: its link stops working.
+      await tx.member.update({ where: { id: invite.id }, data: { userId: user.id, status: "ACTIVE", inviteTokenHash: null, inviteExpiresAt: null } });
       return;
     }
     const business = await tx.business.create({
@@ -50,8 +74,12 @@ const toOutput = (m: MemberRow): MemberOutput => ({
   name: m.user?.name ?? null,
   role: m.role,
   status: m.status,
+  inviteExpiresAt: m.inviteExpiresAt ? m.inviteExpiresAt.toISOString() : null,
+  inviteUrl: null,
   createdAt: m.createdAt.toISOString(),
 });
+
+const inviteUrl = (appUrl: string, token: string) => `${appUrl.replace(/\/$/, "")}/sign-up?invite=${encodeURIComponent(token)}`;
 
 export async function listMembers(businessId: string): Promise<MemberOutput[]> {
   const rows = await db.member.findMany({ where: { businessId }, include: { user: { select: { name: true } } }, orderBy: { createdAt: "asc" } });
@@ -59,20 +87,72 @@ export async function listMembers(businessId: string): Promise<MemberOutput[]> {
 }
 
 /** Adds a member by email: attached at once if that person already has an account with no business, else invited. */
-export async function addMember(businessId: string, input: { email: string; role: "MEMBER" }): Promise<MemberOutput> {
+export async function addMember(businessId: string, input: { email: string; role: "MEMBER" }, appUrl: string): Promise<MemberOutput> {
   const email = input.email.toLowerCase();
   const existing = await db.member.findUnique({ where: { businessId_email: { businessId, email } } });
   if (existing) throw new AppError("CONFLICT", "This email is already a member of the business");
   const user = await db.user.findUnique({ where: { email }, include: { membership: true } });
   if (user?.membership) throw new AppError("CONFLICT", "This person already belongs to another business");
   try {
+    const invite = user ? null : newInvite();
     const m = await db.member.create({
-      data: { businessId, email, role: input.role, userId: user?.id ?? null, status: user ? "ACTIVE" : "INVITED" },
+      data: {
+        businessId,
+        email,
+        role: input.role,
+        userId: user?.id ?? null,
+        status: user ? "ACTIVE" : "INVITED",
+        inviteTokenHash: invite?.inviteTokenHash ?? null,
+        inviteExpiresAt: invite?.inviteExpiresAt ?? null,
+      },
       include: { user: { select: { name: true } } },
     });
-    return toOutput(m);
+    return { ...toOutput(m), inviteUrl: invite ? inviteUrl(appUrl, invite.token) : null };
   } catch (e) {
     if ((e as { code?: string }).code === "P2002") throw new AppError("CONFLICT", "This email is already a member of the business");
     throw e;
   }
+}
+
+async function ownedMember(businessId: string, memberId: string) {
+  const m = await db.member.findFirst({ where: { id: memberId, businessId } });
+  if (!m) throw notFound("Member");
+  return m;
+}
+
+/** A new invite link for a pending invitation (the previous link stops working), valid INVITE_TTL_DAYS. */
+export async function renewInviteLink(businessId: string, memberId: string, appUrl: string): Promise<MemberOutput> {
+  const m = await ownedMember(businessId, memberId);
+  if (m.status !== "INVITED") throw new AppError("UNPROCESSABLE", "This person has already joined: there is no invitation to renew");
+  const invite = newInvite();
+  const updated = await db.member.update({
+    where: { id: m.id },
+    data: { inviteTokenHash: invite.inviteTokenHash, inviteExpiresAt: invite.inviteExpiresAt },
+    include: { user: { select: { name: true } } },
+  });
+  return { ...toOutput(updated), inviteUrl: inviteUrl(appUrl, invite.token) };
+}
+
+/** Removes a member or cancels an invitation. The owner cannot be removed (transfer ownership first). */
+export async function removeMember(businessId: string, memberId: string): Promise<MemberOutput> {
+  const m = await ownedMember(businessId, memberId);
+  if (m.role === "OWNER") throw new AppError("UNPROCESSABLE", "The owner cannot be removed: transfer ownership to another member first");
+  const removed = await db.member.delete({ where: { id: m.id }, include: { user: { select: { name: true } } } });
+  return toOutput(removed);
+}
+
+/** The owner hands the business to an active member and becomes a member. */
+export async function transferOwnership(businessId: string, fromUserId: string, memberId: string): Promise<MemberOutput[]> {
+  await db.$transaction(async (tx) => {
+    const target = await tx.member.findFirst({ where: { id: memberId, businessId } });
+    if (!target) throw notFound("Member");
+    if (target.status !== "ACTIVE" || !target.userId) throw new AppError("UNPROCESSABLE", "Ownership can only go to a member who has joined");
+    if (target.role === "OWNER") throw new AppError("UNPROCESSABLE", "This member already owns the business");
+    const current = await tx.member.findFirst({ where: { businessId, userId: fromUserId, role: "OWNER" } });
+    if (!current) throw new AppError("NOT_OWNER", "Only the owner of the business can do this");
+    await tx.member.update({ where: { id: current.id }, data: { role: "MEMBER" } });
+    await tx.member.update({ where: { id: target.id }, data: { role: "OWNER" } });
+    await tx.business.update({ where: { id: businessId }, data: { ownerId: target.userId } });
+  });
+  return listMembers(businessId);
 }

@@ -1,14 +1,25 @@
 // Participants: the business's end users (referrers and referred). Inputs of POST /sdk/participants.
 import { z } from "zod";
+import { getAddress, isAddress } from "viem";
 
 export const email = z.string().trim().max(254).toLowerCase().pipe(z.email({ message: "Must be a valid email address" }));
 export const externalUserId = z.string().trim().min(1).max(128);
 /** Handles are case-insensitive (stored lower-case) and URL-safe so they can be shared. */
-export const handle = z
+const handle = z
   .string()
   .trim()
   .toLowerCase()
   .regex(/^[a-z0-9][a-z0-9_.-]{1,39}$/, "2–40 characters: letters, digits, '_', '.', '-'");
+/**
+ * An EVM address: 0x + 40 hex digits; mixed case must carry a valid EIP-55 checksum. Stored and
+ * answered checksummed.
+ */
+export const walletAddress = z
+  .string()
+  .trim()
+  .max(42)
+  .refine((v) => isAddress(v, { strict: true }), "Must be an EVM address: 0x followed by 40 hex digits (a mixed-case address must have a valid checksum)")
+  .transform((v) => getAddress(v));
 export const personName = z.string().trim().min(1).max(200);
 
 export const upsertParticipantInput = z
@@ -17,6 +28,8 @@ export const upsertParticipantInput = z
     email: email.optional(),
     name: personName.optional(),
     handle: handle.optional(),
+    /** Where payouts go; null clears it. */
+    walletAddress: walletAddress.nullable().optional(),
   })
   .refine((v) => v.userId !== undefined || v.email !== undefined, { message: "Provide userId or email", path: ["userId"] });
 export type UpsertParticipantInput = z.infer<typeof upsertParticipantInput>;
@@ -27,6 +40,7 @@ export const participantOutput = z.object({
   handle: z.string().nullable(),
   userId: z.string().nullable(),
   email: z.string().nullable(),
+  walletAddress: z.string().nullable(),
   created: z.boolean(),
 });
 export type ParticipantOutput = z.infer<typeof participantOutput>;
@@ -37,4 +51,20 @@ export interface Scope {
   environment: "TEST" | "LIVE";
   /** null when not written through an API key (e.g. the dashboard's manual event create). */
   apiKeyId: string | null;
+  /**
+   * True when the caller cannot be trusted to report real events (a publishable key, whose
+   * secret lives in browsers): what it records counts, but never qualifies a referral or pays.
+   */
+  untrusted?: boolean;
 }
+
+/** A participant as other objects show it: enough to name the person. */
+export const participantRef = z.object({
+  participantId: z.string(),
+  referralCode: z.string(),
+  handle: z.string().nullable(),
+  userId: z.string().nullable(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+});
+export type ParticipantRef = z.infer<typeof participantRef>;

@@ -12,7 +12,7 @@ import type { ParticipantOutput, Scope, UpsertParticipantInput } from "./schemas
 const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 const CODE_LENGTH = 8;
 
-export function generateReferralCode(): string {
+function generateReferralCode(): string {
   let out = "";
   for (const b of randomBytes(CODE_LENGTH)) out += CODE_ALPHABET[b & 31];
   return out;
@@ -108,14 +108,19 @@ async function fillMissing(tx: Tx, p: Participant, who: Identity): Promise<Parti
   return tx.participant.update({ where: { id: p.id }, data });
 }
 
-export function toParticipantOutput(p: Participant, created: boolean): ParticipantOutput {
-  return { participantId: p.id, referralCode: p.referralCode, handle: p.handle, userId: p.externalId, email: p.email, created };
+function toParticipantOutput(p: Participant, created: boolean): ParticipantOutput {
+  return { participantId: p.id, referralCode: p.referralCode, handle: p.handle, userId: p.externalId, email: p.email, walletAddress: p.walletAddress, created };
 }
 
 /** POST /sdk/participants: upsert by userId, else email; returns the code the user shares. */
 export async function upsertParticipant(scope: Scope, input: UpsertParticipantInput): Promise<ParticipantOutput> {
-  const { participant, created } = await db.$transaction((tx) =>
-    ensureParticipant(tx, scope, { externalId: input.userId, email: input.email, name: input.name, handle: input.handle }),
-  );
+  const { participant, created } = await db.$transaction(async (tx) => {
+    const out = await ensureParticipant(tx, scope, { externalId: input.userId, email: input.email, name: input.name, handle: input.handle });
+    // The wallet is not an identity field: the integration's latest value wins (null clears it).
+    if (input.walletAddress !== undefined && input.walletAddress !== out.participant.walletAddress) {
+      out.participant = await tx.participant.update({ where: { id: out.participant.id }, data: { walletAddress: input.walletAddress } });
+    }
+    return out;
+  });
   return toParticipantOutput(participant, created);
 }

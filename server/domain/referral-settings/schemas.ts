@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { strictNumber } from "../../shared/strict-types";
 import { strictBoolean } from "../config/schemas";
 
 const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
-export const emailDomain = z
+const emailDomain = z
   .string()
   .trim()
   .max(253)
@@ -26,10 +27,10 @@ export type ReferralSettingsOutput = z.infer<typeof referralSettingsOutput>;
 export const updateReferralSettingsInput = z.strictObject({
   blockSelfReferral: strictBoolean.optional(),
   oneReferralPerReferredUser: strictBoolean.optional(),
-  maxReferralsPerReferrerPerDay: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  maxReferralsPerReferrerPerDay: strictNumber(z.number().int().min(1).max(1_000_000)).nullable().optional(),
   blockedEmailDomains: z.array(emailDomain).max(1000).optional(),
   blockDisposableEmails: strictBoolean.optional(),
   holdForReview: strictBoolean.optional(),
-  attributionWindowDays: z.number().int().min(1).max(3650).nullable().optional(),
+  attributionWindowDays: strictNumber(z.number().int().min(1).max(3650)).nullable().optional(),
 });
 export type UpdateReferralSettingsInput = z.infer<typeof updateReferralSettingsInput>;

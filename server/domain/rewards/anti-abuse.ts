@@ -20,7 +20,7 @@ export interface ScreenResult {
   reason?: string;
 }
 
-export const REFERRAL_REASONS = {
+const REFERRAL_REASONS = {
   SELF_REFERRAL: "SELF_REFERRAL",
   BLOCKED_EMAIL_DOMAIN: "BLOCKED_EMAIL_DOMAIN",
   DISPOSABLE_EMAIL: "DISPOSABLE_EMAIL",

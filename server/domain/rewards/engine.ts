@@ -16,11 +16,12 @@
 import type { Tx } from "../../db/client";
 import type { BusinessConfig, Referral, Reward, TrackedEvent } from "../../db/generated";
 import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
-import { loadConfig } from "../config/service";
+import { loadConfig } from "../config/effective";
 import { lockPool } from "../ledger/service";
 import { loadReferralSettings } from "../referral-settings/service";
 import { qualifiedReferralCount, tierForCount } from "../tiers/service";
 import { payReward, releaseHeldReward, REWARD_REASONS } from "./payout";
+import { emitWebhookEvent, referralWebhook, rewardWebhook } from "../webhooks/emit";
 
 export interface RewardSummary {
   rewardId: string;
@@ -38,12 +39,14 @@ export interface SettleResult {
   rewards: RewardSummary[];
 }
 
-export const EVENT_REASONS = {
+const EVENT_REASONS = {
   NOT_A_QUALIFYING_EVENT: "NOT_A_QUALIFYING_EVENT",
   ATTRIBUTION_WINDOW_EXPIRED: "ATTRIBUTION_WINDOW_EXPIRED",
   REFERRAL_ALREADY_SETTLED: "REFERRAL_ALREADY_SETTLED",
   HELD_FOR_REVIEW: "HELD_FOR_REVIEW",
   REFERRAL_REJECTED: "REFERRAL_REJECTED",
+  /** Recorded through a publishable key: it may link a referral but never qualifies it. */
+  UNTRUSTED_EVENT: "UNTRUSTED_EVENT",
 } as const;
 
 export const toRewardSummary = (r: Reward): RewardSummary => ({
@@ -58,7 +61,7 @@ export const toRewardSummary = (r: Reward): RewardSummary => ({
 
 const DAY_MS = 86_400_000;
 
-export function isQualifyingEvent(cfg: BusinessConfig, eventName: string) {
+function isQualifyingEvent(cfg: BusinessConfig, eventName: string) {
   return cfg.qualifyingEvents.length === 0 || cfg.qualifyingEvents.includes(eventName);
 }
 
@@ -117,6 +120,7 @@ async function holdRewards(tx: Tx, event: TrackedEvent, referral: Referral, plan
       }),
     );
   }
+  await emitWebhookEvent(tx, rows.map((r) => rewardWebhook("reward.created", r))); // webhook
   return rows;
 }
 
@@ -129,12 +133,12 @@ export async function settleEvent(tx: Tx, input: { event: TrackedEvent; referral
   if (referral.status === "REJECTED") {
     return { status: "REJECTED", reason: referral.reason ?? EVENT_REASONS.REFERRAL_REJECTED, rewards: [] };
   }
-  const cfg = await loadConfig(tx, event.businessId);
+  const cfg = await loadConfig(tx, event.businessId, event.environment);
   const settings = await loadReferralSettings(tx, event.businessId);
   const now = new Date();
   const withinWindow =
     settings.attributionWindowDays === null || event.createdAt.getTime() - referral.createdAt.getTime() <= settings.attributionWindowDays * DAY_MS;
-  const qualifies = isQualifyingEvent(cfg, event.eventName) && withinWindow;
+  const qualifies = isQualifyingEvent(cfg, event.eventName) && withinWindow && !event.untrusted;
 
   if (referral.status === "FLAGGED") {
     // Held until a reviewer decides; only the first qualifying event carries held rewards.
@@ -147,9 +151,11 @@ export async function settleEvent(tx: Tx, input: { event: TrackedEvent; referral
 
   if (!isQualifyingEvent(cfg, event.eventName)) return { status: "PROCESSED", reason: EVENT_REASONS.NOT_A_QUALIFYING_EVENT, rewards: [] };
   if (!withinWindow) return { status: "PROCESSED", reason: EVENT_REASONS.ATTRIBUTION_WINDOW_EXPIRED, rewards: [] };
+  if (event.untrusted) return { status: "PROCESSED", reason: EVENT_REASONS.UNTRUSTED_EVENT, rewards: [] };
   if (await referralSettled(tx, referral)) return { status: "PROCESSED", reason: EVENT_REASONS.REFERRAL_ALREADY_SETTLED, rewards: [] };
 
   await tx.referral.update({ where: { id: referral.id }, data: { status: "QUALIFIED", qualifiedAt: now } });
+  await emitWebhookEvent(tx, referralWebhook("referral.qualified", { ...referral, status: "QUALIFIED", qualifiedAt: now })); // webhook
   const planned = plan(referral, await requestedAmounts(tx, cfg, referral));
 
   if (settings.holdForReview) {
@@ -186,10 +192,11 @@ export async function releaseEventRewards(tx: Tx, event: TrackedEvent): Promise<
   }
   if (refuseAll) {
     for (const r of held) out.push(await tx.reward.update({ where: { id: r.id }, data: { status: "REFUSED", reason: refuseAll } }));
+    await emitWebhookEvent(tx, out.map((r) => rewardWebhook("reward.reversed", r))); // webhook
     return out;
   }
   if (held.length) {
-    const cfg = await loadConfig(tx, event.businessId);
+    const cfg = await loadConfig(tx, event.businessId, event.environment);
     const pool = await lockPool(tx, event.businessId, event.environment);
     for (const r of held) out.push(await releaseHeldReward(tx, pool, cfg, r, now));
   }
@@ -201,6 +208,7 @@ export async function releaseEventRewards(tx: Tx, event: TrackedEvent): Promise<
       where: { id: referral.id },
       data: { status, qualifiedAt: held.length && !referral.qualifiedAt ? now : undefined },
     });
+    if (referral.status !== "QUALIFIED" && status !== "PENDING") await emitWebhookEvent(tx, referralWebhook("referral.qualified", { ...referral, status, qualifiedAt: referral.qualifiedAt ?? now })); // webhook
   }
   return out;
 }
@@ -210,10 +218,12 @@ export async function rejectEventRewards(tx: Tx, event: TrackedEvent, reason: st
   const held = await tx.reward.findMany({ where: { eventId: event.id, status: "HELD" } });
   const out: Reward[] = [];
   for (const r of held) out.push(await tx.reward.update({ where: { id: r.id }, data: { status: "REFUSED", reason: REWARD_REASONS.REJECTED_BY_REVIEW } }));
+  await emitWebhookEvent(tx, out.map((r) => rewardWebhook("reward.reversed", r))); // webhook
   if (event.referralId) {
     const referral = await lockReferral(tx, event.referralId);
     if (referral && (referral.status === "FLAGGED" || (held.length && referral.status === "QUALIFIED"))) {
       await tx.referral.update({ where: { id: referral.id }, data: { status: "REJECTED", reason } });
+      await emitWebhookEvent(tx, referralWebhook("referral.rejected", { ...referral, status: "REJECTED", reason })); // webhook
     }
   }
   return out;

@@ -6,10 +6,12 @@
 import type { Tx } from "../../db/client";
 import type { BusinessConfig, Reward } from "../../db/generated";
 import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
-import { debitLedger, getBalanceWei, type Environment, type LockedPool } from "../ledger/service";
+import type { Environment } from "../../shared/environment";
+import { debitLedger, getBalanceWei, type LockedPool } from "../ledger/service";
 import { utcDayStart } from "./anti-abuse";
+import { emitWebhookEvent, rewardWebhook } from "../webhooks/emit";
 
-export type RewardKind = "REFERRAL" | "BONUS" | "MANUAL";
+type RewardKind = "REFERRAL" | "BONUS" | "MANUAL";
 
 export const REWARD_REASONS = {
   PER_EVENT_CAP: "PER_EVENT_CAP",
@@ -21,7 +23,7 @@ export const REWARD_REASONS = {
   REFERRAL_REJECTED: "REFERRAL_REJECTED",
 } as const;
 
-export interface PayoutDecision {
+interface PayoutDecision {
   status: "PAID" | "REFUSED";
   amountWei: bigint;
   /** Comma-separated reasons, e.g. "PER_EVENT_CAP,DAILY_CAP", or null when paid in full. */
@@ -32,7 +34,7 @@ const perEventCapOf = (cfg: BusinessConfig, kind: RewardKind) =>
   kind === "REFERRAL" ? cfg.maxReferralEthPerEventWei : kind === "BONUS" ? cfg.maxBonusEthPerEventWei : null;
 
 /** Applies the caps and the pool to a requested amount. Reads only; the caller writes. */
-export async function decidePayout(
+async function decidePayout(
   tx: Tx,
   cfg: BusinessConfig,
   p: { businessId: string; environment: Environment; participantId: string; kind: RewardKind; requestedWei: bigint; now: Date },
@@ -96,6 +98,7 @@ export async function payReward(tx: Tx, pool: LockedPool, cfg: BusinessConfig, i
     },
   });
   if (d.status === "PAID") await debit(tx, pool, reward, d.amountWei);
+  await emitWebhookEvent(tx, rewardWebhook("reward.created", reward)); // webhook
   return reward;
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
+import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { ethAmount } from "../../shared/money";
 import { environment } from "../api-keys/schemas";
 
@@ -35,6 +35,12 @@ export const rewardOutput = z.object({
   referralId: z.string().nullable(),
   createdAt: z.string(),
   paidAt: z.string().nullable(),
+  /** Payout state of a PAID reward (null otherwise): ON_HOLD until payableAt, then PAYABLE, IN_PAYOUT, PAID_OUT; or REVERSED. */
+  payoutStatus: z.enum(["ON_HOLD", "PAYABLE", "IN_PAYOUT", "PAID_OUT", "REVERSED"]).nullable(),
+  payableAt: z.string().nullable(),
+  payoutId: z.string().nullable(),
+  reversedAt: z.string().nullable(),
+  reversalReason: z.string().nullable(),
 });
 export type RewardOutput = z.infer<typeof rewardOutput>;
 
@@ -55,6 +61,10 @@ export const listRewardsInput = z.strictObject({
   kind: rewardKind.optional(),
   participantId: z.string().min(1).max(64).optional(),
   eventId: z.string().min(1).max(64).optional(),
+  /** Inclusive lower bound on createdAt. */
+  from: isoInstant.optional(),
+  /** Exclusive upper bound on createdAt (a bare date means the start of that day). */
+  to: isoInstant.optional(),
   limit: listLimit,
   cursor: listCursor,
 });

@@ -5,7 +5,7 @@ import { AppError, notFound } from "../../shared/errors";
 import { ethToWei, weiToEth } from "../../shared/money";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import type { Environment } from "../api-keys/schemas";
-import { loadConfig } from "../config/service";
+import { loadConfig } from "../config/effective";
 import { getBalanceWei, lockPool } from "../ledger/service";
 import { payReward, REWARD_REASONS } from "./payout";
 import type { CreateRewardInput, RewardOutput } from "./schemas";
@@ -13,7 +13,7 @@ import type { CreateRewardInput, RewardOutput } from "./schemas";
 const withParticipant = { participant: { select: { referralCode: true, email: true, name: true, externalId: true } } } as const;
 type Row = Prisma.RewardGetPayload<{ include: typeof withParticipant }>;
 
-export const toRewardOutput = (r: Row): RewardOutput => ({
+const toRewardOutput = (r: Row): RewardOutput => ({
   rewardId: r.id,
   environment: r.environment,
   participantId: r.participantId,
@@ -28,6 +28,12 @@ export const toRewardOutput = (r: Row): RewardOutput => ({
   referralId: r.referralId,
   createdAt: r.createdAt.toISOString(),
   paidAt: r.paidAt ? r.paidAt.toISOString() : null,
+  // A hold that has ended reads PAYABLE even before the next payout run records it.
+  payoutStatus: r.payoutStatus === "ON_HOLD" && r.payableAt && r.payableAt <= new Date() ? "PAYABLE" : r.payoutStatus,
+  payableAt: r.payableAt ? r.payableAt.toISOString() : null,
+  payoutId: r.payoutId,
+  reversedAt: r.reversedAt ? r.reversedAt.toISOString() : null,
+  reversalReason: r.reversalReason,
 });
 
 /** recipient = participant id, referral code or email, within the business and environment. */
@@ -54,7 +60,7 @@ export async function grantManualReward(businessId: string, input: CreateRewardI
   const now = new Date();
   const { reward, balanceWei } = await db.$transaction(
     async (tx) => {
-      const cfg = await loadConfig(tx, businessId);
+      const cfg = await loadConfig(tx, businessId, input.environment);
       const pool = await lockPool(tx, businessId, input.environment);
       const created = await payReward(tx, pool, cfg, {
         businessId,
@@ -86,13 +92,33 @@ export async function grantManualReward(businessId: string, input: CreateRewardI
   return out;
 }
 
+export interface RewardFilters {
+  environment: "TEST" | "LIVE";
+  status?: "PAID" | "HELD" | "REFUSED";
+  kind?: "REFERRAL" | "BONUS" | "MANUAL";
+  participantId?: string;
+  eventId?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export const rewardWhere = (businessId: string, q: RewardFilters): Prisma.RewardWhereInput => ({
+  businessId,
+  environment: q.environment,
+  status: q.status,
+  kind: q.kind,
+  participantId: q.participantId,
+  eventId: q.eventId,
+  createdAt: q.from || q.to ? { gte: q.from, lt: q.to } : undefined,
+});
+
 export async function listRewards(
   businessId: string,
-  q: { environment: Environment; status?: RewardOutput["status"]; kind?: RewardOutput["kind"]; participantId?: string; eventId?: string; limit: number; cursor?: string },
+  q: RewardFilters & { limit: number; cursor?: string },
 ) {
   await checkCursor(q.cursor, (id) => db.reward.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));
   const rows = await db.reward.findMany({
-    where: { businessId, environment: q.environment, status: q.status, kind: q.kind, participantId: q.participantId, eventId: q.eventId },
+    where: rewardWhere(businessId, q),
     include: withParticipant,
     ...pageArgs(q.limit, q.cursor),
   });

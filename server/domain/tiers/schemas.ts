@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { strictNumber } from "../../shared/strict-types";
 import { environment } from "../api-keys/schemas";
 import { ethAmount } from "../../shared/money";
 
@@ -17,7 +18,7 @@ export const tierOutput = z.object({
 export type TierOutput = z.infer<typeof tierOutput>;
 
 const name = z.string().trim().min(1).max(100);
-const minReferrals = z.number().int().min(0).max(1_000_000);
+const minReferrals = strictNumber(z.number().int().min(0).max(1_000_000));
 
 export const createTierInput = z.strictObject({
   name,

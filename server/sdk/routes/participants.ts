@@ -6,4 +6,4 @@ import { objectBody } from "./body";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = withSdkKey({
   POST: async (ctx) => ({ body: await upsertParticipant(ctx.scope, upsertParticipantInput.parse(objectBody(ctx))) }),
-});
+}, { scope: "participants:write" });

@@ -11,4 +11,4 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = withSdkKey({
     const idempotencyKey = pickIdempotencyKey(input.idempotencyKey, ctx.req.headers.get("idempotency-key"));
     return applyReferral(ctx.scope, { ...input, idempotencyKey });
   },
-});
+}, { scope: "referrals:write" });

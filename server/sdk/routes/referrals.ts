@@ -8,4 +8,4 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = withSdkKey({
     const q = listReferralsQuery.parse(Object.fromEntries(ctx.url.searchParams));
     return { body: await listReferralsForApiKey(ctx.key.apiKeyId, q) };
   },
-});
+}, { scope: "referrals:read" });

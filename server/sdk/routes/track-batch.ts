@@ -15,4 +15,4 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = withSdkKey({
     const { events } = trackBatchInput.parse(objectBody(ctx));
     return { body: await acceptEventBatch(ctx.scope, events) };
   },
-});
+}, { scope: "track", perItemField: "events" });

@@ -6,4 +6,4 @@ import { objectBody } from "./body";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = withSdkKey({
   POST: async (ctx) => acceptEvent(ctx.scope, objectBody(ctx), { idempotencyKeyHeader: ctx.req.headers.get("idempotency-key") }),
-});
+}, { scope: "track" });

@@ -1,0 +1,78 @@
+// CSV exports of referrals, rewards and events with the filters of their lists, produced page by
+// page (500 rows per query) so that a large range streams in constant memory. Values that a
+// spreadsheet would run as a formula (=, +, -, @, tab, CR) are prefixed with a quote (OWASP CSV
+// injection); amounts are exact decimal ETH strings.
+import { db, type Prisma } from "../../db/client";
+import { weiToEth } from "../../shared/money";
+import type { ListBusinessReferralsInput } from "../referrals/browse-schemas";
+import { referralWhere } from "../referrals/browse";
+import { rewardWhere, type RewardFilters } from "../rewards/service";
+
+const BATCH = 500;
+type Cell = string | number | boolean | null | undefined | Date;
+
+export function csvCell(v: Cell): string {
+  if (v === null || v === undefined) return "";
+  let s = v instanceof Date ? v.toISOString() : String(v);
+  if (typeof v === "string" && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+const csvLine = (cells: Cell[]) => `${cells.map(csvCell).join(",")}\r\n`;
+
+/** Newest first, `BATCH` rows per query, keyed on (createdAt, id) through Prisma's cursor. */
+async function* pages<T extends { id: string }>(fetch: (args: { take: number; cursor?: { id: string }; skip?: number; orderBy: Array<Record<string, "desc">> }) => Promise<T[]>): AsyncGenerator<T> {
+  let cursor: string | undefined;
+  for (;;) {
+    const rows = await fetch({ take: BATCH, orderBy: [{ createdAt: "desc" }, { id: "desc" }], ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}) });
+    for (const r of rows) yield r;
+    if (rows.length < BATCH) return;
+    cursor = rows[rows.length - 1].id;
+  }
+}
+
+const who = (p: { email: string | null; name: string | null; externalId: string | null; referralCode: string }) => [p.name, p.email, p.externalId, p.referralCode];
+
+export async function* referralsCsv(businessId: string, q: Omit<ListBusinessReferralsInput, "limit" | "cursor">): AsyncGenerator<string> {
+  yield csvLine(["referralId", "environment", "status", "reason", "createdAt", "qualifiedAt", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "apiKeyId", "apiKeyName", "source", "campaign", "ethPaid"]);
+  const where = referralWhere(businessId, q);
+  for await (const r of pages((a) => db.referral.findMany({ ...a, where, include: { referrer: true, referred: true, apiKey: { select: { name: true, prefix: true } }, rewards: { where: { status: "PAID" }, select: { amountWei: true } } } }))) {
+    const paid = r.rewards.reduce((s, w) => s + BigInt(w.amountWei.toFixed()), 0n);
+    yield csvLine([r.id, r.environment, r.status, r.reason, r.createdAt, r.qualifiedAt, ...who(r.referrer), ...who(r.referred), r.apiKeyId, r.apiKey ? (r.apiKey.name ?? r.apiKey.prefix) : null, r.source, r.campaign, weiToEth(paid)]);
+  }
+}
+
+export async function* rewardsCsv(businessId: string, q: RewardFilters): AsyncGenerator<string> {
+  yield csvLine(["rewardId", "environment", "kind", "status", "reason", "requestedEth", "amountEth", "recipientName", "recipientEmail", "recipientUserId", "recipientCode", "eventId", "referralId", "note", "createdAt", "paidAt"]);
+  const where = rewardWhere(businessId, q);
+  for await (const w of pages((a) => db.reward.findMany({ ...a, where, include: { participant: true } }))) {
+    yield csvLine([w.id, w.environment, w.kind, w.status, w.reason, weiToEth(w.requestedWei), weiToEth(w.amountWei), ...who(w.participant), w.eventId, w.referralId, w.note, w.createdAt, w.paidAt]);
+  }
+}
+
+export interface EventFilters {
+  environment: "TEST" | "LIVE";
+  status?: "QUEUED" | "PROCESSED" | "FLAGGED" | "REJECTED" | "FAILED";
+  eventName?: string;
+  campaign?: string;
+  referralId?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGenerator<string> {
+  yield csvLine(["eventId", "environment", "eventName", "status", "reason", "referrerSent", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "referralId", "campaign", "source", "apiKeyId", "createdAt", "processedAt", "ethPaid"]);
+  const where: Prisma.TrackedEventWhereInput = {
+    businessId,
+    environment: q.environment,
+    status: q.status,
+    eventName: q.eventName,
+    campaign: q.campaign,
+    referralId: q.referralId,
+    createdAt: q.from || q.to ? { gte: q.from, lt: q.to } : undefined,
+  };
+  const none = [null, null, null, null];
+  for await (const e of pages((a) => db.trackedEvent.findMany({ ...a, where, include: { referral: { include: { referrer: true, referred: true } }, rewards: { where: { status: "PAID" }, select: { amountWei: true } } } }))) {
+    const paid = e.rewards.reduce((s, w) => s + BigInt(w.amountWei.toFixed()), 0n);
+    yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid)]);
+  }
+}

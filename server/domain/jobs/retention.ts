@@ -1,0 +1,61 @@
+// Retention (docs/operations.md, "Retention"): finished jobs (SUCCEEDED or FAILED) are deleted
+// JOB_RETENTION_DAYS after they finished, and idempotency records once they expired (24 h after
+// the request: the contract keeps a key that long). Deletion runs in bounded batches, each its
+// own short statement that skips rows another transaction holds (FOR UPDATE SKIP LOCKED), so a
+// sweep never blocks intake nor the runners, and a huge backlog is worked off a batch at a time.
+// Called by the embedded schedule (server/jobs/worker.ts) and the Inngest cron function.
+import { db } from "../../db/client";
+import { env } from "../../shared/env";
+
+export interface RetentionOptions {
+  now?: Date;
+  /** Finished jobs older than this many days are deleted (default JOB_RETENTION_DAYS). */
+  jobRetentionDays?: number;
+  /** Rows per DELETE statement (default RETENTION_BATCH_SIZE). */
+  batchSize?: number;
+  /** Upper bound on statements per table in one sweep; the next sweep continues. */
+  maxBatches?: number;
+}
+
+export interface RetentionResult {
+  jobsDeleted: number;
+  idempotencyRecordsDeleted: number;
+  /** True when a table still had rows to delete after maxBatches statements. */
+  more: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+async function deleteInBatches(sql: string, cutoff: Date, batchSize: number, maxBatches: number) {
+  let total = 0;
+  for (let i = 0; i < maxBatches; i++) {
+    const n = await db.$executeRawUnsafe(sql, cutoff.toISOString(), batchSize);
+    total += n;
+    if (n < batchSize) return { total, more: false };
+  }
+  return { total, more: true };
+}
+
+export async function sweepRetention(opts: RetentionOptions = {}): Promise<RetentionResult> {
+  const now = opts.now ?? new Date();
+  const days = opts.jobRetentionDays ?? env.jobRetentionDays;
+  const batchSize = opts.batchSize ?? env.retentionBatchSize;
+  const maxBatches = opts.maxBatches ?? 1000;
+  const jobs = await deleteInBatches(
+    `DELETE FROM "Job" WHERE id IN (
+       SELECT id FROM "Job" WHERE status IN ('SUCCEEDED', 'FAILED') AND "finishedAt" < $1::timestamp(3)
+        ORDER BY status, "finishedAt" LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    new Date(now.getTime() - days * DAY_MS),
+    batchSize,
+    maxBatches,
+  );
+  const idem = await deleteInBatches(
+    `DELETE FROM "IdempotencyRecord" WHERE id IN (
+       SELECT id FROM "IdempotencyRecord" WHERE "expiresAt" < $1::timestamp(3)
+        ORDER BY "expiresAt" LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    now,
+    batchSize,
+    maxBatches,
+  );
+  return { jobsDeleted: jobs.total, idempotencyRecordsDeleted: idem.total, more: jobs.more || idem.more };
+}

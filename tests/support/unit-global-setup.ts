@@ -1,0 +1,60 @@
+// Once per unit-layer run: a migrated database that every test file copies.
+//   PGlite (default): migrate an in-memory PGlite once and dump its data directory to a file;
+//     each file loads that dump (about half a second, no migrations to replay). The dump is
+//     kept in node_modules/.cache/rts-unit/, keyed by the migrations and the PGlite version, so
+//     a run (or a single file) after the first one starts without migrating at all.
+//   PostgreSQL (TEST_DB=postgres): migrate a template database once; each file clones it with
+//     CREATE DATABASE … TEMPLATE (a file copy on the server).
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import { applyMigrations } from "../../server/db/migrate";
+import { createPostgresDatabase, testDbKind } from "./database";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** PGlite data-dir dump of a migrated database (unit layer, PGlite). */
+    unitPgliteDump: string;
+    /** URL of the migrated template database (unit layer, PostgreSQL). */
+    unitTemplateUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  if (testDbKind() === "postgres") {
+    const tpl = await createPostgresDatabase("rts_unit_tpl");
+    project.provide("unitTemplateUrl", tpl.url);
+    project.provide("unitPgliteDump", "");
+    return tpl.drop;
+  }
+  const file = cachedDumpPath();
+  if (!existsSync(file)) {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const pg = await PGlite.create();
+    await applyMigrations({ query: (s, p) => pg.query(s, p) as never, exec: async (s) => void (await pg.exec(s)) });
+    const dump = Buffer.from(await (await pg.dumpDataDir("none")).arrayBuffer());
+    await pg.close();
+    // Written aside then renamed: a concurrent run never loads half a file.
+    const cache = path.dirname(path.dirname(file));
+    if (existsSync(cache)) for (const old of readdirSync(cache)) rmSync(path.join(cache, old), { recursive: true, force: true });
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(`${file}.${process.pid}`, dump);
+    renameSync(`${file}.${process.pid}`, file);
+  }
+  project.provide("unitPgliteDump", file);
+  project.provide("unitTemplateUrl", "");
+}
+
+/** node_modules/.cache/rts-unit/<hash of the migrations and the PGlite version>/migrated.tar */
+function cachedDumpPath(): string {
+  const root = path.resolve(import.meta.dirname, "..", "..");
+  const migrations = path.join(root, "prisma", "migrations");
+  const h = createHash("sha256");
+  h.update(JSON.parse(readFileSync(path.join(root, "node_modules", "@electric-sql", "pglite", "package.json"), "utf8")).version);
+  for (const dir of readdirSync(migrations).sort()) {
+    const sql = path.join(migrations, dir, "migration.sql");
+    if (existsSync(sql)) h.update(dir).update(readFileSync(sql));
+  }
+  return path.join(root, "node_modules", ".cache", "rts-unit", h.digest("hex").slice(0, 16), "migrated.tar");
+}
