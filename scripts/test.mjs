@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // `npm test`: every layer of the suite, on a fresh clone (see docs/architecture.md, "Tests").
-//  1. lint: ESLint (type-aware) and knip (unused files, exports, dependencies);
-//  2. type check (tsc --noEmit) over the whole tree;
-//  3. unit layer: pure and domain tests in process (vitest project "unit"), on PGlite, then on
-//     PostgreSQL (TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres);
+//  1. lint: ESLint (type-aware) and knip (unused files, exports, dependencies), and the type
+//     check (tsc --noEmit) over the whole tree, side by side with the production build;
+//  2. (the build is what the HTTP and browser layers run);
+//  3. unit layer: pure and domain tests in process (vitest project "unit"), on PGlite, then its
+//     concurrency-sensitive files on PostgreSQL (TEST_PG_URL, default
+//     postgres://postgres@127.0.0.1:5432/postgres; UNIT_PG=all for every file);
 //  4. HTTP layer: the production build (`next start`) and the local chain (vitest project
 //     "http"), on PGlite, then on PostgreSQL;
 //  5. browser layer: the dashboard in a real Chromium (Playwright).
@@ -41,19 +43,19 @@ function step(label, cmd, args, env = {}) {
   return r.status === 0;
 }
 
-function check(label, cmd, args) {
-  if (step(label, cmd, args)) totals.passed += 1;
-  else {
-    totals.failed += 1;
-    failures.push(label);
-  }
-}
+/**
+ * The unit layer on PostgreSQL: the code whose behaviour depends on real concurrency (PGlite
+ * has a single connection, so its transactions never overlap): jobs and their runners, the
+ * reward engine, the ledger and pool, payouts, and event intake. The rest of the domain runs on
+ * PostgreSQL through the HTTP layer. UNIT_PG=all runs the whole unit layer there.
+ */
+const UNIT_ON_POSTGRES = ["server/jobs/", "server/domain/rewards/", "server/domain/ledger/", "server/domain/payouts/", "server/domain/tracking/", "server/domain/jobs/"];
 
-function vitest(project, db) {
-  const label = `${project} layer on ${db}`;
+function vitest(project, db, filters = []) {
+  const label = `${project} layer on ${db}${filters.length ? " (concurrency-sensitive files)" : ""}`;
   const out = path.join(reportDir, `vitest-${project}-${db}.json`);
   rmSync(out, { force: true });
-  const ok = step(label, "npx", ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`], { TEST_DB: db });
+  const ok = step(label, "npx", ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...filters], { TEST_DB: db });
   if (existsSync(out)) {
     const j = JSON.parse(readFileSync(out, "utf8"));
     totals.passed += j.numPassedTests;
@@ -126,14 +128,49 @@ for (const db of dbs) {
   } else console.log("\n⚠ PostgreSQL not reachable at 127.0.0.1:5432: skipping the PostgreSQL runs (set TEST_PG_URL to point elsewhere).");
 }
 
-if (wants("lint")) {
-  check("Lint (ESLint)", "npx", ["eslint", "--max-warnings=0", "."]);
-  check("Dead code (knip)", "npx", ["knip"]);
-  check("Type check (tsc --noEmit)", "npx", ["tsc", "--noEmit"]);
+/** Runs a command with its output lines prefixed; resolves to whether it passed (and times it). */
+function prefixed(label, tag, cmd, args, env = {}) {
+  const t = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    for (const stream of [child.stdout, child.stderr]) readline.createInterface({ input: stream }).on("line", (l) => console.log(`[${tag}] ${l}`));
+    child.on("close", (code) => {
+      timings.push([label, Date.now() - t]);
+      resolve(code === 0);
+    });
+  });
 }
-if (wants("unit")) for (const db of usableDbs) vitest("unit", db);
+
+/** A check run in a lane: counted as one passed or failed suite. */
+async function checkIn(label, tag, cmd, args) {
+  if (await prefixed(label, tag, cmd, args)) totals.passed += 1;
+  else {
+    totals.failed += 1;
+    failures.push(label);
+  }
+}
+
+const needsBuild = (wants("http") && dbs.length > 0) || wants("e2e");
+// Lint, types and the production build, in two lanes (ESLint is single-threaded and the
+// longest; the type check, knip and the build share the other core).
+if (wants("lint") || needsBuild) {
+  console.log(`\n━━ ${[wants("lint") && "Lint, dead code, types", needsBuild && "production build"].filter(Boolean).join(" + ")} (two lanes) ━━`);
+  await Promise.all([
+    wants("lint") && checkIn("Lint (ESLint)", "eslint", "npx", ["eslint", "--max-warnings=0", "."]),
+    (async () => {
+      if (wants("lint")) {
+        await checkIn("Type check (tsc --noEmit)", "tsc", "npx", ["tsc", "--noEmit"]);
+        await checkIn("Dead code (knip)", "knip", "npx", ["knip"]);
+      }
+      if (needsBuild && !(await prefixed("Production build", "build", process.execPath, ["-e", "import('./scripts/ensure.mjs').then((m) => m.ensureBuild())"]))) {
+        totals.failed += 1;
+        failures.push("production build");
+      }
+    })(),
+  ]);
+}
+if (wants("unit")) for (const db of usableDbs) vitest("unit", db, db === "postgres" && process.env.UNIT_PG !== "all" ? UNIT_ON_POSTGRES : []);
 if (wants("http") && usableDbs.length) {
-  console.log("\n━━ Production build for the HTTP layer ━━");
   ensureBuild();
   await httpLayers(usableDbs);
 }

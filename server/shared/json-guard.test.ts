@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inspectJson, MAX_JSON_DEPTH, textProblem } from "./json-guard";
+import { assertCleanUrl, inspectJson, MAX_JSON_DEPTH, textProblem } from "./json-guard";
 
 describe("json guard", () => {
   it("refuses NUL and other C0 controls, keeps tab, newline and carriage return", () => {
@@ -20,6 +20,13 @@ describe("json guard", () => {
       expect(inspectJson(JSON.parse(`{"metadata":{"${k}":{"admin":true}}}`))).toMatchObject({ path: `metadata.${k}` });
       expect(inspectJson(JSON.parse(`{"${k}":1}`))).toMatchObject({ path: k });
     }
+  });
+
+  it("refuses query names a plain object inherits (the REST face parses the query into one)", () => {
+    for (const k of ["valueOf", "toString", "hasOwnProperty", "__proto__", "constructor"]) {
+      expect(() => assertCleanUrl(new URL(`http://x/business/members?${k}=1`)), k).toThrow(expect.objectContaining({ details: [expect.objectContaining({ message: expect.stringContaining("not allowed") })] }));
+    }
+    expect(() => assertCleanUrl(new URL("http://x/business/events?limit=5&value=1"))).not.toThrow();
   });
 
   it(`checks depth without recursion (limit ${MAX_JSON_DEPTH})`, () => {

@@ -5,7 +5,8 @@
 //   return (U+0000–U+0008, U+000B, U+000C, U+000E–U+001F), and without lone UTF-16 surrogates;
 // - at most MAX_JSON_DEPTH levels of arrays/objects, checked with an explicit stack (no
 //   recursion, so no depth can overflow the call stack);
-// - no prototype keys ("__proto__", "constructor", "prototype"): refused, never dropped.
+// - no prototype keys ("__proto__", "constructor", "prototype"): refused, never dropped; in a
+//   query string, no name Object.prototype has either ("valueOf", "toString", …).
 import { AppError } from "./errors";
 
 export const MAX_JSON_DEPTH = 32;
@@ -90,6 +91,8 @@ export function assertCleanUrl(url: URL): void {
   for (const [k, v] of url.searchParams) {
     const p = textProblem(k) ?? textProblem(v);
     if (p) throw invalidInput({ path: k, message: p });
-    if (PROTOTYPE_KEYS.has(k)) throw invalidInput({ path: k, message: `the parameter "${k}" is not allowed` });
+    // The REST face parses the query into a plain object: a name that object inherits
+    // ("valueOf", "toString", "hasOwnProperty", …) would collide with it.
+    if (PROTOTYPE_KEYS.has(k) || k in Object.prototype) throw invalidInput({ path: k, message: `the parameter "${k}" is not allowed` });
   }
 }

@@ -72,6 +72,14 @@ describe("business REST face under fuzz", () => {
     );
   }, 300_000);
 
+  it("a query name a plain object inherits (valueOf, toString, …) is a 400 that writes nothing, not a 500", async () => {
+    for (const q of ["valueOf=null", "toString=x", "hasOwnProperty=1"]) {
+      const res = await handleBusinessRest(new Request(`http://127.0.0.1/business/members?${q}`, { headers: { authorization: `Bearer ${token}` } }));
+      expect(res.status, q).toBe(400);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("VALIDATION_ERROR");
+    }
+  });
+
   it("strict types: a boolean, a string or an array is not a number; query numbers are decimal digits only", async () => {
     const call = (method: string, path: string, body?: unknown) =>
       handleBusinessRest(

@@ -4,7 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startApp, type RunningApp } from "../support/app";
-import { testDbKind } from "../support/database";
+import { createPostgresDatabase, testDbKind } from "../support/database";
 import { createKey, request, signUp } from "../support/http";
 
 // Needs a local redis-server binary (the app itself never requires Redis).
@@ -15,13 +15,16 @@ let redis: ChildProcess;
 let redisPort = 0;
 let a: RunningApp;
 let b: RunningApp;
+let dropDb: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   if (!hasRedis) return;
   redisPort = await freePort();
   redis = spawn("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
   await new Promise((r) => setTimeout(r, 300));
-  const env = { REDIS_URL: `redis://127.0.0.1:${redisPort}`, RATE_LIMIT_PER_SECOND: "2", RATE_LIMIT_BURST: "3" };
+  const db = shared ? await createPostgresDatabase("rts_redis") : undefined;
+  dropDb = db?.drop;
+  const env = { REDIS_URL: `redis://127.0.0.1:${redisPort}`, RATE_LIMIT_PER_SECOND: "2", RATE_LIMIT_BURST: "3", ...(db ? { DATABASE_URL: db.url } : {}) };
   a = await startApp(env);
   b = shared ? await startApp(env) : a;
 });
@@ -30,6 +33,7 @@ afterAll(async () => {
   await a?.stop();
   if (b !== a) await b?.stop();
   if (redis && redis.exitCode === null) redis.kill("SIGTERM");
+  await dropDb?.();
 });
 
 describe.skipIf(!hasRedis)("rate limit with REDIS_URL", () => {

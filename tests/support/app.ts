@@ -6,6 +6,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createPostgresDatabase, testDbKind } from "./database";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -37,8 +38,10 @@ export interface RunningApp {
 export const tempPgliteDir = () => mkdtempSync(path.join(os.tmpdir(), "rts-pglite-"));
 
 /**
- * Starts `next start` with the suite's database (DATABASE_URL for PostgreSQL, else a PGlite
- * dir given in env.PGLITE_DIR or a fresh one) and waits until /api/health answers.
+ * Starts `next start` and waits until /api/health answers. Its database: the one extraEnv names
+ * (DATABASE_URL or PGLITE_DIR), else a private one — a fresh PostgreSQL database in a
+ * PostgreSQL run (dropped on stop), a private PGlite otherwise — so that no other app's job
+ * runner or payout loop (with another chain) ever touches this app's rows.
  */
 export async function startApp(extraEnv: Record<string, string> = {}, port?: number): Promise<RunningApp> {
   port ??= await freePort();
@@ -53,7 +56,17 @@ export async function startApp(extraEnv: Record<string, string> = {}, port?: num
     RATE_LIMIT_BURST: process.env.RATE_LIMIT_BURST ?? "2000",
     ...extraEnv,
   } as NodeJS.ProcessEnv & Record<string, string>;
-  if (!env.DATABASE_URL && !env.PGLITE_DIR) env.PGLITE_DIR = tempPgliteDir();
+  let dropDatabase: (() => Promise<void>) | undefined;
+  if (!("DATABASE_URL" in extraEnv) && !("PGLITE_DIR" in extraEnv)) {
+    if (testDbKind() === "postgres") {
+      const created = await createPostgresDatabase("rts_app");
+      env.DATABASE_URL = created.url;
+      dropDatabase = created.drop;
+    } else {
+      delete env.DATABASE_URL;
+      if (!env.PGLITE_DIR) env.PGLITE_DIR = tempPgliteDir();
+    }
+  }
   const bin = path.join(ROOT, "node_modules", ".bin", "next");
   const proc = spawn(bin, ["start", "-p", String(port), "-H", "127.0.0.1"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
@@ -79,5 +92,16 @@ export async function startApp(extraEnv: Record<string, string> = {}, port?: num
     if (proc.exitCode === null && proc.signalCode === null) proc.kill(sig);
     await exited;
   };
-  return { url, port, proc, env, stop: () => signal("SIGTERM"), kill: () => signal("SIGKILL"), logs: () => out };
+  return {
+    url,
+    port,
+    proc,
+    env,
+    stop: async () => {
+      await signal("SIGTERM");
+      await dropDatabase?.();
+    },
+    kill: () => signal("SIGKILL"),
+    logs: () => out,
+  };
 }
