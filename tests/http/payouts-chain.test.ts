@@ -4,6 +4,8 @@
 // after payout, and LIVE stays off without a private seed and an RPC URL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther } from "viem";
+import { Webhook } from "standardwebhooks";
+import { startReceiver } from "../support/webhook-receiver";
 import { signUp } from "../support/http";
 import {
   balanceOf,
@@ -91,8 +93,11 @@ describe("payouts", () => {
     expect((await figures(b)).reconciled).toBe(true);
   }, 300_000);
 
-  it("too little ETH on chain for amount + gas: FAILED with its reason, rewards stay payable; paid once funded", async () => {
+  it("too little ETH on chain for amount + gas: FAILED with its reason, rewards stay payable; paid once funded; payout.* webhooks", async () => {
     const b = await payoutBusiness(c, { rewardEth: "0.01" });
+    const rx = await startReceiver();
+    const hook = await b.owner.call("POST", "/business/webhooks", { url: `${rx.url}/payouts`, environment: "TEST", events: ["payout.sent", "payout.confirmed", "payout.failed"] });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(200);
     await fund(c, b.owner, "0.01");
     const ref = await referrerWithWallet(b);
     await earn(b, ref.referralCode);
@@ -111,6 +116,17 @@ describe("payouts", () => {
     expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.01"));
     const list = await b.owner.call("GET", "/business/payouts?environment=TEST&status=FAILED");
     expect(list.body.data).toHaveLength(1);
+
+    // Each transition sent its event once, signed, with the payout as the API lists it.
+    const wh = new Webhook(hook.body.secret);
+    const events = (await rx.waitFor(3)).map((m) => wh.verify(m.body, m.headers) as { type: string; data: { payoutId: string; status: string; txHash: string | null } });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(rx.received).toHaveLength(3);
+    const byType = Object.fromEntries(events.map((e) => [e.type, e.data]));
+    expect(byType["payout.failed"]).toMatchObject({ payoutId: failed.payoutId, status: "FAILED", txHash: null });
+    expect(byType["payout.sent"]).toMatchObject({ payoutId: paid.payoutId, status: "SENT" });
+    expect(byType["payout.confirmed"]).toMatchObject({ payoutId: paid.payoutId, status: "CONFIRMED", txHash: paid.txHash });
+    await rx.close();
   });
 
   it("below minPayoutEth nothing is paid; without a wallet nothing is paid", async () => {

@@ -32,6 +32,7 @@ import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
 import { loadConfig } from "../config/effective";
 import { creditLedger, debitLedger, getBalanceWei, lockPool } from "../ledger/service";
+import { emitWebhookEvent, type WebhookEvent } from "../webhooks/emit";
 import type { ListPayoutsInput, PayoutOutput } from "./schemas";
 
 const TX_OPTIONS = { timeout: 60_000, maxWait: 60_000 };
@@ -89,6 +90,14 @@ export function toPayoutOutput(p: PayoutRow): PayoutOutput {
     failedAt: p.failedAt?.toISOString() ?? null,
   };
 }
+
+/** The payout.* webhook event of a payout row (its data: the payout as GET /business/payouts lists it). */
+const payoutWebhook = (type: "payout.sent" | "payout.confirmed" | "payout.failed", p: PayoutRow): WebhookEvent => ({
+  businessId: p.businessId,
+  environment: p.environment,
+  type,
+  data: { ...toPayoutOutput(p) },
+});
 
 export async function listPayouts(businessId: string, q: ListPayoutsInput) {
   await checkCursor(q.cursor, (id) => db.payout.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));
@@ -296,6 +305,7 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
       if (refusal) {
         // Nothing signed: recorded as FAILED with its reason; the rewards stay PAYABLE.
         const payout = await tx.payout.create({ data: { ...base, status: "FAILED", error: refusal, failedAt: now, chainId } });
+        await emitWebhookEvent(tx, payoutWebhook("payout.failed", payout)); // webhook
         return { kind: "created", payout };
       }
       const signed = await signTransfer(s, { to: c.walletAddress as Address, value: amountWei, nonce, gasLimit, fees, chainId });
@@ -404,7 +414,11 @@ export async function broadcastPayout(s: Sender, payoutId: string): Promise<Payo
       return db.payout.findUniqueOrThrow({ where: { id: p.id } });
     }
   }
-  await db.payout.updateMany({ where: { id: p.id, status: "PENDING" }, data: { status: "SENT", sentAt: new Date() } });
+  // PENDING → SENT and its payout.sent event commit together (once: a rebroadcast finds it SENT).
+  await db.$transaction(async (tx) => {
+    const r = await tx.payout.updateMany({ where: { id: p.id, status: "PENDING" }, data: { status: "SENT", sentAt: new Date() } });
+    if (r.count === 1) await emitWebhookEvent(tx, payoutWebhook("payout.sent", await tx.payout.findUniqueOrThrow({ where: { id: p.id } }))); // webhook
+  }, TX_OPTIONS);
   return db.payout.findUniqueOrThrow({ where: { id: p.id } });
 }
 
@@ -422,6 +436,7 @@ async function failPayout(s: Sender, payoutId: string, reason: string, from: "PE
     });
     if (r.count !== 1) return;
     const p = await tx.payout.findUniqueOrThrow({ where: { id: payoutId } });
+    await emitWebhookEvent(tx, payoutWebhook("payout.failed", p)); // webhook
     await tx.reward.updateMany({ where: { payoutId, payoutStatus: "IN_PAYOUT" }, data: { payoutStatus: "PAYABLE", payoutId: null } });
     // Reversed while in this payout: it was never paid out after all, so the ETH goes back to the pool.
     const reversed = await tx.reward.findMany({ where: { payoutId, payoutStatus: "REVERSED" }, select: { id: true } });
@@ -487,6 +502,7 @@ async function confirmPayout(s: Sender, p: PayoutRow, txHash: string, blockNumbe
       data: { status: "CONFIRMED", confirmedAt: now, txHash, blockNumber, gasWei: weiToDb(gasSpentWei), error: null },
     });
     if (r.count !== 1) return;
+    await emitWebhookEvent(tx, payoutWebhook("payout.confirmed", await tx.payout.findUniqueOrThrow({ where: { id: p.id } }))); // webhook
     await tx.reward.updateMany({ where: { payoutId: p.id, payoutStatus: "IN_PAYOUT" }, data: { payoutStatus: "PAID_OUT" } });
     const reserve = toBigInt(p.gasReservedWei);
     if (reserve > gasSpentWei) {
