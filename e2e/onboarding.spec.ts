@@ -2,7 +2,7 @@
 import { expect, test } from "@playwright/test";
 import { readSecret, sdk, signUpInBrowser, uniqueEmail } from "./support";
 
-test("get started: key, referral code, amounts, funded pool, qualifying event, paid reward", async ({ page, request }) => {
+test("get started: key, referral code, amounts, funded pool, qualifying event, paid reward, payout on chain", async ({ page, request }) => {
   test.setTimeout(180_000);
   await signUpInBrowser(page, { email: uniqueEmail("onboard"), businessName: "Onboard Co" });
   await expect(page).toHaveURL(/\/dashboard\/get-started$/);
@@ -48,4 +48,23 @@ test("get started: key, referral code, amounts, funded pool, qualifying event, p
   await expect(page.getByTestId("first-reward")).toContainText("0.1 ETH to Alice", { timeout: 20_000 });
   await expect(step("Send a qualifying event")).toContainText("(done)");
   await expect(step("See the reward")).toContainText("(done)");
+
+  // Payout: the owner gives Alice a wallet, runs payouts, and sees the transaction.
+  await page.goto("/dashboard/participants");
+  await page.getByTestId("participant-row").getByRole("link", { name: "Alice" }).first().click(); // her row, or "referred by" on Bob's
+  await expect(page.getByTestId("participant-detail")).toContainText("0.1 ETH");
+  const wallet = page.getByRole("form", { name: "Payout wallet" });
+  await wallet.getByLabel("Wallet address").fill("not-a-wallet");
+  await wallet.getByRole("button", { name: "Save wallet" }).click();
+  await expect(wallet.getByRole("alert")).toBeVisible();
+  await wallet.getByLabel("Wallet address").fill("0x8ba1f109551bd432803012645ac136ddd64dba72");
+  await wallet.getByRole("button", { name: "Save wallet" }).click();
+  await expect(wallet.getByLabel("Wallet address")).toHaveValue("0x8ba1f109551bD432803012645Ac136ddd64DBA72");
+  await page.getByRole("link", { name: "Balance & funding" }).last().click();
+  await page.getByRole("button", { name: /^Run payouts/ }).click();
+  const payout = page.getByTestId("payout-row").first();
+  await expect(payout).toContainText("CONFIRMED", { timeout: 20_000 });
+  await expect(payout).toContainText("0x8ba1f109551bD432803012645Ac136ddd64DBA72");
+  await expect(payout).toContainText(/0x[0-9a-f]{64}/);
+  await expect(page.getByTestId("solvency")).toContainText("The deposit address holds exactly what is available plus what is owed.");
 });

@@ -8,6 +8,9 @@ import { formatDateTime, formatEth } from "../format";
 import { Icon } from "../icons";
 import { combinePages, useCursors } from "../paging";
 import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
+import { contractError, fieldErrors } from "../errors";
+import { useMe } from "../shell";
+import { useToast } from "../toast";
 import { ExportLink } from "./export-link";
 import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, LoadMore, PageHeader, Select, Table, Td, Th } from "../ui";
 
@@ -292,7 +295,7 @@ export function ParticipantsPage() {
           }}
         >
           <Field label="Search" className="min-w-0 flex-1">
-            {(p) => <Input {...p} name="search" type="search" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="Email, name, referral code, handle or user id" maxLength={200} />}
+            {(p) => <Input {...p} name="search" type="search" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="Email, name, referral code, handle, user id or wallet" maxLength={200} />}
           </Field>
           <Button type="submit" variant="secondary">
             Search
@@ -319,6 +322,8 @@ export function ParticipantsPage() {
                   <Th>Referred by</Th>
                   <Th className="text-right">Referrals</Th>
                   <Th className="text-right">Earned</Th>
+                  <Th className="text-right">Owed</Th>
+                  <Th className="text-right">Paid out</Th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
@@ -330,7 +335,9 @@ export function ParticipantsPage() {
                     <Td className="font-mono text-xs">{p.referralCode}</Td>
                     <Td className="max-w-56">{p.referredBy ? <PersonLink person={p.referredBy} /> : <span className="text-slate-500">—</span>}</Td>
                     <Td className="text-right">{p.referralsMade}</Td>
-                    <Td className="text-right text-xs whitespace-nowrap">{formatEth(p.ethEarned)}</Td>
+                    <Td className="text-right text-xs whitespace-nowrap">{formatEth(p.earnedEth)}</Td>
+                    <Td className="text-right text-xs whitespace-nowrap">{formatEth(p.owedEth)}</Td>
+                    <Td className="text-right text-xs whitespace-nowrap">{formatEth(p.paidOutEth)}</Td>
                   </tr>
                 ))}
               </tbody>
@@ -340,6 +347,47 @@ export function ParticipantsPage() {
         </ListBody>
       </Card>
     </>
+  );
+}
+
+/** The payout wallet: shown to everyone, set or cleared by the owner. */
+function WalletCard({ participantId, walletAddress }: { participantId: string; walletAddress: string | null }) {
+  const { isOwner } = useMe();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const [draft, setDraft] = useState(walletAddress ?? "");
+  const save = trpc.participants.update.useMutation({
+    onSuccess: (r) => {
+      toast("success", r.walletAddress ? "Wallet saved" : "Wallet removed");
+      setDraft(r.walletAddress ?? "");
+      void utils.participants.invalidate();
+    },
+  });
+  const error = contractError(save.error);
+  return (
+    <Card title="Payout wallet" description="Payouts send this participant's payable rewards to this address.">
+      {isOwner ? (
+        <form
+          className="flex flex-wrap items-end gap-3"
+          aria-label="Payout wallet"
+          onSubmit={(e) => {
+            e.preventDefault();
+            save.mutate({ participantId, walletAddress: draft.trim() || null });
+          }}
+        >
+          <Field label="Wallet address" className="min-w-0 flex-1" error={error ? (fieldErrors(save.error).walletAddress ?? error.message) : undefined}>
+            {(f) => <Input {...f} name="walletAddress" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="0x…" maxLength={64} className="font-mono" />}
+          </Field>
+          <Button type="submit" variant="secondary" loading={save.isPending}>
+            {draft.trim() ? "Save wallet" : "Remove wallet"}
+          </Button>
+        </form>
+      ) : (
+        <p className="font-mono text-sm break-all text-slate-800" data-testid="wallet-address">
+          {walletAddress ?? "No wallet yet"}
+        </p>
+      )}
+    </Card>
   );
 }
 
@@ -376,12 +424,16 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
                   <PersonLink person={p.referredBy} />
                 </Detail>
                 <Detail label="Referrals made">{p.referralsMade}</Detail>
-                <Detail label="Earned">{formatEth(p.ethEarned)}</Detail>
+                <Detail label="Earned">{formatEth(p.earnedEth)}</Detail>
+                <Detail label="Owed">{formatEth(p.owedEth)}</Detail>
+                <Detail label="Paid out">{formatEth(p.paidOutEth)}</Detail>
+                {p.clawbackOwedEth !== "0" && <Detail label="Owes back">{formatEth(p.clawbackOwedEth)}</Detail>}
                 <Detail label="Environment">
                   <Badge>{p.environment}</Badge>
                 </Detail>
               </dl>
             </Card>
+            <WalletCard participantId={p.participantId} walletAddress={p.walletAddress} />
             <Card title="Referrals made" bodyClassName="p-5 pt-0">
               {p.referrals.length === 0 ? <p className="pt-5 text-sm text-slate-500">No referrals yet.</p> : <ReferralTable rows={p.referrals} showReferrer={false} />}
             </Card>

@@ -69,6 +69,15 @@ describe("payouts", () => {
 
     expect(await runPayouts(b)).toEqual([]);
     expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.02"));
+
+    // The participant's wallet and totals, in the list (searchable by wallet) and the detail.
+    const found = await b.owner.call("GET", `/business/participants?environment=TEST&search=${ref.wallet.slice(2, 12).toLowerCase()}`);
+    expect(found.status).toBe(200);
+    expect(found.body.data).toHaveLength(1);
+    const totals = { participantId: ref.participantId, walletAddress: ref.wallet, earnedEth: "0.02", owedEth: "0", paidOutEth: "0.02", clawbackOwedEth: "0", balanceEth: "0" };
+    expect(found.body.data[0]).toMatchObject(totals);
+    const one = await b.owner.call("GET", `/business/participants/${ref.participantId}`);
+    expect(one.body).toMatchObject({ ...totals, rewards: [{ status: "PAID" }, { status: "PAID" }] });
   });
 
   it("20 concurrent runs pay each participant once", async () => {

@@ -104,7 +104,7 @@ export type ReferralDetailOutput = z.infer<typeof referralDetailOutput>;
 
 export const listBusinessParticipantsInput = z.strictObject({
   environment: environment.default("LIVE"),
-  /** Email, name, referral code, handle or user id (case-insensitive, substring). */
+  /** Email, name, referral code, handle, user id or wallet address (case-insensitive, substring). */
   search: search.optional(),
   limit: listLimit,
   cursor: listCursor,
@@ -117,8 +117,18 @@ const businessParticipantOutput = participantRef.extend({
   referralsMade: z.number().int(),
   /** Who referred this participant, when someone did. */
   referredBy: participantRef.nullable(),
-  /** ETH paid to this participant (every kind). */
-  ethEarned: z.string(),
+  /** Payout wallet (checksummed), or null. */
+  walletAddress: z.string().nullable(),
+  /** Rewards granted to this participant (every kind), less reversed ones. */
+  earnedEth: z.string(),
+  /** Earned, not yet paid out (on hold, payable, in a payout being sent). */
+  owedEth: z.string(),
+  /** Reached the wallet (confirmed payouts). */
+  paidOutEth: z.string(),
+  /** Reversed after payout, not yet offset by a later payout. */
+  clawbackOwedEth: z.string(),
+  /** owedEth − clawbackOwedEth. */
+  balanceEth: z.string(),
   createdAt: z.string(),
 });
 export type BusinessParticipantOutput = z.infer<typeof businessParticipantOutput>;

@@ -85,9 +85,9 @@ describe("business participant list", () => {
     const list = await listBusinessParticipants(s.businessId, listBusinessParticipantsInput.parse({ environment: "TEST" }));
     expect(list.data).toHaveLength(3);
     const alice = list.data.find((p) => p.participantId === s.alice.id)!;
-    expect(alice).toMatchObject({ referralsMade: 2, referredBy: null, ethEarned: "0.000000000000001" });
+    expect(alice).toMatchObject({ referralsMade: 2, referredBy: null, earnedEth: "0.000000000000001", owedEth: "0.000000000000001", paidOutEth: "0", walletAddress: null });
     const bob = list.data.find((p) => p.participantId === s.bob.id)!;
-    expect(bob).toMatchObject({ referralsMade: 0, referredBy: { participantId: s.alice.id }, ethEarned: "0" });
+    expect(bob).toMatchObject({ referralsMade: 0, referredBy: { participantId: s.alice.id }, earnedEth: "0", owedEth: "0", paidOutEth: "0" });
     expect((await listBusinessParticipants(s.businessId, listBusinessParticipantsInput.parse({ environment: "TEST", search: "shop.example" }))).data.map((p) => p.participantId)).toEqual([s.alice.id]);
     expect((await listBusinessParticipants(s.businessId, listBusinessParticipantsInput.parse({ environment: "LIVE" }))).data).toHaveLength(2);
 

@@ -7,6 +7,7 @@ import type { Participant } from "../../db/generated";
 import { notFound } from "../../shared/errors";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { toBigInt, weiToEth } from "../../shared/money";
+import { participantTotals, type ParticipantTotals } from "../payouts/totals";
 import type {
   BusinessParticipantOutput,
   BusinessReferralOutput,
@@ -30,7 +31,7 @@ export const toParticipantRef = (p: Pick<Participant, "id" | "referralCode" | "h
 /** Case-insensitive substring match on everything a person may be searched by. */
 function participantMatches(term: string): Prisma.ParticipantWhereInput {
   const c = { contains: term, mode: "insensitive" as const };
-  return { OR: [{ email: c }, { name: c }, { referralCode: c }, { handle: c }, { externalId: c }] };
+  return { OR: [{ email: c }, { name: c }, { referralCode: c }, { handle: c }, { externalId: c }, { walletAddress: c }] };
 }
 
 const referralInclude = {
@@ -164,20 +165,17 @@ const participantInclude = {
 } satisfies Prisma.ParticipantInclude;
 type ParticipantRow = Prisma.ParticipantGetPayload<{ include: typeof participantInclude }>;
 
-async function earnedByParticipant(ids: string[]): Promise<Map<string, bigint>> {
-  if (!ids.length) return new Map();
-  const sums = await db.reward.groupBy({ by: ["participantId"], where: { participantId: { in: ids }, status: "PAID" }, _sum: { amountWei: true } });
-  return new Map(sums.map((s) => [s.participantId, toBigInt(s._sum.amountWei ?? 0)]));
-}
+const NO_TOTALS: ParticipantTotals = { walletAddress: null, earnedEth: "0", owedEth: "0", paidOutEth: "0", clawbackOwedEth: "0", balanceEth: "0" };
 
-function toBusinessParticipant(p: ParticipantRow, earned: Map<string, bigint>): BusinessParticipantOutput {
+function toBusinessParticipant(p: ParticipantRow, totals: Map<string, ParticipantTotals>): BusinessParticipantOutput {
   const by = p.referralsReceived[0]?.referrer;
   return {
     ...toParticipantRef(p),
     environment: p.environment,
     referralsMade: p._count.referralsMade,
     referredBy: by ? toParticipantRef(by) : null,
-    ethEarned: weiToEth(earned.get(p.id) ?? 0n),
+    ...(totals.get(p.id) ?? NO_TOTALS),
+    walletAddress: p.walletAddress,
     createdAt: p.createdAt.toISOString(),
   };
 }
@@ -189,22 +187,22 @@ export async function listBusinessParticipants(businessId: string, q: ListBusine
     include: participantInclude,
     ...pageArgs(q.limit, q.cursor),
   });
-  const earned = await earnedByParticipant(rows.slice(0, q.limit).map((p) => p.id));
-  return toPage(rows, q.limit, (p) => toBusinessParticipant(p, earned));
+  const totals = await participantTotals(businessId, rows.slice(0, q.limit).map((p) => p.id));
+  return toPage(rows, q.limit, (p) => toBusinessParticipant(p, totals));
 }
 
 /** One participant: who referred them, the referrals they made and the rewards they received (latest 100 each). */
 export async function getBusinessParticipant(businessId: string, participantId: string): Promise<ParticipantDetailOutput> {
   const p = await db.participant.findFirst({ where: { id: participantId, businessId }, include: participantInclude });
   if (!p) throw notFound("Participant");
-  const [referrals, rewards, earned] = await Promise.all([
+  const [referrals, rewards, totals] = await Promise.all([
     db.referral.findMany({ where: { businessId, referrerId: p.id }, include: referralInclude, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 100 }),
     db.reward.findMany({ where: { businessId, participantId: p.id }, include: rewardInclude, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 100 }),
-    earnedByParticipant([p.id]),
+    participantTotals(businessId, [p.id]),
   ]);
   const paid = await paidByReferral(referrals.map((r) => r.id));
   return {
-    ...toBusinessParticipant(p, earned),
+    ...toBusinessParticipant(p, totals),
     referrals: referrals.map((r) => toBusinessReferral(r, paid)),
     rewards: rewards.map(toRewardView),
   };
