@@ -67,4 +67,13 @@ test("get started: key, referral code, amounts, funded pool, qualifying event, p
   await expect(payout).toContainText("0x8ba1f109551bD432803012645Ac136ddd64DBA72");
   await expect(payout).toContainText(/0x[0-9a-f]{64}/);
   await expect(page.getByTestId("solvency")).toContainText("The deposit address holds exactly what is available plus what is owed.");
+  // The payouts' CSV, for the environment in view.
+  const href = await page.getByTestId("export-payouts").getAttribute("href");
+  expect(href).toContain("environment=TEST");
+  const csv = await page.request.get(href!);
+  expect(csv.status()).toBe(200);
+  const lines = (await csv.text()).trim().split("\r\n");
+  expect(lines).toHaveLength(2);
+  expect(lines[1]).toContain("CONFIRMED");
+  expect(lines[1]).toContain("0x8ba1f109551bD432803012645Ac136ddd64DBA72");
 });

@@ -9,6 +9,7 @@ import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { combinePages, useCursors } from "../paging";
 import { trpc } from "../trpc";
+import { ExportLink } from "./export-link";
 import { Badge, Button, Card, EmptyState, ListBody, LoadMore, Notice, Stat, Table, Td, Th } from "../ui";
 
 const STATUS_COLOR = { PENDING: "gray", SENT: "indigo", CONFIRMED: "green", FAILED: "red" } as const;
@@ -60,11 +61,14 @@ export function PayoutsCard() {
       title="Payouts"
       description="Payable rewards are sent on chain from your deposit address to each participant's wallet."
       actions={
-        isOwner ? (
-          <Button size="sm" loading={run.isPending} onClick={() => run.mutate({ environment: env })}>
-            {hasFailed ? "Run payouts (retries failed)" : "Run payouts"}
-          </Button>
-        ) : undefined
+        <div className="flex flex-wrap items-center gap-2">
+          <ExportLink kind="payouts" query={{ environment: env }} />
+          {isOwner && (
+            <Button size="sm" loading={run.isPending} onClick={() => run.mutate({ environment: env })}>
+              {hasFailed ? "Run payouts (retries failed)" : "Run payouts"}
+            </Button>
+          )}
+        </div>
       }
     >
       {runError && <Notice tone="danger">{runError.message}</Notice>}

@@ -1,10 +1,11 @@
-// GET /api/export/{referrals|rewards|events}?<the list's filters>: the dashboard's CSV downloads.
+// GET /api/export/{referrals|rewards|events|payouts}?<the list's filters>: the dashboard's CSV downloads.
 // Same caller checks as the business procedures (session cookie or bearer session, role
 // BUSINESS, membership), same filter schemas as the lists, scoped to the caller's business;
 // the body streams page by page, so a large range never sits in memory.
 import type { z } from "zod";
 import { listEventsInput } from "../domain/events/schemas";
-import { eventsCsv, referralsCsv, rewardsCsv } from "../domain/exports/csv";
+import { eventsCsv, payoutsCsv, referralsCsv, rewardsCsv } from "../domain/exports/csv";
+import { listPayoutsInput } from "../domain/payouts/schemas";
 import { listBusinessReferralsInput } from "../domain/referrals/browse-schemas";
 import { listRewardsInput } from "../domain/rewards/schemas";
 import { AppError, errorResponse } from "../shared/errors";
@@ -14,6 +15,7 @@ const KINDS = {
   referrals: { input: listBusinessReferralsInput.omit({ limit: true, cursor: true }), rows: referralsCsv },
   rewards: { input: listRewardsInput.omit({ limit: true, cursor: true }), rows: rewardsCsv },
   events: { input: listEventsInput.omit({ limit: true, cursor: true }), rows: eventsCsv },
+  payouts: { input: listPayoutsInput.omit({ limit: true, cursor: true }), rows: payoutsCsv },
 } as const;
 
 function stream(lines: AsyncGenerator<string>): ReadableStream<Uint8Array> {
@@ -46,7 +48,7 @@ function stream(lines: AsyncGenerator<string>): ReadableStream<Uint8Array> {
 
 export async function handleCsvExport(req: Request, kind: string): Promise<Response> {
   try {
-    if (!(kind in KINDS)) throw new AppError("NOT_FOUND", "Exports exist for referrals, rewards and events");
+    if (!(kind in KINDS)) throw new AppError("NOT_FOUND", "Exports exist for referrals, rewards, events and payouts");
     const { businessId } = await requireBusinessCaller(createContext(req).session);
     const spec = KINDS[kind as keyof typeof KINDS];
     const query = Object.fromEntries(new URL(req.url).searchParams);

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "../../db/client";
 import { listBusinessReferralsInput } from "../referrals/browse-schemas";
-import { csvCell, eventsCsv, referralsCsv, rewardsCsv } from "./csv";
+import { csvCell, eventsCsv, payoutsCsv, referralsCsv, rewardsCsv } from "./csv";
 
 const hex = () => randomBytes(5).toString("hex");
 const collect = async (g: AsyncGenerator<string>) => {
@@ -48,5 +48,28 @@ describe("csv exports", () => {
 
     expect(await collect(rewardsCsv(b.id, { environment: "TEST" }))).toHaveLength(1);
     expect(await collect(eventsCsv(b.id, { environment: "TEST" }))).toHaveLength(1);
+  });
+
+  it("exports the payouts of one business with their transaction, filtered by status", async () => {
+    const b = await db.business.create({ data: { name: "Payout Csv Co", ownerId: `o-${hex()}` } });
+    const other = await db.business.create({ data: { name: "Other", ownerId: `o-${hex()}` } });
+    const ann = await db.participant.create({ data: { businessId: b.id, environment: "TEST", referralCode: `A${hex()}`, email: "ann@example.com", name: "Ann" } });
+    const wallet = "0x8ba1f109551bD432803012645Ac136ddd64DBA72";
+    const tx = `0x${"ab".repeat(32)}`;
+    const base = { businessId: b.id, environment: "TEST" as const, participantId: ann.id, walletAddress: wallet, fromAddress: wallet };
+    await db.payout.create({ data: { ...base, amountWei: "20000000000000000", rewardsWei: "20000000000000000", gasWei: "21000000000000", status: "CONFIRMED", txHash: tx, rawTx: "0x02", nonce: 0, blockNumber: 7n, rewardIds: ["r1", "r2"], createdAt: new Date(Date.UTC(2025, 0, 2)) } });
+    await db.payout.create({ data: { ...base, amountWei: "10000000000000000", rewardsWei: "10000000000000000", status: "FAILED", error: "INSUFFICIENT_FUNDS: too little", createdAt: new Date(Date.UTC(2025, 0, 1)) } });
+    const o = await db.participant.create({ data: { businessId: other.id, environment: "TEST", referralCode: `O${hex()}` } });
+    await db.payout.create({ data: { businessId: other.id, environment: "TEST", participantId: o.id, walletAddress: wallet, fromAddress: wallet, amountWei: "1", rewardsWei: "1", status: "FAILED" } });
+
+    const all = await collect(payoutsCsv(b.id, { environment: "TEST" }));
+    expect(all).toHaveLength(3);
+    const head = all[0].split(",");
+    const row = Object.fromEntries(all[1].split(",").map((v, i) => [head[i], v]));
+    expect(row).toMatchObject({ status: "CONFIRMED", amountEth: "0.02", gasEth: "0.000021", walletAddress: wallet, recipientName: "Ann", recipientEmail: "ann@example.com", txHash: tx, nonce: "0", blockNumber: "7", rewardIds: "r1 r2" });
+    expect(all[2]).toContain("INSUFFICIENT_FUNDS: too little");
+    const failed = await collect(payoutsCsv(b.id, { environment: "TEST", status: "FAILED" }));
+    expect(failed).toHaveLength(2);
+    expect(await collect(payoutsCsv(b.id, { environment: "LIVE" }))).toHaveLength(1);
   });
 });

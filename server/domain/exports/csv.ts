@@ -1,4 +1,4 @@
-// CSV exports of referrals, rewards and events with the filters of their lists, produced page by
+// CSV exports of referrals, rewards, events and payouts with the filters of their lists, produced page by
 // page (500 rows per query) so that a large range streams in constant memory. Values that a
 // spreadsheet would run as a formula (=, +, -, @, tab, CR) are prefixed with a quote (OWASP CSV
 // injection); amounts are exact decimal ETH strings.
@@ -7,6 +7,7 @@ import { weiToEth } from "../../shared/money";
 import type { ListBusinessReferralsInput } from "../referrals/browse-schemas";
 import { referralWhere } from "../referrals/browse";
 import { rewardWhere, type RewardFilters } from "../rewards/service";
+import type { ListPayoutsInput } from "../payouts/schemas";
 
 const BATCH = 500;
 type Cell = string | number | boolean | null | undefined | Date;
@@ -74,5 +75,16 @@ export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGene
   for await (const e of pages((a) => db.trackedEvent.findMany({ ...a, where, include: { referral: { include: { referrer: true, referred: true } }, rewards: { where: { status: "PAID" }, select: { amountWei: true } } } }))) {
     const paid = e.rewards.reduce((s, w) => s + BigInt(w.amountWei.toFixed()), 0n);
     yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid)]);
+  }
+}
+
+export async function* payoutsCsv(businessId: string, q: Omit<ListPayoutsInput, "limit" | "cursor">): AsyncGenerator<string> {
+  yield csvLine(["payoutId", "environment", "status", "amountEth", "rewardsEth", "offsetEth", "gasEth", "walletAddress", "recipientName", "recipientEmail", "recipientUserId", "recipientCode", "fromAddress", "txHash", "nonce", "blockNumber", "error", "rewardIds", "createdAt", "sentAt", "confirmedAt", "failedAt"]);
+  const where: Prisma.PayoutWhereInput = { businessId, environment: q.environment, status: q.status, participantId: q.participantId };
+  for await (const p of pages((a) => db.payout.findMany({ ...a, where, include: { participant: true } }))) {
+    yield csvLine([
+      p.id, p.environment, p.status, weiToEth(p.amountWei), weiToEth(p.rewardsWei), weiToEth(p.offsetWei), p.gasWei === null ? null : weiToEth(p.gasWei), p.walletAddress, ...who(p.participant),
+      p.fromAddress, p.txHash, p.nonce, p.blockNumber === null ? null : p.blockNumber.toString(), p.error, p.rewardIds.join(" "), p.createdAt, p.sentAt, p.confirmedAt, p.failedAt,
+    ]);
   }
 }
