@@ -48,7 +48,7 @@ test("visitors without a session are sent to sign-in; sign-up validates and land
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
 
-test("owner creates, rotates and revokes API keys; origins are validated next to the field", async ({ page, request }) => {
+test("owner creates, rotates and revokes API keys; origins are validated next to the field; scopes narrow a key", async ({ page, request }) => {
   await signUpInBrowser(page, { email: uniqueEmail("keys"), businessName: "Key Shop" });
   await expect(page).toHaveURL(/\/dashboard\/get-started$/);
   await snap(page, "get-started", { mobile: true });
@@ -120,6 +120,22 @@ test("owner creates, rotates and revokes API keys; origins are validated next to
   // The revoked key is refused by the SDK routes.
   const refused = await sdk(request, rotated, "GET", "/sdk/referrals");
   expect(refused.status).toBe(401);
+
+  // A secret key narrowed to one scope: the list says so, and the API holds it to it.
+  await page.getByRole("button", { name: "Create key" }).first().click();
+  await form.getByLabel("Name (optional)").fill("Events only");
+  for (const scope of ["referrals:write", "referrals:read", "participants:write", "jobs:read", "rewards:write"]) {
+    await form.getByRole("checkbox", { name: new RegExp(`^${scope} `) }).uncheck();
+  }
+  await expect(form.getByRole("checkbox", { name: /^track / })).toBeChecked();
+  await form.getByRole("button", { name: "Create key" }).click();
+  const narrow = await readSecret(page);
+  await expect(page.getByTestId("api-key-row").filter({ hasText: "Events only" }).getByTestId("api-key-scopes")).toHaveText("track");
+  await expect(page.getByTestId("api-key-row").filter({ hasText: "Web shop" }).getByTestId("api-key-scopes")).toHaveText("All scopes");
+  const outside = await sdk(request, narrow, "GET", "/sdk/referrals");
+  expect(outside.status).toBe(403);
+  expect(outside.body.error.code).toBe("INSUFFICIENT_SCOPE");
+  expect((await sdk(request, narrow, "POST", "/track", { eventName: "signup", metadata: { referredUserEmail: uniqueEmail("scoped") } })).status).toBeLessThan(300);
 });
 
 test("a member invited by email signs up into the business and sees no owner actions", async ({ page }) => {

@@ -1,5 +1,5 @@
 "use client";
-// API keys: create (kind, environment, allowed origins), the secret shown once, rotate with a grace
+// API keys: create (kind, environment, allowed origins, scopes), the secret shown once, rotate with a grace
 // period, revoke with confirmation, and the referrals each key brought in.
 import { useState, type FormEvent } from "react";
 import type { Environment } from "@/server/shared/environment";
@@ -9,12 +9,23 @@ import { formatDateTime, timeAgo } from "../format";
 import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
-import { trpc, type RouterOutputs } from "../trpc";
+import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
 import { Badge, Button, Card, Dialog, EmptyState, Field, Input, ListBody, Notice, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
 import { KeyReferrals } from "./key-referrals";
 import { SecretReveal } from "./secret-reveal";
 
 type ApiKey = RouterOutputs["apiKeys"]["list"]["data"][number];
+type Scope = NonNullable<RouterInputs["apiKeys"]["create"]["scopes"]>[number];
+
+/** What each scope of a secret key allows, in the order the API lists them. */
+const SCOPES: Array<{ scope: Scope; label: string }> = [
+  { scope: "track", label: "Send events (POST /track, /track/batch)" },
+  { scope: "referrals:write", label: "Apply referral codes (POST /sdk/referrals/apply)" },
+  { scope: "referrals:read", label: "Read referrals (GET /sdk/referrals)" },
+  { scope: "participants:write", label: "Create participants (POST /sdk/participants)" },
+  { scope: "jobs:read", label: "Read job status (GET /sdk/jobs/:jobId)" },
+  { scope: "rewards:write", label: "Reverse rewards after refunds (POST /sdk/rewards/reverse)" },
+];
 
 const GRACE_OPTIONS = [
   { value: 0, label: "Immediately (old secret stops now)" },
@@ -31,6 +42,7 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (k: RouterOutputs["
   const [name, setName] = useState("");
   const [kind, setKind] = useState<"SECRET" | "PUBLISHABLE">("SECRET");
   const [origins, setOrigins] = useState("");
+  const [scopes, setScopes] = useState<Scope[]>(SCOPES.map((s) => s.scope));
   const create = trpc.apiKeys.create.useMutation({
     onSuccess: (k) => {
       void utils.apiKeys.list.invalidate();
@@ -50,9 +62,12 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (k: RouterOutputs["
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    create.mutate({ environment, kind, name: name.trim() || undefined, allowedOrigins: originLines.length ? originLines : undefined });
+    // Every scope is the default: send the list only when the owner narrowed it.
+    const narrowed = kind === "SECRET" && scopes.length < SCOPES.length;
+    create.mutate({ environment, kind, name: name.trim() || undefined, allowedOrigins: originLines.length ? originLines : undefined, scopes: narrowed ? scopes : undefined });
   }
-  const top = formError(create.error, ["environment", "kind", "name", "allowedOrigins"]);
+  const top = formError(create.error, ["environment", "kind", "name", "allowedOrigins", "scopes"]);
+  const scopeError = Object.entries(errs).find(([k]) => k === "scopes" || k.startsWith("scopes."))?.[1];
   return (
     <form onSubmit={submit} className="space-y-4" aria-label="Create API key">
       {top && <Notice tone="danger">{top}</Notice>}
@@ -92,6 +107,35 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (k: RouterOutputs["
       >
         {(p) => <Textarea {...p} name="allowedOrigins" value={origins} onChange={(e) => setOrigins(e.target.value)} rows={3} placeholder="https://shop.example.com" />}
       </Field>
+      {kind === "SECRET" && (
+        <fieldset className="space-y-2" aria-describedby={scopeError ? "scopes-error" : undefined}>
+          <legend className="text-sm font-medium text-slate-800">Scopes</legend>
+          <p className="text-xs text-slate-500">What this key may call. A call outside them answers 403 INSUFFICIENT_SCOPE.</p>
+          <div className="grid gap-1.5 sm:grid-cols-2">
+            {SCOPES.map(({ scope, label }) => (
+              <label key={scope} className="flex items-start gap-2 text-sm text-slate-800">
+                <input
+                  type="checkbox"
+                  name="scopes"
+                  value={scope}
+                  checked={scopes.includes(scope)}
+                  onChange={(e) => setScopes((cur) => (e.target.checked ? SCOPES.map((s) => s.scope).filter((x) => x === scope || cur.includes(x)) : cur.filter((x) => x !== scope)))}
+                  className="mt-0.5 h-4 w-4 rounded border-slate-300 text-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-600"
+                />
+                <span>
+                  <span className="font-mono text-xs">{scope}</span> <span className="text-slate-600">{label}</span>
+                </span>
+              </label>
+            ))}
+          </div>
+          {scopes.length === 0 && <p className="text-xs text-amber-700">Choose at least one scope.</p>}
+          {scopeError && (
+            <p id="scopes-error" role="alert" className="text-xs font-medium text-rose-600">
+              {scopeError}
+            </p>
+          )}
+        </fieldset>
+      )}
       {kind === "SECRET" && environment === "LIVE" && originLines.length === 0 && (
         <Notice tone="warning">A LIVE key without allowed origins must never ship in a browser bundle: keep it on your server.</Notice>
       )}
@@ -99,7 +143,7 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (k: RouterOutputs["
         <Button variant="ghost" onClick={onCancel}>
           Cancel
         </Button>
-        <Button type="submit" loading={create.isPending}>
+        <Button type="submit" loading={create.isPending} disabled={kind === "SECRET" && scopes.length === 0}>
           Create key
         </Button>
       </div>
@@ -292,6 +336,11 @@ export function ApiKeysPage() {
                       <span data-testid="api-key-kind" title={k.kind === "SECRET" ? `Scopes: ${k.scopes.join(", ")}` : "Browser key: track and apply referrals only"}>
                         <Badge>{k.kind === "PUBLISHABLE" ? "Publishable" : "Secret"}</Badge>
                       </span>
+                      {k.kind === "SECRET" && (
+                        <span className="mt-1 block text-xs text-slate-500" data-testid="api-key-scopes">
+                          {k.scopes.length >= SCOPES.length ? "All scopes" : k.scopes.join(", ")}
+                        </span>
+                      )}
                     </Td>
                     <Td>
                       <Badge>{k.status}</Badge>
