@@ -48,9 +48,15 @@ async function wrapPglite(pg: PGlite): Promise<Opened> {
 const UTC_SESSION = "-c TimeZone=UTC";
 
 // No request waits forever on a dead server or a half-open socket (a crashed or restarting
-// PostgreSQL): connecting gives up after 5 s, a query without any answer after 20 s, and TCP
-// keep-alive notices vanished peers. Those failures are answered 503 + Retry-After.
-const CONNECTION_BOUNDS = { connectionTimeoutMillis: 5_000, query_timeout: 20_000, keepAlive: true };
+// PostgreSQL): opening a connection gives up after 5 s, a query without any answer after 20 s,
+// and TCP keep-alive notices vanished peers. Those failures are answered 503 + Retry-After.
+// Waiting for a free pooled connection is another matter: under a burst every connection is busy
+// in a transaction and the others queue, for as long as Prisma's maxWait (15 s, below). pg-pool
+// has one setting for both waits, so the pool's is the queue's bound and each connection gets
+// its own 5 s bound (CONNECT_TIMEOUT_MS) from the client class.
+const CONNECT_TIMEOUT_MS = 5_000;
+const QUEUE_WAIT_MS = 15_000;
+const CONNECTION_BOUNDS = { connectionTimeoutMillis: QUEUE_WAIT_MS, query_timeout: 20_000, keepAlive: true };
 
 const END_HOOK = Symbol("rts.endHook");
 type HookedClient = PoolClient & { [END_HOOK]?: () => void };
@@ -98,7 +104,12 @@ async function openPostgres(url: string): Promise<Opened> {
     exec: async (sql) => void (await pool.query(sql)),
   };
   const max = Number(process.env.DATABASE_POOL_SIZE ?? 10);
-  const appPool = new pg.default.Pool({ connectionString: url, max, options: UTC_SESSION, ...CONNECTION_BOUNDS });
+  class BoundedClient extends pg.default.Client {
+    constructor(config?: ConstructorParameters<typeof pg.default.Client>[0]) {
+      super({ ...(typeof config === "string" ? { connectionString: config } : config), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    }
+  }
+  const appPool = new pg.default.Pool({ connectionString: url, max, options: UTC_SESSION, ...CONNECTION_BOUNDS, Client: BoundedClient });
   freeClientsThatDie(appPool);
   return { runner, adapter: new PrismaPg(appPool, { disposeExternalPool: true }), close: () => pool.end() };
 }
@@ -115,7 +126,7 @@ function create(given?: PGlite): DbState {
     if (kind === "postgres") await opened.close();
     // Under bursts, transactions queue for a pooled connection (PostgreSQL) or for PGlite's single
     // one; Prisma's 2 s default maxWait would turn that queueing into 500s.
-    resolveClient(new PrismaClient({ adapter: opened.adapter as never, transactionOptions: { maxWait: 15_000, timeout: 30_000 } }));
+    resolveClient(new PrismaClient({ adapter: opened.adapter as never, transactionOptions: { maxWait: QUEUE_WAIT_MS, timeout: 30_000 } }));
   })();
   // A proxy lets callers use `db` synchronously; every model call awaits readiness first.
   const client = lazyClient(clientPromise);
