@@ -34,6 +34,22 @@ export const upsertParticipantInput = z
   .refine((v) => v.userId !== undefined || v.email !== undefined, { message: "Provide userId or email", path: ["userId"] });
 export type UpsertParticipantInput = z.infer<typeof upsertParticipantInput>;
 
+/** A participant's payout wallet and totals (payouts/totals.ts computes them). */
+export const participantPayoutTotals = z.object({
+  /** Payout wallet (checksummed), or null. */
+  walletAddress: z.string().nullable(),
+  /** Rewards granted (every kind), less reversed ones. */
+  earnedEth: z.string(),
+  /** Earned, not yet paid out (on hold, payable, in a payout being sent). */
+  owedEth: z.string(),
+  /** Reached the wallet (confirmed payouts). */
+  paidOutEth: z.string(),
+  /** Reversed after payout, not yet offset by a later payout. */
+  clawbackOwedEth: z.string(),
+  /** owedEth − clawbackOwedEth. */
+  balanceEth: z.string(),
+});
+
 export const participantOutput = z.object({
   participantId: z.string(),
   referralCode: z.string(),

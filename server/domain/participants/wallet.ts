@@ -4,7 +4,7 @@ import { z } from "zod";
 import { db } from "../../db/client";
 import { notFound } from "../../shared/errors";
 import { participantTotals } from "../payouts/totals";
-import { walletAddress } from "./schemas";
+import { participantPayoutTotals, walletAddress } from "./schemas";
 
 export const updateParticipantInput = z.strictObject({
   participantId: z.string().min(1).max(64),
@@ -21,12 +21,7 @@ export const participantWithTotalsOutput = z.object({
   name: z.string().nullable(),
   handle: z.string().nullable(),
   referralCode: z.string(),
-  walletAddress: z.string().nullable(),
-  earnedEth: z.string(),
-  owedEth: z.string(),
-  paidOutEth: z.string(),
-  clawbackOwedEth: z.string(),
-  balanceEth: z.string(),
+  ...participantPayoutTotals.shape,
   createdAt: z.string(),
 });
 export type ParticipantWithTotals = z.infer<typeof participantWithTotalsOutput>;

@@ -5,26 +5,17 @@
 //   onChainBalance = available (ledger sum) + owed
 // because rewards debit the pool when earned, payouts send what was earned (less clawback
 // offsets, which the ledger gets back as REVERSAL credits), and gas is debited as GAS.
+import type { z } from "zod";
 import { db } from "../../db/client";
+import type { participantPayoutTotals } from "../participants/schemas";
 import { onChain, publicClientFor, chainTarget } from "../../chain/clients";
 import { depositAddressFor } from "../../chain/deposit-address";
 import type { Environment } from "../../shared/environment";
 import { toBigInt, weiToEth } from "../../shared/money";
 import { getBalanceWei } from "../ledger/service";
 
-export interface ParticipantTotals {
-  walletAddress: string | null;
-  /** Rewards granted (PAID), less reversed ones. */
-  earnedEth: string;
-  /** Earned and not yet paid out: on hold, payable or in a payout being sent. */
-  owedEth: string;
-  /** ETH that reached the wallet (confirmed payouts). */
-  paidOutEth: string;
-  /** Reversed rewards that had been paid out, not yet offset by a later payout. */
-  clawbackOwedEth: string;
-  /** owedEth − clawbackOwedEth: negative when the participant owes back more than is owed to them. */
-  balanceEth: string;
-}
+/** Wallet and totals of one participant (the fields are described on participantPayoutTotals). */
+export type ParticipantTotals = z.infer<typeof participantPayoutTotals>;
 
 /**
  * Totals of some participants of one business (ids of other businesses are ignored), keyed by

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../api-keys/schemas";
 import { isoInstant } from "../events/schemas";
-import { participantRef, type ParticipantRef } from "../participants/schemas";
+import { participantPayoutTotals, participantRef, type ParticipantRef } from "../participants/schemas";
 import { rewardKind, rewardStatus } from "../rewards/schemas";
 
 const referralStatus = z.enum(["PENDING", "QUALIFIED", "REWARDED", "FLAGGED", "REJECTED"]);
@@ -111,24 +111,12 @@ export const listBusinessParticipantsInput = z.strictObject({
 });
 export type ListBusinessParticipantsInput = z.infer<typeof listBusinessParticipantsInput>;
 
-const businessParticipantOutput = participantRef.extend({
+const businessParticipantOutput = participantRef.extend(participantPayoutTotals.shape).extend({
   environment,
   /** Referrals this participant made (every status). */
   referralsMade: z.number().int(),
   /** Who referred this participant, when someone did. */
   referredBy: participantRef.nullable(),
-  /** Payout wallet (checksummed), or null. */
-  walletAddress: z.string().nullable(),
-  /** Rewards granted to this participant (every kind), less reversed ones. */
-  earnedEth: z.string(),
-  /** Earned, not yet paid out (on hold, payable, in a payout being sent). */
-  owedEth: z.string(),
-  /** Reached the wallet (confirmed payouts). */
-  paidOutEth: z.string(),
-  /** Reversed after payout, not yet offset by a later payout. */
-  clawbackOwedEth: z.string(),
-  /** owedEth − clawbackOwedEth. */
-  balanceEth: z.string(),
   createdAt: z.string(),
 });
 export type BusinessParticipantOutput = z.infer<typeof businessParticipantOutput>;
