@@ -3,34 +3,10 @@
 // 20 concurrent duplicates of one idempotency key leave one event and one job in the database.
 import { inject } from "vitest";
 import { afterAll, describe, expect, it } from "vitest";
-import pg from "pg";
-import { startApp, tempPgliteDir, type RunningApp } from "../support/app";
-import { createPostgresDatabase, testDbKind } from "../support/database";
+import { startApp, type RunningApp } from "../support/app";
+import { ownDatabase, withDatabase } from "../support/database";
 import { createKey, request, signUp, uniqueEmail } from "../support/http";
 import { makeParticipant, waitForJob } from "./sdk-helpers";
-
-type Sql = (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
-
-/** Direct SQL on the app's database while the app is down (PGlite allows one process at a time). */
-async function withDatabase<T>(dbEnv: Record<string, string>, fn: (sql: Sql) => Promise<T>): Promise<T> {
-  if (dbEnv.DATABASE_URL) {
-    const client = new pg.Client({ connectionString: dbEnv.DATABASE_URL });
-    client.on("error", () => {}); // the database is dropped (FORCE) at the end of the file
-    await client.connect();
-    try {
-      return await fn(async (t, p) => (await client.query(t, p)).rows);
-    } finally {
-      await client.end();
-    }
-  }
-  const { PGlite } = await import("@electric-sql/pglite");
-  const db = await PGlite.create(dbEnv.PGLITE_DIR);
-  try {
-    return await fn(async (t, p) => (await db.query<Record<string, unknown>>(t, p)).rows);
-  } finally {
-    await db.close();
-  }
-}
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -38,12 +14,9 @@ afterAll(async () => {
 });
 
 async function freshDatabase(): Promise<Record<string, string>> {
-  if (testDbKind() === "postgres") {
-    const created = await createPostgresDatabase();
-    cleanups.push(created.drop);
-    return { DATABASE_URL: created.url };
-  }
-  return { PGLITE_DIR: tempPgliteDir() };
+  const own = await ownDatabase();
+  cleanups.push(own.drop);
+  return own.env;
 }
 
 describe("durable jobs across a crash", () => {

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChildProcess } from "node:child_process";
 import { createPublicClient, http, parseEther, type Address } from "viem";
-import { freePort, startApp, tempPgliteDir, type RunningApp } from "../support/app";
-import { createPostgresDatabase, testDbKind } from "../support/database";
+import { freePort, startApp, type RunningApp } from "../support/app";
+import { ownDatabase } from "../support/database";
 import { startLocalChain } from "../../scripts/local-chain.mjs";
 import type * as PayoutService from "../../server/domain/payouts/service";
 import { balanceOf, earn, figures, fund, payoutBusiness, referrerWithWallet, runPayouts, type ChainApp } from "./payouts-helpers";
@@ -56,13 +56,9 @@ beforeAll(async () => {
   rpc = `http://127.0.0.1:${port}`;
   chain = await startLocalChain({ port, reuse: false, log: "ignore" });
   cleanups.push(async () => void chain?.kill("SIGTERM"));
-  if (testDbKind() === "postgres") {
-    const created = await createPostgresDatabase();
-    cleanups.push(created.drop);
-    dbEnv = { DATABASE_URL: created.url };
-  } else {
-    dbEnv = { PGLITE_DIR: tempPgliteDir() };
-  }
+  const own = await ownDatabase();
+  cleanups.push(own.drop);
+  dbEnv = own.env;
 });
 
 async function prepared(rewardEth: string) {

@@ -2,10 +2,9 @@
 // while no runner delivers (EMBEDDED_RUNNER=0) stays in the outbox through a SIGKILL; after the
 // restart it reaches the receiver exactly once, signed (standardwebhooks verifies it).
 import { afterAll, describe, expect, it } from "vitest";
-import pg from "pg";
 import { Webhook } from "standardwebhooks";
-import { startApp, tempPgliteDir, type RunningApp } from "../support/app";
-import { createPostgresDatabase, testDbKind } from "../support/database";
+import { startApp, type RunningApp } from "../support/app";
+import { ownDatabase, withDatabase } from "../support/database";
 import { startReceiver } from "../support/webhook-receiver";
 import { participant, rewardsBusiness, trackReferral } from "./rewards-helpers";
 
@@ -14,37 +13,16 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => {});
 });
 
-/** The outbox as the database holds it while the app is down (PGlite allows one process at a time). */
-async function outbox(dbEnv: Record<string, string>) {
-  const text = `SELECT (SELECT count(*) FROM "WebhookMessage")::int AS messages,
-      (SELECT count(*) FROM "Job" WHERE type = 'WEBHOOK_DELIVER' AND status = 'QUEUED')::int AS queued`;
-  if (dbEnv.DATABASE_URL) {
-    const c = new pg.Client({ connectionString: dbEnv.DATABASE_URL });
-    c.on("error", () => {});
-    await c.connect();
-    try {
-      return (await c.query(text)).rows[0] as { messages: number; queued: number };
-    } finally {
-      await c.end();
-    }
-  }
-  const { PGlite } = await import("@electric-sql/pglite");
-  const db = await PGlite.create(dbEnv.PGLITE_DIR);
-  try {
-    return (await db.query<{ messages: number; queued: number }>(text)).rows[0];
-  } finally {
-    await db.close();
-  }
-}
+/** The outbox as the database holds it while the app is down. */
+const outbox = (dbEnv: Record<string, string>) =>
+  withDatabase(dbEnv, async (sql) => (await sql(`SELECT (SELECT count(*) FROM "WebhookMessage")::int AS messages,
+      (SELECT count(*) FROM "Job" WHERE type = 'WEBHOOK_DELIVER' AND status = 'QUEUED')::int AS queued`))[0]);
 
 describe("webhook outbox across a crash", () => {
   it("an event committed before a SIGKILL is delivered once after the restart", async () => {
-    let dbEnv: Record<string, string> = { PGLITE_DIR: tempPgliteDir() };
-    if (testDbKind() === "postgres") {
-      const created = await createPostgresDatabase();
-      cleanups.push(created.drop);
-      dbEnv = { DATABASE_URL: created.url };
-    }
+    const own = await ownDatabase();
+    cleanups.push(own.drop);
+    const dbEnv = own.env;
     const rx = await startReceiver();
     cleanups.push(() => rx.close());
 

@@ -1,12 +1,10 @@
 // Starts the real production build (`next start`) on its own port and database: for HTTP tests
 // and for the benchmarks (bench/app.ts).
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
 import net from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createPostgresDatabase, testDbKind } from "./database";
+import { createPostgresDatabase, tempPgliteDir, testDbKind } from "./database";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -33,9 +31,6 @@ export interface RunningApp {
   kill(): Promise<void>;
   logs(): string;
 }
-
-/** A fresh PGlite directory, for apps that must not share the suite's database. */
-export const tempPgliteDir = () => mkdtempSync(path.join(os.tmpdir(), "rts-pglite-"));
 
 /**
  * Starts `next start` and waits until /api/health answers. Its database: the one extraEnv names

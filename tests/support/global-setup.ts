@@ -1,7 +1,7 @@
 // Once per vitest run: pick the database, start the production build, share its URL.
 import type { TestProject } from "vitest/node";
-import { freePort, startApp, tempPgliteDir, type RunningApp } from "./app";
-import { createPostgresDatabase, testDbKind } from "./database";
+import { freePort, startApp, type RunningApp } from "./app";
+import { createPostgresDatabase, tempPgliteDir, testDbKind } from "./database";
 import { ensureBuild, ensurePrismaClient } from "../../scripts/ensure.mjs";
 import { startLocalChain } from "../../scripts/local-chain.mjs";
 
