@@ -1,4 +1,5 @@
-// The part of autocannon's API that bench/run.ts uses (the package ships no types).
+// The part of autocannon's API that bench/run.ts and bench/session-reads.ts use (the package
+// ships no types).
 declare module "autocannon" {
   interface Options {
     url: string;
@@ -7,6 +8,21 @@ declare module "autocannon" {
     duration?: number;
     headers?: Record<string, string>;
     body?: string;
+    /** Requests per second over all connections (autocannon corrects latencies for coordinated omission). */
+    overallRate?: number;
+    requests?: RequestSpec[];
+  }
+  interface RawRequest {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }
+  /** Per-connection state shared by setupRequest and onResponse. */
+  type Context = Record<string, unknown>;
+  interface RequestSpec extends RawRequest {
+    setupRequest?: (req: RawRequest, context: Context) => RawRequest;
+    onResponse?: (status: number, body: string, context: Context) => void;
   }
   interface Histogram {
     average: number;
