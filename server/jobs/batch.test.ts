@@ -5,6 +5,7 @@
 // referral statuses, job statuses and errors, pool balance). Also: a job whose lease was taken
 // over is left to its new holder (exactly once across workers), and a failing job rolls back alone.
 import { randomUUID } from "node:crypto";
+import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { db } from "../db/client";
 import { creditLedger, getBalanceWei, getLedgerSumWei } from "../domain/ledger/service";
@@ -12,9 +13,10 @@ import { upsertParticipant } from "../domain/participants/service";
 import type { Scope } from "../domain/participants/schemas";
 import { ethToWei, weiToDb } from "../shared/money";
 import { newId } from "../shared/ids";
+import { fastPathStats } from "../domain/tracking/event-batch";
 import { claimJob, executeClaimedJobs, executeEventBatch, runJob } from "./execute";
 
-type Step = { eventName: string; referrer?: string | null; email?: string | number; userId?: string };
+type Step = { eventName: string; referrer?: string | null; email?: string | number; userId?: string; untrusted?: boolean; name?: string };
 
 async function setupBusiness(config: Record<string, unknown>, settings: Record<string, unknown>, fundEth: string): Promise<Scope> {
   const b = await db.business.create({ data: { name: "Batch Co", ownerId: `owner-${randomUUID()}` } });
@@ -33,8 +35,9 @@ async function queueSteps(scope: Scope, steps: Step[], codes: Record<string, str
     const metadata: Record<string, string | number> = {};
     if (s.email !== undefined) metadata.referredUserEmail = s.email;
     if (s.userId) metadata.referredUserId = s.userId;
+    if (s.name) metadata.referredUserName = s.name;
     const referrer = s.referrer ? (codes[s.referrer] ?? s.referrer) : null;
-    const e = await db.trackedEvent.create({ data: { id: newId(), businessId: scope.businessId, environment: "TEST", eventName: s.eventName, referrer, metadata, createdAt: at } });
+    const e = await db.trackedEvent.create({ data: { id: newId(), businessId: scope.businessId, environment: "TEST", eventName: s.eventName, referrer, metadata, createdAt: at, untrusted: s.untrusted === true } });
     const j = await db.job.create({
       data: { id: newId(), businessId: scope.businessId, environment: "TEST", type: "EVENT_PROCESS", payload: { eventId: e.id }, maxAttempts: 3, runAt: at, createdAt: at },
     });
@@ -60,7 +63,21 @@ async function snapshot(scope: Scope, jobIds: string[]) {
       rewards: rewards.map((r) => ({ kind: r.kind, to: who.get(r.participantId), requested: r.requestedWei.toFixed(), amount: r.amountWei.toFixed(), status: r.status, reason: r.reason })),
     });
   }
-  return { events: out, balance: await getBalanceWei(db, scope.businessId, "TEST"), ledgerSum: await getLedgerSumWei(db, scope.businessId, "TEST") };
+  // Alerts and the webhook outbox, in the order they were written, ids left out.
+  const alerts = (await db.alert.findMany({ where: { businessId: scope.businessId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] })).map((a) => ({ kind: a.kind, message: a.message }));
+  const webhooks = (await db.webhookMessage.findMany({ where: { businessId: scope.businessId }, orderBy: { id: "asc" } })).map((m) => {
+    const d = (JSON.parse(m.body) as { data: Record<string, unknown> }).data;
+    return { type: m.eventType, status: d.status, reason: d.reason, kind: d.kind, amountEth: d.amountEth, requestedEth: d.requestedEth, balanceEth: d.balanceEth, to: who.get(String(d.participantId)) };
+  });
+  const pool = await db.pool.findFirst({ where: { businessId: scope.businessId, environment: "TEST" } });
+  return {
+    events: out,
+    alerts,
+    webhooks,
+    belowThreshold: pool?.belowThreshold ?? false,
+    balance: await getBalanceWei(db, scope.businessId, "TEST"),
+    ledgerSum: await getLedgerSumWei(db, scope.businessId, "TEST"),
+  };
 }
 
 const eth = (v: string) => weiToDb(ethToWei(v));
@@ -103,7 +120,7 @@ const STEPS: Step[] = [
 async function referrers(scope: Scope) {
   const codes: Record<string, string> = {};
   for (const [name, email] of [["R1", "r1@example.com"], ["R2", "r2@example.com"], ["R3", "r3@example.com"]]) {
-    codes[name] = (await upsertParticipant(scope, { userId: name, email })).referralCode;
+    codes[name] = (await upsertParticipant(scope, { userId: name, email, handle: name === "R1" ? "star" : undefined })).referralCode;
   }
   return codes;
 }
@@ -141,6 +158,90 @@ describe("batched execution", () => {
       expect(a.events[9].job).toMatchObject({ status: "QUEUED", error: "INTERNAL" }); // retried later, alone
     }, 120_000);
   }
+
+  it("has the outcomes of one-by-one execution in random scenarios (rules, caps, pool, tiers, holds, mixed event shapes)", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const before = { ...fastPathStats };
+    const config = fc.record({
+      rewardStrategy: fc.constantFrom("FIXED", "TIERED"),
+      referralRewardWei: fc.constantFrom(eth("0.01"), eth("0.006"), "0"),
+      bonusWei: fc.constantFrom(eth("0.004"), "0"),
+      qualifyingEvents: fc.constantFrom([], ["purchase"]),
+      maxEthPerDayPerUserWei: fc.constantFrom(null, eth("0.025")),
+      maxReferralEthPerEventWei: fc.constantFrom(null, eth("0.008")),
+      maxBonusEthPerEventWei: fc.constantFrom(null, eth("0.003")),
+      lowPoolAlertWei: fc.constantFrom("0", eth("0.03")),
+      autoRefillEnabled: fc.boolean(),
+      autoRefillAmountWei: fc.constant(eth("0.1")),
+      reversalEvents: fc.constantFrom([], ["refund"]),
+    });
+    const settings = fc.record({
+      blockSelfReferral: fc.boolean(),
+      oneReferralPerReferredUser: fc.boolean(),
+      maxReferralsPerReferrerPerDay: fc.constantFrom(null, 2, 4),
+      blockedEmailDomains: fc.constantFrom([], ["blocked.test"]),
+      blockDisposableEmails: fc.boolean(),
+      holdForReview: fc.boolean().map((b) => b && Math.random() < 0.4),
+      attributionWindowDays: fc.constantFrom(null, 30),
+    });
+    // Mostly the set-based shape (a known referrer, a new referred user), with every other shape mixed in.
+    const who = fc.oneof(
+      { weight: 24, arbitrary: fc.record({ email: fc.constant("new") }) },
+      { weight: 6, arbitrary: fc.record({ userId: fc.constant("new") }) },
+      { weight: 3, arbitrary: fc.constantFrom({ email: "again" }, { email: "r1@example.com" }, { email: "R2@EXAMPLE.COM" }, { userId: "R3" }, { email: "x@blocked.test" }, { email: "y@mailinator.com" }, { email: 7 }) },
+    );
+    const step = fc.record({
+      eventName: fc.oneof({ weight: 12, arbitrary: fc.constant("purchase") }, { weight: 3, arbitrary: fc.constant("signup") }, { weight: 1, arbitrary: fc.constant("refund") }),
+      referrer: fc.oneof({ weight: 30, arbitrary: fc.constantFrom("R1", "R2", "R3", " star ") }, { weight: 1, arbitrary: fc.constantFrom(null, "NOSUCH99") }),
+      who,
+      untrusted: fc.boolean().map((b) => b && Math.random() < 0.15),
+      named: fc.boolean(),
+    });
+    let fresh = 0;
+    await fc.assert(
+      fc.asyncProperty(config, settings, fc.constantFrom("0", "0.03", "0.1", "1"), fc.array(step, { minLength: 4, maxLength: 40 }), async (cfg, st, fund, raw) => {
+        const seen: string[] = [];
+        const steps: Step[] = raw.map((r) => {
+          const w = r.who as { email?: string | number; userId?: string };
+          const out: Step = { eventName: r.eventName, referrer: r.referrer, untrusted: r.untrusted };
+          if (w.email === "new" || w.userId === "new") {
+            const id = `u${++fresh}`;
+            seen.push(`${id}@example.com`);
+            if (w.email) out.email = `${id}@example.com`;
+            else out.userId = id;
+          } else if (w.email === "again") out.email = seen[seen.length - 1] ?? "first@example.com";
+          else Object.assign(out, w);
+          if (r.named) out.name = "Ann";
+          return out;
+        });
+        const single = await setupBusiness(cfg, st, fund);
+        const batched = await setupBusiness(cfg, st, fund);
+        for (const sc of [single, batched]) {
+          await db.webhookEndpoint.create({ data: { businessId: sc.businessId, environment: "TEST", url: "https://hooks.example.com/x", secretCiphertext: "x", secretPrefix: "whsec_x" } });
+          await db.tier.createMany({
+            data: [
+              { businessId: sc.businessId, name: "Silver", minReferrals: 2, referralRewardWei: eth("0.02"), bonusWei: eth("0.001") },
+              { businessId: sc.businessId, name: "Gold", minReferrals: 4, referralRewardWei: eth("0.03"), bonusWei: "0" },
+            ],
+          });
+        }
+        const singleJobs = await queueSteps(single, steps, await referrers(single));
+        const batchJobs = await queueSteps(batched, steps, await referrers(batched));
+        for (const id of singleJobs) await runJob(id);
+        const claimed = [];
+        for (const id of batchJobs) claimed.push((await claimJob(id))!);
+        await executeEventBatch(claimed);
+        const a = await snapshot(single, singleJobs);
+        const b = await snapshot(batched, batchJobs);
+        expect(b).toEqual(a);
+        expect(b.balance).toBe(b.ledgerSum);
+      }),
+      { numRuns: Number(process.env.BATCH_EQUIVALENCE_RUNS ?? 8) },
+    );
+    // The set-based path did the bulk of the work, and the one-by-one path took the other shapes.
+    expect(fastPathStats.fast - before.fast).toBeGreaterThan(fastPathStats.slow - before.slow);
+    expect(fastPathStats.slow - before.slow).toBeGreaterThan(0);
+  }, 240_000);
 
   it("a job whose lease another worker took over is left to it; each job's effects commit once", async () => {
     const scope = await setupBusiness({ referralRewardWei: eth("0.01") }, {}, "1");

@@ -10,6 +10,7 @@ import type { Job, Prisma } from "../db/generated";
 import { AppError, toAppError } from "../shared/errors";
 import { env } from "../shared/env";
 import { lockPool } from "../domain/ledger/service";
+import { processEventRun, type BatchItem } from "../domain/tracking/event-batch";
 import { handlers } from "./handlers";
 
 export type RunOutcome =
@@ -40,7 +41,7 @@ const isPermanent = (e: AppError) => e.status >= 400 && e.status < 500 && e.code
  */
 export async function claimDueJobs(limit: number): Promise<Job[]> {
   const token = randomUUID();
-  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+  const rows = await db.$queryRawUnsafe<Job[]>(
     `WITH queued AS (
         SELECT id FROM "Job" WHERE status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC')
          ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED),
@@ -50,13 +51,12 @@ export async function claimDueJobs(limit: number): Promise<Job[]> {
      UPDATE "Job" SET status = 'RUNNING', attempts = attempts + 1, "lockedUntil" = (now() AT TIME ZONE 'UTC') + ($1::int * interval '1 millisecond'),
         "lockedBy" = $2 || ':' || id, "startedAt" = COALESCE("startedAt", (now() AT TIME ZONE 'UTC')), "updatedAt" = (now() AT TIME ZONE 'UTC')
       WHERE id IN (SELECT id FROM queued UNION ALL SELECT id FROM expired)
-      RETURNING id`,
+      RETURNING *`,
     env.jobLeaseMs,
     token,
     limit,
   );
-  if (rows.length === 0) return [];
-  return db.job.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { runAt: "asc" } });
+  return rows.sort((a, b) => a.runAt.getTime() - b.runAt.getTime());
 }
 
 /**
@@ -152,6 +152,12 @@ export async function runJob(jobId: string): Promise<RunOutcome> {
 
 // ───────────── Batched execution ─────────────
 
+const eventItemOf = (job: Job): BatchItem => {
+  const id = (job.payload as { eventId?: unknown } | null)?.eventId;
+  // A payload without an event id matches no event: the one-by-one handler then answers its error.
+  return { key: job.id, eventId: typeof id === "string" ? id : "", apiKeyId: job.apiKeyId };
+};
+
 const arrival = (a: Job, b: Job) => a.runAt.getTime() - b.runAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
@@ -193,9 +199,11 @@ export async function executeClaimedJobs(jobs: Job[], parallel = 4): Promise<Map
 
 /**
  * EVENT_PROCESS jobs of one business+environment in one transaction, with the same outcomes as
- * one by one: the same handler runs for each job, in arrival order (runAt, createdAt), each in
- * its own savepoint, so a job that fails rolls back alone and is then retried or failed exactly
- * as it would be alone. The pool row is locked first, once: batches (and single jobs paying
+ * one by one, in arrival order (runAt, createdAt). Runs of events of the common shape (a known
+ * referrer, a new referred user) are decided together and written set-based, a few statements
+ * per run (domain/tracking/event-batch.ts); an event of any other shape runs through the
+ * one-by-one handler in its own savepoint, so a job that fails rolls back alone and is then
+ * retried or failed exactly as it would be alone. The pool row is locked first, once: batches (and single jobs paying
  * rewards) of one business serialise on it, and every reward of the batch sees the debits of
  * the ones before it. Ownership of every job is checked under its row lock in one statement,
  * and the jobs that succeeded are marked SUCCEEDED in one statement of the same transaction as
@@ -224,8 +232,16 @@ export async function executeEventBatch(jobs: Job[]): Promise<Map<string, RunOut
         );
         const owned = new Set(rows.filter((r) => r.status === "RUNNING" && r.lockedBy === ordered.find((j) => j.id === r.id)?.lockedBy).map((r) => r.id));
         await lockPool(tx, businessId, environment);
-        for (const job of ordered) {
-          if (!owned.has(job.id)) continue;
+        const mine = ordered.filter((j) => owned.has(j.id));
+        const byId = new Map(mine.map((j) => [j.id, j]));
+        for (let i = 0; i < mine.length; ) {
+          // Set-based: the run of events of the common shape, decided together (event-batch.ts)…
+          const run = await processEventRun(tx, businessId, environment, mine.slice(i).map(eventItemOf));
+          for (const d of run.done) succeeded.push({ job: byId.get(d.key)!, result: d.result });
+          i += run.next;
+          if (!run.slow || i >= mine.length) continue;
+          // …and the next event of another shape through the one-by-one handler, in its own savepoint.
+          const job = mine[i++];
           await tx.$executeRawUnsafe(`SAVEPOINT rts_job`);
           try {
             const result = await handlers.EVENT_PROCESS.run(tx, job);

@@ -74,11 +74,11 @@ export const env = {
   },
   /** Jobs a runner claims per poll; events of one business+environment among them run as one batch. */
   get jobBatchSize() {
-    return Math.min(1000, Math.max(1, int(process.env.JOB_BATCH_SIZE, 200)));
+    return Math.min(1000, Math.max(1, int(process.env.JOB_BATCH_SIZE, 1000)));
   },
   /** Most jobs in one batch transaction (one business+environment, one pool lock). */
   get jobBatchTxSize() {
-    return Math.min(1000, Math.max(1, int(process.env.JOB_BATCH_TX_SIZE, 25)));
+    return Math.min(1000, Math.max(1, int(process.env.JOB_BATCH_TX_SIZE, 500)));
   },
   /** Finished (SUCCEEDED / FAILED) jobs are deleted this many days after they finished. */
   get jobRetentionDays() {

@@ -5,16 +5,16 @@
 import { db, type Tx } from "../../db/client";
 import type { Participant } from "../../db/generated";
 import { AppError } from "../../shared/errors";
-import { randomBytes } from "node:crypto";
+import { pooledRandomBytes } from "../../shared/ids";
 import type { ParticipantOutput, Scope, UpsertParticipantInput } from "./schemas";
 
 // No 0/O/1/I: codes are read aloud and typed by people.
 const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 const CODE_LENGTH = 8;
 
-function generateReferralCode(): string {
+export function generateReferralCode(): string {
   let out = "";
-  for (const b of randomBytes(CODE_LENGTH)) out += CODE_ALPHABET[b & 31];
+  for (const b of pooledRandomBytes(CODE_LENGTH)) out += CODE_ALPHABET[b & 31];
   return out;
 }
 

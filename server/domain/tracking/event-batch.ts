@@ -1,0 +1,536 @@
+// Set-based processing of queued events: the fast path of a worker's batch (jobs layer,
+// executeEventBatch). For a run of queued events of one business and environment, it reads what
+// the rules need in a few statements (the events, the referrers, the referred identities, the
+// counts behind the caps and tiers, the pool), decides every event in memory, in arrival order,
+// exactly as processEvent would one by one, and writes the results in one statement per table.
+//
+// It takes the common shape only: a referrer that resolves to one participant and a referred
+// user that does not exist yet (the "new referred user" path: participant, referral, screen,
+// qualification, rewards, ledger). At the first event of any other shape (an existing referred
+// user, no referrer, an unknown code, a reversal event, malformed metadata…) it stops, writes
+// what it decided, and the caller runs that event through processEvent (the one-by-one path),
+// then calls again for the rest. Nothing here is a second set of rules for a rare case: the
+// decisions below are those of screenReferral, settleEvent and payReward for this shape, and the
+// equivalence test (server/jobs/batch.test.ts) runs random scenarios both ways and compares
+// every outcome.
+//
+// The caller holds the business+environment pool lock (so the balance, the daily totals and the
+// tier counts read here cannot change underneath) and runs this inside its transaction: a
+// failure of any statement fails the whole batch transaction, whose jobs then run one by one.
+import type { Tx } from "../../db/client";
+import { Prisma, type Participant, type Referral, type Reward, type TrackedEvent } from "../../db/generated";
+import { newId } from "../../shared/ids";
+import { toBigInt, weiToEth } from "../../shared/money";
+import type { Environment } from "../../shared/environment";
+import { readConfig } from "../config/effective";
+import { generateReferralCode } from "../participants/service";
+import { DISPOSABLE_EMAIL_DOMAINS, domainMatches } from "../rewards/disposable-domains";
+import { utcDayStart } from "../rewards/anti-abuse";
+import { toRewardSummary, type RewardSummary } from "../rewards/engine";
+import { REWARD_REASONS } from "../rewards/payout";
+import { emitWebhookEvent, newReferralWebhooks, referralWebhook, rewardWebhook, trackedEventWebhook, poolLowWebhook, type WebhookEvent } from "../webhooks/emit";
+
+export interface BatchItem {
+  /** The caller's key for the outcome (the job id). */
+  key: string;
+  eventId: string;
+  apiKeyId: string | null;
+}
+
+/** The job result of an event, as the EVENT_PROCESS handler returns it. */
+export type EventResult = Prisma.InputJsonObject;
+
+export interface FastRun {
+  /** Outcomes of the events decided and written, in order: the first `next` items. */
+  done: { key: string; result: EventResult }[];
+  /** Index (in the items given) where the caller continues. */
+  next: number;
+  /** True when items[next] is an event this path does not take: run it one by one, then call again. */
+  slow: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Events taken by this path, and events it left to the one-by-one path (process lifetime; logs and tests). */
+export const fastPathStats = { fast: 0, slow: 0 };
+type Meta = { referredUserEmail?: unknown; referredUserId?: unknown; referredUserName?: unknown };
+const optionalText = (v: unknown) => v === undefined || (typeof v === "string" && v.length > 0);
+const emailDomainOf = (email: string | null) => (email && email.includes("@") ? email.slice(email.lastIndexOf("@") + 1).toLowerCase() : null);
+
+/**
+ * Decides and writes, in arrival order, the events of `items` (one business and environment)
+ * up to the first one this path does not take. Reads at most `window` events ahead.
+ */
+export async function processEventRun(tx: Tx, businessId: string, environment: Environment, items: BatchItem[], window = 1000): Promise<FastRun> {
+  const slice = items.slice(0, window);
+  const none: FastRun = { done: [], next: 0, slow: true };
+  if (slice.length === 0) return { done: [], next: 0, slow: false };
+
+  // ── Reads ──
+  const [cfg, settings] = await Promise.all([readConfig(tx, businessId, environment), tx.referralSettings.findUnique({ where: { businessId } })]);
+  // First use of a business (no config or settings row yet): the one-by-one path creates them.
+  if (!cfg || !settings) {
+    fastPathStats.slow += 1;
+    return none;
+  }
+  const rows = await tx.$queryRawUnsafe<TrackedEvent[]>(
+    `SELECT * FROM "TrackedEvent" WHERE id = ANY($1::text[]) AND "businessId" = $2 AND environment = $3::"Environment"`,
+    slice.map((i) => i.eventId),
+    businessId,
+    environment,
+  );
+  const events = new Map(rows.map((e) => [e.id, e]));
+
+  const refValues = new Set<string>();
+  const emails = new Set<string>();
+  const userIds = new Set<string>();
+  for (const it of slice) {
+    const e = events.get(it.eventId);
+    if (!e) continue;
+    if (e.referrer) refValues.add(e.referrer.trim());
+    const m = (e.metadata ?? {}) as Meta;
+    if (typeof m.referredUserEmail === "string") emails.add(m.referredUserEmail);
+    if (typeof m.referredUserId === "string") userIds.add(m.referredUserId);
+  }
+  const refs = [...refValues].filter((v) => v && v.length <= 64);
+  const [referrerRows, identityRows, tiers] = await Promise.all([
+    refs.length
+      ? tx.$queryRawUnsafe<Participant[]>(
+          `SELECT * FROM "Participant" WHERE "businessId" = $1 AND environment = $2::"Environment" AND ("referralCode" = ANY($3::text[]) OR handle = ANY($4::text[]))`,
+          businessId,
+          environment,
+          refs.map((v) => v.toUpperCase()),
+          refs.map((v) => v.toLowerCase()),
+        )
+      : Promise.resolve([] as Participant[]),
+    emails.size || userIds.size
+      ? tx.$queryRawUnsafe<{ email: string | null; externalId: string | null }[]>(
+          `SELECT email, "externalId" FROM "Participant" WHERE "businessId" = $1 AND environment = $2::"Environment" AND email = ANY($3::text[])
+           UNION ALL
+           SELECT email, "externalId" FROM "Participant" WHERE "businessId" = $1 AND environment = $2::"Environment" AND "externalId" = ANY($4::text[])`,
+          businessId,
+          environment,
+          [...emails],
+          [...userIds],
+        )
+      : Promise.resolve([]),
+    cfg.rewardStrategy === "TIERED" ? tx.tier.findMany({ where: { businessId }, orderBy: { minReferrals: "desc" } }) : Promise.resolve([]),
+  ]);
+  const existingEmails = new Set(identityRows.map((r) => r.email).filter((x): x is string => !!x));
+  const existingUserIds = new Set(identityRows.map((r) => r.externalId).filter((x): x is string => !!x));
+  /** The referrer a value names, or undefined when none or several match (the one-by-one path decides). */
+  const referrerOf = (raw: string | null): Participant | undefined => {
+    const v = raw?.trim();
+    if (!v || v.length > 64) return undefined;
+    const m = referrerRows.filter((p) => p.referralCode === v.toUpperCase() || p.handle === v.toLowerCase());
+    return m.length === 1 ? m[0] : undefined;
+  };
+
+  const now = new Date();
+  const dayStart = utcDayStart(now);
+  const referrerIds = [...new Set(referrerRows.map((p) => p.id))];
+  const capDaily = cfg.maxEthPerDayPerUserWei !== null ? toBigInt(cfg.maxEthPerDayPerUserWei) : null;
+  const countToday = settings.maxReferralsPerReferrerPerDay !== null;
+  if ((settings.oneReferralPerReferredUser || countToday) && referrerIds.length) {
+    // screenReferral's advisory locks, for every referrer of the run at once (in a fixed order).
+    await tx.$queryRawUnsafe(
+      `SELECT count(*)::int AS n FROM (SELECT pg_advisory_xact_lock(hashtext('referral:' || k)) FROM unnest($1::text[]) WITH ORDINALITY AS u(k, o) ORDER BY o) s`,
+      [...referrerIds].sort(),
+    );
+  }
+  const [paidToday, referralsToday, qualifiedCounts] = await Promise.all([
+    capDaily !== null && referrerIds.length
+      ? tx.$queryRawUnsafe<{ id: string; s: string }[]>(
+          `SELECT "participantId" AS id, SUM("amountWei")::text AS s FROM "Reward"
+            WHERE "participantId" = ANY($1::text[]) AND status = 'PAID' AND "paidAt" >= $2::timestamp(3) GROUP BY 1`,
+          referrerIds,
+          dayStart.toISOString(),
+        )
+      : Promise.resolve([]),
+    countToday && referrerIds.length
+      ? tx.$queryRawUnsafe<{ id: string; n: number }[]>(
+          `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral"
+            WHERE "businessId" = $1 AND environment = $2::"Environment" AND "referrerId" = ANY($3::text[]) AND status <> 'REJECTED' AND "createdAt" >= $4::timestamp(3) GROUP BY 1`,
+          businessId,
+          environment,
+          referrerIds,
+          dayStart.toISOString(),
+        )
+      : Promise.resolve([]),
+    cfg.rewardStrategy === "TIERED" && referrerIds.length
+      ? tx.$queryRawUnsafe<{ id: string; n: number }[]>(
+          `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral"
+            WHERE "businessId" = $1 AND environment = $2::"Environment" AND "referrerId" = ANY($3::text[]) AND status IN ('QUALIFIED', 'REWARDED') GROUP BY 1`,
+          businessId,
+          environment,
+          referrerIds,
+        )
+      : Promise.resolve([]),
+  ]);
+  const paid = new Map<string, bigint>(paidToday.map((r) => [r.id, toBigInt(r.s)]));
+  const madeToday = new Map<string, number>(referralsToday.map((r) => [r.id, r.n]));
+  const qualified = new Map<string, number>(qualifiedCounts.map((r) => [r.id, r.n]));
+  const [pool] = await tx.$queryRawUnsafe<{ id: string; balance: string; belowThreshold: boolean }[]>(
+    `SELECT id, "balanceWei"::text AS balance, "belowThreshold" FROM "Pool" WHERE "businessId" = $1 AND environment = $2::"Environment"`,
+    businessId,
+    environment,
+  );
+  if (!pool) return { ...none, done: [] }; // the caller locks (and so creates) the pool row first; be safe
+  let balance = toBigInt(pool.balance);
+  let belowThreshold = pool.belowThreshold;
+  const threshold = toBigInt(cfg.lowPoolAlertWei);
+
+  // ── Decisions, in order ──
+  const newParticipants: Participant[] = [];
+  const newReferrals: Referral[] = [];
+  const eventUpdates: { id: string; referralId: string; status: TrackedEvent["status"]; reason: string | null }[] = [];
+  const rewards: Reward[] = [];
+  const debits: { rewardId: string; amountWei: bigint; memo: string }[] = [];
+  const alerts: Prisma.AlertCreateManyInput[] = [];
+  const webhooks: WebhookEvent[] = [];
+  const done: FastRun["done"] = [];
+  const seenEmails = new Set<string>();
+  const seenUserIds = new Set<string>();
+
+  const tierAmounts = (count: number) => {
+    const tier = tiers.find((t) => t.minReferrals <= count);
+    return tier ? { referralWei: toBigInt(tier.referralRewardWei), bonusWei: toBigInt(tier.bonusWei) } : { referralWei: toBigInt(cfg.referralRewardWei), bonusWei: toBigInt(cfg.bonusWei) };
+  };
+  const planned = (referral: Referral, count: number) => {
+    const a = cfg.rewardStrategy === "TIERED" ? tierAmounts(count) : { referralWei: toBigInt(cfg.referralRewardWei), bonusWei: toBigInt(cfg.bonusWei) };
+    const out: { participantId: string; kind: "REFERRAL" | "BONUS"; requestedWei: bigint }[] = [];
+    if (a.referralWei > 0n) out.push({ participantId: referral.referrerId, kind: "REFERRAL", requestedWei: a.referralWei });
+    if (a.bonusWei > 0n) out.push({ participantId: referral.referredId, kind: "BONUS", requestedWei: a.bonusWei });
+    return out;
+  };
+  const newReward = (event: TrackedEvent, referral: Referral, p: { participantId: string; kind: "REFERRAL" | "BONUS"; requestedWei: bigint }, d: { status: Reward["status"]; amountWei: bigint; reason: string | null }): Reward => ({
+    id: newId(),
+    businessId,
+    environment,
+    participantId: p.participantId,
+    eventId: event.id,
+    referralId: referral.id,
+    kind: p.kind,
+    requestedWei: new Prisma.Decimal(p.requestedWei.toString()),
+    amountWei: new Prisma.Decimal(d.amountWei.toString()),
+    status: d.status,
+    reason: d.reason,
+    note: null,
+    createdAt: now,
+    paidAt: d.status === "PAID" ? now : null,
+    payoutStatus: null,
+    payableAt: null,
+    payoutId: null,
+    reversedAt: null,
+    reversalReason: null,
+  });
+  /** payout.ts decidePayout, with the daily totals and the balance held in memory. */
+  const decide = (p: { participantId: string; kind: "REFERRAL" | "BONUS"; requestedWei: bigint }) => {
+    const reasons: string[] = [];
+    let amount = p.requestedWei;
+    const perEvent = p.kind === "REFERRAL" ? cfg.maxReferralEthPerEventWei : cfg.maxBonusEthPerEventWei;
+    if (perEvent !== null && amount > toBigInt(perEvent)) {
+      amount = toBigInt(perEvent);
+      reasons.push(REWARD_REASONS.PER_EVENT_CAP);
+    }
+    if (capDaily !== null && amount > 0n) {
+      const remaining = capDaily - (paid.get(p.participantId) ?? 0n);
+      if (amount > remaining) {
+        amount = remaining > 0n ? remaining : 0n;
+        reasons.push(REWARD_REASONS.DAILY_CAP);
+      }
+    }
+    if (amount <= 0n) return { status: "REFUSED" as const, amountWei: 0n, reason: reasons.join(",") || REWARD_REASONS.PER_EVENT_CAP };
+    if (balance < amount) {
+      reasons.push(REWARD_REASONS.INSUFFICIENT_POOL);
+      return { status: "REFUSED" as const, amountWei: 0n, reason: reasons.join(",") };
+    }
+    return { status: "PAID" as const, amountWei: amount, reason: reasons.length ? reasons.join(",") : null };
+  };
+
+  let stoppedAt = slice.length;
+  for (let i = 0; i < slice.length; i++) {
+    const item = slice[i];
+    const event = events.get(item.eventId);
+    if (!event) {
+      stoppedAt = i; // the one-by-one path answers NOT_FOUND
+      break;
+    }
+    if (event.status !== "QUEUED") {
+      done.push({ key: item.key, result: { eventId: event.id, status: event.status, reason: event.reason, skipped: true } });
+      continue;
+    }
+    const m = (event.metadata ?? {}) as Meta;
+    const referrer = referrerOf(event.referrer);
+    const email = m.referredUserEmail as string | undefined;
+    const userId = m.referredUserId as string | undefined;
+    const take =
+      referrer &&
+      !cfg.reversalEvents.includes(event.eventName) &&
+      optionalText(email) &&
+      optionalText(userId) &&
+      optionalText(m.referredUserName) &&
+      (email || userId) &&
+      !(email && (existingEmails.has(email) || seenEmails.has(email))) &&
+      !(userId && (existingUserIds.has(userId) || seenUserIds.has(userId)));
+    if (!take) {
+      stoppedAt = i;
+      break;
+    }
+    if (email) seenEmails.add(email);
+    if (userId) seenUserIds.add(userId);
+
+    // participants/service ensureParticipant: a new participant with a fresh code.
+    const referred: Participant = {
+      id: newId(),
+      businessId,
+      environment,
+      externalId: userId ?? null,
+      email: email ?? null,
+      name: (m.referredUserName as string | undefined) ?? null,
+      handle: null,
+      referralCode: generateReferralCode(),
+      walletAddress: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    newParticipants.push(referred);
+
+    // rewards/anti-abuse screenReferral (the referred user is new: no other referral of theirs exists).
+    let screen: { status: Referral["status"]; reason: string | null } = { status: "PENDING", reason: null };
+    const domain = emailDomainOf(referred.email);
+    const sameEmail = !!referrer.email && !!referred.email && referrer.email.toLowerCase() === referred.email.toLowerCase();
+    const sameUser = !!referrer.externalId && referrer.externalId === referred.externalId;
+    if (settings.blockSelfReferral && (sameEmail || sameUser)) screen = { status: "REJECTED", reason: "SELF_REFERRAL" };
+    else if (domain && settings.blockedEmailDomains.length && domainMatches(domain, settings.blockedEmailDomains)) screen = { status: "REJECTED", reason: "BLOCKED_EMAIL_DOMAIN" };
+    else if (domain && settings.blockDisposableEmails && domainMatches(domain, DISPOSABLE_EMAIL_DOMAINS)) screen = { status: "REJECTED", reason: "DISPOSABLE_EMAIL" };
+    else if (countToday && (madeToday.get(referrer.id) ?? 0) >= settings.maxReferralsPerReferrerPerDay!) screen = { status: "REJECTED", reason: "REFERRER_DAILY_LIMIT" };
+    else if (settings.holdForReview) screen = { status: "FLAGGED", reason: "HELD_FOR_REVIEW" };
+    if (screen.status !== "REJECTED") madeToday.set(referrer.id, (madeToday.get(referrer.id) ?? 0) + 1);
+
+    const referral: Referral = {
+      id: newId(),
+      businessId,
+      environment,
+      apiKeyId: item.apiKeyId,
+      referrerId: referrer.id,
+      referredId: referred.id,
+      source: event.source,
+      campaign: event.campaign,
+      status: screen.status,
+      reason: screen.reason,
+      qualifiedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    newReferrals.push(referral);
+    webhooks.push(...newReferralWebhooks(referral));
+
+    // rewards/engine settleEvent, for a referral created just now (never settled before).
+    let status: TrackedEvent["status"] = "PROCESSED";
+    let reason: string | null = null;
+    const eventRewards: Reward[] = [];
+    const isQualifying = cfg.qualifyingEvents.length === 0 || cfg.qualifyingEvents.includes(event.eventName);
+    const withinWindow = settings.attributionWindowDays === null || event.createdAt.getTime() - referral.createdAt.getTime() <= settings.attributionWindowDays * DAY_MS;
+    const hold = (list: ReturnType<typeof planned>, why: string) => {
+      for (const p of list) eventRewards.push(newReward(event, referral, p, { status: "HELD", amountWei: 0n, reason: why }));
+      webhooks.push(...eventRewards.map((r) => rewardWebhook("reward.created", r)));
+    };
+    if (referral.status === "REJECTED") {
+      status = "REJECTED";
+      reason = referral.reason ?? "REFERRAL_REJECTED";
+    } else if (referral.status === "FLAGGED") {
+      status = "FLAGGED";
+      reason = referral.reason ?? "HELD_FOR_REVIEW";
+      if (isQualifying && withinWindow && !event.untrusted) hold(planned(referral, 1 + (qualified.get(referrer.id) ?? 0)), reason);
+    } else if (!isQualifying) reason = "NOT_A_QUALIFYING_EVENT";
+    else if (!withinWindow) reason = "ATTRIBUTION_WINDOW_EXPIRED";
+    else if (event.untrusted) reason = "UNTRUSTED_EVENT";
+    else {
+      referral.status = "QUALIFIED";
+      referral.qualifiedAt = now;
+      webhooks.push(referralWebhook("referral.qualified", { ...referral }));
+      qualified.set(referrer.id, (qualified.get(referrer.id) ?? 0) + 1);
+      const list = planned(referral, qualified.get(referrer.id)!);
+      if (settings.holdForReview) {
+        status = "FLAGGED";
+        reason = "HELD_FOR_REVIEW";
+        hold(list, reason);
+      } else {
+        for (const p of list) {
+          const d = decide(p);
+          const r = newReward(event, referral, p, d);
+          if (d.status === "PAID") {
+            balance -= d.amountWei;
+            paid.set(p.participantId, (paid.get(p.participantId) ?? 0n) + d.amountWei);
+            debits.push({ rewardId: r.id, amountWei: d.amountWei, memo: `${r.kind} reward ${weiToEth(d.amountWei)} ETH` });
+            // ledger/service checkLowPool: one alert per crossing of the threshold.
+            if (!belowThreshold && balance < threshold) {
+              belowThreshold = true;
+              alerts.push({
+                id: newId(),
+                businessId,
+                environment,
+                kind: "LOW_POOL",
+                message: `Pool balance ${weiToEth(balance)} ETH fell below the alert threshold of ${weiToEth(threshold)} ETH`,
+                balanceWei: balance.toString(),
+                thresholdWei: threshold.toString(),
+                createdAt: now,
+              });
+              webhooks.push(poolLowWebhook({ businessId, environment, balanceWei: balance, thresholdWei: threshold }));
+              if (cfg.autoRefillEnabled) {
+                const amount = toBigInt(cfg.autoRefillAmountWei);
+                alerts.push({
+                  id: newId(),
+                  businessId,
+                  environment,
+                  kind: "REFILL_REQUEST",
+                  message: `Auto-refill: please deposit ${weiToEth(amount)} ETH to the ${environment} pool (balance ${weiToEth(balance)} ETH)`,
+                  balanceWei: balance.toString(),
+                  thresholdWei: threshold.toString(),
+                  amountWei: amount.toString(),
+                  createdAt: now,
+                });
+              }
+            }
+          }
+          webhooks.push(rewardWebhook("reward.created", r));
+          eventRewards.push(r);
+        }
+        if (eventRewards.some((r) => r.status === "PAID")) referral.status = "REWARDED";
+      }
+    }
+    rewards.push(...eventRewards);
+    eventUpdates.push({ id: event.id, referralId: referral.id, status, reason });
+    if (status === "FLAGGED") webhooks.push(trackedEventWebhook("event.flagged", { ...event, referralId: referral.id, status, reason, processedAt: now }));
+    const summaries: RewardSummary[] = eventRewards.map(toRewardSummary);
+    done.push({
+      key: item.key,
+      result: {
+        eventId: event.id,
+        status,
+        reason,
+        referralId: referral.id,
+        referredParticipant: { participantId: referred.id, referralCode: referred.referralCode },
+        rewards: summaries as unknown as Prisma.InputJsonArray,
+      },
+    });
+  }
+
+  // ── Writes: one statement per table ──
+  await writeRun(tx, { now, participants: newParticipants, referrals: newReferrals, eventUpdates, rewards, debits, alerts, belowThreshold: belowThreshold !== pool.belowThreshold ? { poolId: pool.id } : null });
+  await emitWebhookEvent(tx, webhooks);
+  fastPathStats.fast += done.length;
+  if (stoppedAt < slice.length) fastPathStats.slow += 1;
+  return { done, next: stoppedAt, slow: stoppedAt < slice.length };
+}
+
+interface RunWrites {
+  now: Date;
+  participants: Participant[];
+  referrals: Referral[];
+  eventUpdates: { id: string; referralId: string; status: TrackedEvent["status"]; reason: string | null }[];
+  rewards: Reward[];
+  debits: { rewardId: string; amountWei: bigint; memo: string }[];
+  alerts: Prisma.AlertCreateManyInput[];
+  belowThreshold: { poolId: string } | null;
+}
+
+const col = <T, K extends keyof T>(rows: T[], k: K) => rows.map((r) => r[k]);
+const dates = (ds: (Date | null)[]) => ds.map((d) => (d ? d.toISOString() : null));
+
+async function writeRun(tx: Tx, w: RunWrites) {
+  const ts = w.now.toISOString();
+  const { participants: ps, referrals: rs, rewards: ws } = w;
+  if (ps.length) {
+    // ON CONFLICT DO NOTHING + a count: a clash (a code taken, an identity a concurrent request
+    // just created) fails the batch, which then runs one by one, where each case is handled.
+    const inserted = await tx.$executeRawUnsafe(
+      `INSERT INTO "Participant" (id, "businessId", environment, "externalId", email, name, "referralCode", "createdAt", "updatedAt")
+       SELECT id, $2, $3::"Environment", ext, email, name, code, $8::timestamp(3), $8::timestamp(3)
+         FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(id, ext, email, name, code)
+       ON CONFLICT DO NOTHING`,
+      col(ps, "id"),
+      ps[0].businessId,
+      ps[0].environment,
+      col(ps, "externalId"),
+      col(ps, "email"),
+      col(ps, "name"),
+      col(ps, "referralCode"),
+      ts,
+    );
+    if (inserted !== ps.length) throw new Error(`batch: ${ps.length - inserted} new participant(s) clashed with existing rows`);
+  }
+  if (rs.length) {
+    await tx.$executeRawUnsafe(
+      `INSERT INTO "Referral" (id, "businessId", environment, "apiKeyId", "referrerId", "referredId", source, campaign, status, reason, "qualifiedAt", "createdAt", "updatedAt")
+       SELECT id, $2, $3::"Environment", key, rr, rd, src, cmp, st::"ReferralStatus", why, q::timestamp(3), $12::timestamp(3), $12::timestamp(3)
+         FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+           AS t(id, key, rr, rd, src, cmp, st, why, q)`,
+      col(rs, "id"),
+      rs[0].businessId,
+      rs[0].environment,
+      col(rs, "apiKeyId"),
+      col(rs, "referrerId"),
+      col(rs, "referredId"),
+      col(rs, "source"),
+      col(rs, "campaign"),
+      col(rs, "status"),
+      col(rs, "reason"),
+      dates(col(rs, "qualifiedAt")),
+      ts,
+    );
+  }
+  if (w.eventUpdates.length) {
+    const u = w.eventUpdates;
+    await tx.$executeRawUnsafe(
+      `UPDATE "TrackedEvent" AS e SET "referralId" = d.ref, status = d.st::"EventStatus", reason = d.why, "processedAt" = $5::timestamp(3), "updatedAt" = $5::timestamp(3)
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d(id, ref, st, why) WHERE e.id = d.id`,
+      col(u, "id"),
+      col(u, "referralId"),
+      col(u, "status"),
+      col(u, "reason"),
+      ts,
+    );
+  }
+  if (ws.length) {
+    await tx.$executeRawUnsafe(
+      `INSERT INTO "Reward" (id, "businessId", environment, "participantId", "eventId", "referralId", kind, "requestedWei", "amountWei", status, reason, "createdAt", "paidAt")
+       SELECT id, $2, $3::"Environment", pid, ev, ref, k::"RewardKind", req::numeric, amt::numeric, st::"RewardStatus", why, $12::timestamp(3), paid::timestamp(3)
+         FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $13::text[])
+           AS t(id, pid, ev, ref, k, req, amt, st, why, paid)`,
+      col(ws, "id"),
+      ws[0].businessId,
+      ws[0].environment,
+      col(ws, "participantId"),
+      col(ws, "eventId"),
+      col(ws, "referralId"),
+      col(ws, "kind"),
+      ws.map((r) => r.requestedWei.toFixed()),
+      ws.map((r) => r.amountWei.toFixed()),
+      col(ws, "status"),
+      col(ws, "reason"),
+      ts,
+      dates(col(ws, "paidAt")),
+    );
+  }
+  if (w.debits.length) {
+    // One statement: the ledger trigger moves the pool balance once, under its CHECK (>= 0).
+    const d = w.debits;
+    const { businessId, environment } = ws[0];
+    await tx.$executeRawUnsafe(
+      `INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei", "rewardId", memo, "createdAt")
+       SELECT id, $2, $3::"Environment", 'REWARD', -amt::numeric, rid, memo, $7::timestamp(3)
+         FROM unnest($1::text[], $4::text[], $5::text[], $6::text[]) AS t(id, amt, rid, memo)`,
+      d.map(() => newId()),
+      businessId,
+      environment,
+      d.map((x) => x.amountWei.toString()),
+      col(d, "rewardId"),
+      col(d, "memo"),
+      ts,
+    );
+  }
+  if (w.belowThreshold) await tx.pool.update({ where: { id: w.belowThreshold.poolId }, data: { belowThreshold: true } });
+  if (w.alerts.length) await tx.alert.createMany({ data: w.alerts });
+}
