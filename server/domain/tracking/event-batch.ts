@@ -4,10 +4,11 @@
 // counts behind the caps and tiers, the pool), decides every event in memory, in arrival order,
 // exactly as processEvent would one by one, and writes the results in one statement per table.
 //
-// It takes the common shape only: a referrer that resolves to one participant and a referred
-// user that does not exist yet (the "new referred user" path: participant, referral, screen,
-// qualification, rewards, ledger). At the first event of any other shape (an existing referred
-// user, no referrer, an unknown code, a reversal event, malformed metadata…) it stops, writes
+// It takes the common shapes: a referred user that does not exist yet, with a referrer that
+// resolves to one participant (the full path: participant, referral, screen, qualification,
+// rewards, ledger) or without a referrer (a new participant); and events naming no referred
+// user. At the first event of any other shape (an existing referred user, an unknown code, a
+// reversal event, malformed metadata…) it stops, writes
 // what it decided, and the caller runs that event through processEvent (the one-by-one path),
 // then calls again for the rest. Nothing here is a second set of rules for a rare case: the
 // decisions below are those of screenReferral, settleEvent and payReward for this shape, and the
@@ -183,7 +184,7 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
   // ── Decisions, in order ──
   const newParticipants: Participant[] = [];
   const newReferrals: Referral[] = [];
-  const eventUpdates: { id: string; referralId: string; status: TrackedEvent["status"]; reason: string | null }[] = [];
+  const eventUpdates: { id: string; referralId: string | null; status: TrackedEvent["status"]; reason: string | null }[] = [];
   const rewards: Reward[] = [];
   const debits: { rewardId: string; amountWei: bigint; memo: string }[] = [];
   const alerts: Prisma.AlertCreateManyInput[] = [];
@@ -265,17 +266,22 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     const email = m.referredUserEmail as string | undefined;
     const userId = m.referredUserId as string | undefined;
     const take =
-      referrer &&
+      (!event.referrer || referrer) &&
       !cfg.reversalEvents.includes(event.eventName) &&
       optionalText(email) &&
       optionalText(userId) &&
       optionalText(m.referredUserName) &&
-      (email || userId) &&
       !(email && (existingEmails.has(email) || seenEmails.has(email))) &&
       !(userId && (existingUserIds.has(userId) || seenUserIds.has(userId)));
     if (!take) {
       stoppedAt = i;
       break;
+    }
+    if (!email && !userId) {
+      // No referred user: nothing to link or settle (tracking/service processEvent).
+      eventUpdates.push({ id: event.id, referralId: null, status: "PROCESSED", reason: null });
+      done.push({ key: item.key, result: { eventId: event.id, status: "PROCESSED", reason: null, referralId: null, referredParticipant: null, rewards: [] } });
+      continue;
     }
     if (email) seenEmails.add(email);
     if (userId) seenUserIds.add(userId);
@@ -295,6 +301,15 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
       updatedAt: now,
     };
     newParticipants.push(referred);
+    if (!referrer) {
+      // A new user without a referrer: no referral of theirs exists yet, so nothing to settle.
+      eventUpdates.push({ id: event.id, referralId: null, status: "PROCESSED", reason: null });
+      done.push({
+        key: item.key,
+        result: { eventId: event.id, status: "PROCESSED", reason: null, referralId: null, referredParticipant: { participantId: referred.id, referralCode: referred.referralCode }, rewards: [] },
+      });
+      continue;
+    }
 
     // rewards/anti-abuse screenReferral (the referred user is new: no other referral of theirs exists).
     let screen: { status: Referral["status"]; reason: string | null } = { status: "PENDING", reason: null };
@@ -429,7 +444,7 @@ interface RunWrites {
   now: Date;
   participants: Participant[];
   referrals: Referral[];
-  eventUpdates: { id: string; referralId: string; status: TrackedEvent["status"]; reason: string | null }[];
+  eventUpdates: { id: string; referralId: string | null; status: TrackedEvent["status"]; reason: string | null }[];
   rewards: Reward[];
   debits: { rewardId: string; amountWei: bigint; memo: string }[];
   alerts: Prisma.AlertCreateManyInput[];
