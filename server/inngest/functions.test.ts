@@ -103,6 +103,49 @@ describe("Inngest functions", () => {
     expect(await db.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "SUCCEEDED", attempts: 1 });
   });
 
+  it("Inngest batching: several EVENT_PROCESS events run together through the batched execution, each job once; a job not due yet is waited for", async () => {
+    expect((eventProcessFunction as unknown as { opts: { batchEvents?: { maxSize: number } } }).opts.batchEvents?.maxSize).toBeGreaterThan(1);
+    const a = await testBusiness();
+    const b = await testBusiness();
+    const refA = await upsertParticipant(a, { userId: "inngest-batch-a" });
+    const refB = await upsertParticipant(b, { userId: "inngest-batch-b" });
+    const jobs = [
+      (await queuedEvent(a, { eventName: "signup", referrer: refA.referralCode, metadata: { referredUserEmail: "ba1@example.com" } })).job,
+      (await queuedEvent(a, { eventName: "signup", referrer: refA.referralCode, metadata: { referredUserEmail: "ba2@example.com" } })).job,
+      (await queuedEvent(b, { eventName: "signup", referrer: refB.referralCode, metadata: { referredUserEmail: "bb1@example.com" } })).job,
+    ];
+    const due = new Date(Date.now() + 3_600_000);
+    await db.job.update({ where: { id: jobs[2].id }, data: { runAt: due } });
+    const events = jobs.map((j) => ({ name: JOB_EVENTS.EVENT_PROCESS, data: { jobId: j.id } }));
+    let doneWhileWaiting: string[] = [];
+    const t = new InngestTestEngine({
+      function: eventProcessFunction,
+      events: events as [(typeof events)[number], ...(typeof events)[number][]],
+      steps: [
+        {
+          id: "batch-wait-1",
+          async handler() {
+            doneWhileWaiting = (await db.job.findMany({ where: { id: { in: jobs.map((j) => j.id) }, status: "SUCCEEDED" } })).map((j) => j.id);
+            await db.job.update({ where: { id: jobs[2].id }, data: { runAt: PAST } });
+            return null;
+          },
+        },
+      ],
+    });
+    const { result, ctx } = await t.execute();
+    expect(ctx.step.sleepUntil).toHaveBeenCalledWith("batch-wait-1", due.toISOString());
+    expect(doneWhileWaiting.sort()).toEqual([jobs[0].id, jobs[1].id].sort());
+    const out = (result as { jobs: Record<string, { status: string }> }).jobs;
+    expect(jobs.map((j) => out[j.id]?.status)).toEqual(["SUCCEEDED", "SUCCEEDED", "SUCCEEDED"]);
+    // Redelivered as a batch: the stored outcomes, nothing done twice.
+    const again = await new InngestTestEngine({ function: eventProcessFunction, events: events as [(typeof events)[number], ...(typeof events)[number][]] }).execute();
+    expect((again.result as { jobs: Record<string, { status: string }> }).jobs).toEqual(out);
+    expect(await db.referral.count({ where: { businessId: a.businessId } })).toBe(2);
+    expect(await db.referral.count({ where: { businessId: b.businessId } })).toBe(1);
+    const rows = await db.job.findMany({ where: { id: { in: jobs.map((j) => j.id) } } });
+    expect(rows.every((j) => j.status === "SUCCEEDED" && j.attempts === 1)).toBe(true);
+  });
+
   it("an event without a jobId is refused", async () => {
     const { error } = await new InngestTestEngine({ function: eventProcessFunction, events: [{ name: JOB_EVENTS.EVENT_PROCESS, data: {} }] }).execute();
     expect(String((error as Error)?.message ?? error)).toMatch(/jobId/);

@@ -9,7 +9,7 @@
 // (server/inngest/dispatch.ts) sends it again once the lease has expired.
 import { NonRetriableError } from "inngest";
 import { env } from "../shared/env";
-import { runJob } from "../jobs/execute";
+import { runJob, runJobs, type RunOutcome } from "../jobs/execute";
 import { sweepRetention } from "../domain/jobs/retention";
 import { inngest, JOB_EVENTS } from "./client";
 
@@ -18,12 +18,13 @@ type Step = { run: <T>(id: string, fn: () => Promise<T>) => Promise<unknown>; sl
 /** Serialisable outcome of one attempt (step outputs are JSON). */
 type Attempt = { status: "SUCCEEDED"; result: unknown } | { status: "FAILED"; error: string } | { status: "RETRY" | "NOT_DUE"; error?: string; runAt: string } | { status: "BUSY" };
 
-async function attempt(jobId: string): Promise<Attempt> {
-  const o = await runJob(jobId);
+function toAttempt(o: RunOutcome): Attempt {
   if (o.status === "RETRY") return { status: "RETRY", error: o.error, runAt: o.runAt.toISOString() };
   if (o.status === "NOT_DUE") return { status: "NOT_DUE", runAt: o.runAt.toISOString() };
   return o;
 }
+
+const attempt = async (jobId: string): Promise<Attempt> => toAttempt(await runJob(jobId));
 
 /** Attempts, sleeping until runAt between them; bounded so that a run never loops forever. */
 async function executeJob(jobId: unknown, step: Step): Promise<Attempt> {
@@ -39,9 +40,40 @@ async function executeJob(jobId: unknown, step: Step): Promise<Attempt> {
   return outcome;
 }
 
+/** Attempts of several jobs (a batch of events), sleeping until the earliest runAt of those left. */
+async function executeJobs(jobIds: unknown[], step: Step): Promise<Attempt | { jobs: Record<string, Attempt> }> {
+  const ids = [...new Set(jobIds.filter((id): id is string => typeof id === "string" && id.length > 0))];
+  if (ids.length === 0) throw new NonRetriableError("event.data.jobId is required");
+  if (ids.length === 1) return executeJob(ids[0], step);
+  const jobs: Record<string, Attempt> = {};
+  const bound = 2 * env.jobMaxAttempts + 2;
+  let left = ids;
+  for (let n = 1; n <= bound && left.length > 0; n++) {
+    if (n > 1) {
+      const due = left.map((id) => (jobs[id] as { runAt: string }).runAt).sort()[0];
+      await step.sleepUntil(`batch-wait-${n - 1}`, due);
+    }
+    const pending = left;
+    const r = (await step.run(`batch-attempt-${n}`, async () => {
+      const o: Record<string, Attempt> = {};
+      for (const [id, x] of await runJobs(pending)) o[id] = toAttempt(x);
+      return o;
+    })) as Record<string, Attempt>;
+    Object.assign(jobs, r);
+    left = pending.filter((id) => r[id]?.status === "RETRY" || r[id]?.status === "NOT_DUE");
+  }
+  return { jobs };
+}
+
+/**
+ * EVENT_PROCESS with Inngest batching: up to 100 events (1 s window) per run, executed together
+ * through runJobs, so events of one business go through the same batched, set-based execution
+ * as the embedded runner's (server/jobs/execute.ts executeEventBatch). A run of one event answers
+ * exactly as before (its outcome); several answer `{ jobs: { [jobId]: outcome } }`.
+ */
 export const eventProcessFunction = inngest.createFunction(
-  { id: "event-process", name: "EVENT_PROCESS", retries: 0, triggers: [{ event: JOB_EVENTS.EVENT_PROCESS }] },
-  async ({ event, step }) => executeJob(event.data?.jobId, step as unknown as Step),
+  { id: "event-process", name: "EVENT_PROCESS", retries: 0, batchEvents: { maxSize: 100, timeout: "1s" }, triggers: [{ event: JOB_EVENTS.EVENT_PROCESS }] },
+  async ({ events, step }) => executeJobs((events ?? []).map((e) => (e.data as { jobId?: unknown } | undefined)?.jobId), step as unknown as Step),
 );
 
 export const sdkReferralApplyFunction = inngest.createFunction(

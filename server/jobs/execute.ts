@@ -150,6 +150,23 @@ export async function runJob(jobId: string): Promise<RunOutcome> {
   return { status: "BUSY" };
 }
 
+/**
+ * runJob for several jobs at once (Inngest's batched EVENT_PROCESS function): the due ones are
+ * claimed and executed together (executeClaimedJobs: events of one business as one batch); the
+ * others answer as runJob would (stored outcome, NOT_DUE, BUSY).
+ */
+export async function runJobs(jobIds: string[]): Promise<Map<string, RunOutcome>> {
+  const ids = [...new Set(jobIds)];
+  const claimed: Job[] = [];
+  for (const id of ids) {
+    const j = await claimJob(id);
+    if (j) claimed.push(j);
+  }
+  const out = claimed.length ? await executeClaimedJobs(claimed) : new Map<string, RunOutcome>();
+  for (const id of ids) if (!out.has(id)) out.set(id, await runJob(id));
+  return out;
+}
+
 // ───────────── Batched execution ─────────────
 
 const eventItemOf = (job: Job): BatchItem => {
