@@ -29,6 +29,9 @@ export default defineConfig({
           globalSetup: ["tests/support/unit-global-setup.ts"],
           setupFiles: ["tests/support/unit-setup.ts"],
           pool: "forks",
+          // A worker process runs file after file with its modules loaded and its database open;
+          // unit-setup.ts empties the database and undoes environment overrides between files.
+          isolate: false,
           testTimeout: 20_000,
           hookTimeout: 30_000,
         },
