@@ -22,18 +22,16 @@ async function backlog(): Promise<{ scope: Scope; jobIds: string[] }> {
   await db.businessConfig.create({ data: { businessId: b.id, referralRewardWei: weiToDb(ethToWei("0.01")), bonusWei: weiToDb(ethToWei("0.005")) } });
   const scope: Scope = { businessId: b.id, environment: "TEST", apiKeyId: null };
   await db.$transaction((tx) => creditLedger(tx, { businessId: b.id, environment: "TEST", amountWei: ethToWei("0.3"), kind: "FUNDING" }));
-  const referrers = [];
+  const referrers: string[] = [];
   for (let i = 0; i < 5; i++) referrers.push((await upsertParticipant(scope, { userId: `ref-${i}` })).referralCode);
-  const jobIds: string[] = [];
+  // The backlog in two statements (events, then their jobs): a row at a time took seconds.
   const at = new Date(Date.now() - 1000);
-  for (let i = 0; i < EVENTS_PER_BUSINESS; i++) {
-    const eventId = newId();
-    await db.trackedEvent.create({
-      data: { id: eventId, businessId: b.id, environment: "TEST", eventName: "purchase", referrer: referrers[i % 5], metadata: { referredUserEmail: `u${i}@example.com` }, createdAt: at },
-    });
-    const job = await db.job.create({ data: { id: newId(), businessId: b.id, environment: "TEST", type: "EVENT_PROCESS", payload: { eventId }, runAt: at, createdAt: at } });
-    jobIds.push(job.id);
-  }
+  const eventIds = Array.from({ length: EVENTS_PER_BUSINESS }, () => newId());
+  await db.trackedEvent.createMany({
+    data: eventIds.map((id, i) => ({ id, businessId: b.id, environment: "TEST" as const, eventName: "purchase", referrer: referrers[i % 5], metadata: { referredUserEmail: `u${i}@example.com` }, createdAt: at })),
+  });
+  const jobIds = eventIds.map(() => newId());
+  await db.job.createMany({ data: eventIds.map((eventId, i) => ({ id: jobIds[i], businessId: b.id, environment: "TEST" as const, type: "EVENT_PROCESS" as const, payload: { eventId }, runAt: at, createdAt: at })) });
   return { scope, jobIds };
 }
 
