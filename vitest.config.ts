@@ -1,5 +1,6 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { LongestFirst } from "./tests/support/sequencer";
 
 // Two layers of Vitest tests (the browser layer is Playwright, playwright.config.ts):
 //   unit: pure and domain tests, in process, colocated with the code (`server/**/*.test.ts`).
@@ -20,6 +21,7 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     reporters: ["default"],
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         ...shared,
