@@ -4,8 +4,9 @@ import { LongestFirst } from "./tests/support/sequencer";
 
 // Two layers of Vitest tests (the browser layer is Playwright, playwright.config.ts):
 //   unit: pure and domain tests, in process, colocated with the code (`server/**/*.test.ts`).
-//         Each test file gets its own copy of a migrated database (embedded PGlite, or a fresh
-//         PostgreSQL database cloned from a migrated template when TEST_DB=postgres).
+//         Each test file starts on an empty migrated database (embedded PGlite: one per worker
+//         process, emptied between files; or a fresh PostgreSQL database cloned from a migrated
+//         template when TEST_DB=postgres): tests/support/unit-setup.ts.
 //         No `next build`, no HTTP server, no chain.
 //   http: the real production build (`next start`) over HTTP, plus the local chain
 //         (`tests/http/**`, `tests/chain/**`): status codes, headers, auth, REST face, CORS,

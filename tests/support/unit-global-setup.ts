@@ -1,6 +1,7 @@
 // Once per unit-layer run: a migrated database that every test file copies.
 //   PGlite (default): migrate an in-memory PGlite once and dump its data directory to a file;
-//     each file loads that dump (about half a second, no migrations to replay). The dump is
+//     each worker process loads that dump once (about 2 s, no migrations to replay) and
+//     empties it between files (unit-setup.ts). The dump is
 //     kept in node_modules/.cache/rts-unit/, keyed by the migrations and the PGlite version, so
 //     a run (or a single file) after the first one starts without migrating at all.
 //   PostgreSQL (TEST_DB=postgres): migrate a template database once; each file clones it with

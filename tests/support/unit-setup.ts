@@ -5,8 +5,8 @@
 //   PGlite (default): one in-memory PGlite per worker process, loaded once from the run's dump
 //     (unit-global-setup.ts; a load costs about 2 s), then emptied before each later file:
 //     every table but _prisma_migrations truncated (identities restarted), session settings
-//     (say a file's SET TimeZone) put back. A file that changed the schema (say, dropped a constraint) gets a fresh copy of the
-//     dump instead.
+//     (say a file's SET TimeZone) put back. A file that changed the schema (say, dropped a
+//     constraint) gets a fresh copy of the dump instead.
 //   PostgreSQL (TEST_DB=postgres): a database cloned from the run's migrated template per file,
 //     dropped after it.
 import { readFileSync } from "node:fs";
