@@ -190,7 +190,7 @@ export const dbKind = () => state().kind;
 
 /**
  * Makes `db` use this PGlite instance (already open; migrations still applied if missing).
- * The unit test layer gives each test file its own copy of a migrated database this way.
+ * The unit test layer gives each test worker process one migrated database this way (emptied between files).
  */
 export function attachPglite(pg: PGlite) {
   if (g.__rtsDb) throw new Error("attachPglite: the database is already open in this process");

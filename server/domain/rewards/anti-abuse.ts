@@ -2,7 +2,7 @@
 // a referral. Each rule of the business's referral settings either rejects the referral or holds
 // it for review, always with a machine-readable reason that is stored on the referral.
 import type { Tx } from "../../db/client";
-import type { Participant } from "../../db/generated";
+import type { Participant, ReferralSettings } from "../../db/generated";
 import { loadReferralSettings } from "../referral-settings/service";
 import { DISPOSABLE_EMAIL_DOMAINS, domainMatches } from "./disposable-domains";
 
@@ -33,16 +33,20 @@ export const utcDayStart = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.
 
 const emailDomainOf = (email: string | null) => (email && email.includes("@") ? email.slice(email.lastIndexOf("@") + 1).toLowerCase() : null);
 
-export async function screenReferral(tx: Tx, input: ScreenReferralInput): Promise<ScreenResult> {
-  const { businessId, environment, referrer, referred, now } = input;
-  const s = await loadReferralSettings(tx, businessId);
+type ScreenSettings = Pick<ReferralSettings, "blockSelfReferral" | "blockedEmailDomains" | "blockDisposableEmails">;
+type Who = Pick<Participant, "id" | "email" | "externalId">;
 
+/**
+ * The rules that look only at who refers whom (self-referral, blocked and disposable email
+ * domains): a rejection, or null. Pure: screenReferral and the set-based batch path
+ * (tracking/event-batch.ts) both apply it.
+ */
+export function screenIdentities(s: ScreenSettings, referrer: Who, referred: Who): ScreenResult | null {
   if (s.blockSelfReferral) {
     const sameEmail = !!referrer.email && !!referred.email && referrer.email.toLowerCase() === referred.email.toLowerCase();
     const sameUser = !!referrer.externalId && referrer.externalId === referred.externalId;
     if (referrer.id === referred.id || sameEmail || sameUser) return { status: "REJECTED", reason: REFERRAL_REASONS.SELF_REFERRAL };
   }
-
   const domain = emailDomainOf(referred.email);
   if (domain && s.blockedEmailDomains.length && domainMatches(domain, s.blockedEmailDomains)) {
     return { status: "REJECTED", reason: REFERRAL_REASONS.BLOCKED_EMAIL_DOMAIN };
@@ -50,6 +54,15 @@ export async function screenReferral(tx: Tx, input: ScreenReferralInput): Promis
   if (domain && s.blockDisposableEmails && domainMatches(domain, DISPOSABLE_EMAIL_DOMAINS)) {
     return { status: "REJECTED", reason: REFERRAL_REASONS.DISPOSABLE_EMAIL };
   }
+  return null;
+}
+
+export async function screenReferral(tx: Tx, input: ScreenReferralInput): Promise<ScreenResult> {
+  const { businessId, environment, referrer, referred, now } = input;
+  const s = await loadReferralSettings(tx, businessId);
+
+  const rejected = screenIdentities(s, referrer, referred);
+  if (rejected) return rejected;
 
   if (s.oneReferralPerReferredUser || s.maxReferralsPerReferrerPerDay !== null) {
     // Serialise referrals that touch the same referrer or referred user, so that the counts

@@ -30,40 +30,58 @@ interface PayoutDecision {
   reason: string | null;
 }
 
-const perEventCapOf = (cfg: BusinessConfig, kind: RewardKind) =>
+const perEventCapOf = (cfg: Pick<BusinessConfig, "maxReferralEthPerEventWei" | "maxBonusEthPerEventWei">, kind: RewardKind) =>
   kind === "REFERRAL" ? cfg.maxReferralEthPerEventWei : kind === "BONUS" ? cfg.maxBonusEthPerEventWei : null;
 
-/** Applies the caps and the pool to a requested amount. Reads only; the caller writes. */
-async function decidePayout(
-  tx: Tx,
-  cfg: BusinessConfig,
-  p: { businessId: string; environment: Environment; participantId: string; kind: RewardKind; requestedWei: bigint; now: Date },
-): Promise<PayoutDecision> {
+/**
+ * The caps and the pool applied to a requested amount, given what the participant was already
+ * paid today (null: no daily cap) and the pool balance. Pure: the one-by-one path (decidePayout)
+ * and the set-based batch path (tracking/event-batch.ts) both decide with it.
+ */
+export function capPayout(
+  cfg: Pick<BusinessConfig, "maxReferralEthPerEventWei" | "maxBonusEthPerEventWei" | "maxEthPerDayPerUserWei">,
+  kind: RewardKind,
+  requestedWei: bigint,
+  paidTodayWei: bigint,
+  balanceWei: bigint,
+): PayoutDecision {
   const reasons: string[] = [];
-  let amount = p.requestedWei;
-  const perEvent = perEventCapOf(cfg, p.kind);
+  let amount = requestedWei;
+  const perEvent = perEventCapOf(cfg, kind);
   if (perEvent !== null && amount > toBigInt(perEvent)) {
     amount = toBigInt(perEvent);
     reasons.push(REWARD_REASONS.PER_EVENT_CAP);
   }
   if (cfg.maxEthPerDayPerUserWei !== null && amount > 0n) {
-    const paid = await tx.reward.aggregate({
-      where: { participantId: p.participantId, status: "PAID", paidAt: { gte: utcDayStart(p.now) } },
-      _sum: { amountWei: true },
-    });
-    const remaining = toBigInt(cfg.maxEthPerDayPerUserWei) - toBigInt(paid._sum.amountWei ?? 0);
+    const remaining = toBigInt(cfg.maxEthPerDayPerUserWei) - paidTodayWei;
     if (amount > remaining) {
       amount = remaining > 0n ? remaining : 0n;
       reasons.push(REWARD_REASONS.DAILY_CAP);
     }
   }
   if (amount <= 0n) return { status: "REFUSED", amountWei: 0n, reason: reasons.join(",") || REWARD_REASONS.PER_EVENT_CAP };
-  const balance = await getBalanceWei(tx, p.businessId, p.environment);
-  if (balance < amount) {
+  if (balanceWei < amount) {
     reasons.push(REWARD_REASONS.INSUFFICIENT_POOL);
     return { status: "REFUSED", amountWei: 0n, reason: reasons.join(",") };
   }
   return { status: "PAID", amountWei: amount, reason: reasons.length ? reasons.join(",") : null };
+}
+
+/** Reads what the participant was paid today (UTC) and the pool balance, then capPayout. Reads only; the caller writes. */
+async function decidePayout(
+  tx: Tx,
+  cfg: BusinessConfig,
+  p: { businessId: string; environment: Environment; participantId: string; kind: RewardKind; requestedWei: bigint; now: Date },
+): Promise<PayoutDecision> {
+  let paidToday = 0n;
+  if (cfg.maxEthPerDayPerUserWei !== null) {
+    const paid = await tx.reward.aggregate({
+      where: { participantId: p.participantId, status: "PAID", paidAt: { gte: utcDayStart(p.now) } },
+      _sum: { amountWei: true },
+    });
+    paidToday = toBigInt(paid._sum.amountWei ?? 0);
+  }
+  return capPayout(cfg, p.kind, p.requestedWei, paidToday, await getBalanceWei(tx, p.businessId, p.environment));
 }
 
 export interface PayInput {

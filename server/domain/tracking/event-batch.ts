@@ -25,10 +25,9 @@ import { toBigInt, weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
 import { readConfig } from "../config/effective";
 import { generateReferralCode } from "../participants/service";
-import { DISPOSABLE_EMAIL_DOMAINS, domainMatches } from "../rewards/disposable-domains";
-import { utcDayStart } from "../rewards/anti-abuse";
+import { screenIdentities, utcDayStart } from "../rewards/anti-abuse";
 import { toRewardSummary, type RewardSummary } from "../rewards/engine";
-import { REWARD_REASONS } from "../rewards/payout";
+import { capPayout } from "../rewards/payout";
 import { emitWebhookEvent, newReferralWebhooks, referralWebhook, rewardWebhook, trackedEventWebhook, poolLowWebhook, type WebhookEvent } from "../webhooks/emit";
 
 export interface BatchItem {
@@ -56,7 +55,6 @@ const DAY_MS = 86_400_000;
 export const fastPathStats = { fast: 0, slow: 0 };
 type Meta = { referredUserEmail?: unknown; referredUserId?: unknown; referredUserName?: unknown };
 const optionalText = (v: unknown) => v === undefined || (typeof v === "string" && v.length > 0);
-const emailDomainOf = (email: string | null) => (email && email.includes("@") ? email.slice(email.lastIndexOf("@") + 1).toLowerCase() : null);
 
 /**
  * Decides and writes, in arrival order, the events of `items` (one business and environment)
@@ -225,29 +223,8 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     reversedAt: null,
     reversalReason: null,
   });
-  /** payout.ts decidePayout, with the daily totals and the balance held in memory. */
-  const decide = (p: { participantId: string; kind: "REFERRAL" | "BONUS"; requestedWei: bigint }) => {
-    const reasons: string[] = [];
-    let amount = p.requestedWei;
-    const perEvent = p.kind === "REFERRAL" ? cfg.maxReferralEthPerEventWei : cfg.maxBonusEthPerEventWei;
-    if (perEvent !== null && amount > toBigInt(perEvent)) {
-      amount = toBigInt(perEvent);
-      reasons.push(REWARD_REASONS.PER_EVENT_CAP);
-    }
-    if (capDaily !== null && amount > 0n) {
-      const remaining = capDaily - (paid.get(p.participantId) ?? 0n);
-      if (amount > remaining) {
-        amount = remaining > 0n ? remaining : 0n;
-        reasons.push(REWARD_REASONS.DAILY_CAP);
-      }
-    }
-    if (amount <= 0n) return { status: "REFUSED" as const, amountWei: 0n, reason: reasons.join(",") || REWARD_REASONS.PER_EVENT_CAP };
-    if (balance < amount) {
-      reasons.push(REWARD_REASONS.INSUFFICIENT_POOL);
-      return { status: "REFUSED" as const, amountWei: 0n, reason: reasons.join(",") };
-    }
-    return { status: "PAID" as const, amountWei: amount, reason: reasons.length ? reasons.join(",") : null };
-  };
+  /** payout.ts capPayout, with the daily totals and the balance held in memory. */
+  const decide = (p: { participantId: string; kind: "REFERRAL" | "BONUS"; requestedWei: bigint }) => capPayout(cfg, p.kind, p.requestedWei, paid.get(p.participantId) ?? 0n, balance);
 
   let stoppedAt = slice.length;
   for (let i = 0; i < slice.length; i++) {
@@ -313,12 +290,8 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
 
     // rewards/anti-abuse screenReferral (the referred user is new: no other referral of theirs exists).
     let screen: { status: Referral["status"]; reason: string | null } = { status: "PENDING", reason: null };
-    const domain = emailDomainOf(referred.email);
-    const sameEmail = !!referrer.email && !!referred.email && referrer.email.toLowerCase() === referred.email.toLowerCase();
-    const sameUser = !!referrer.externalId && referrer.externalId === referred.externalId;
-    if (settings.blockSelfReferral && (sameEmail || sameUser)) screen = { status: "REJECTED", reason: "SELF_REFERRAL" };
-    else if (domain && settings.blockedEmailDomains.length && domainMatches(domain, settings.blockedEmailDomains)) screen = { status: "REJECTED", reason: "BLOCKED_EMAIL_DOMAIN" };
-    else if (domain && settings.blockDisposableEmails && domainMatches(domain, DISPOSABLE_EMAIL_DOMAINS)) screen = { status: "REJECTED", reason: "DISPOSABLE_EMAIL" };
+    const rejected = screenIdentities(settings, referrer, referred);
+    if (rejected) screen = { status: rejected.status, reason: rejected.reason ?? null };
     else if (countToday && (madeToday.get(referrer.id) ?? 0) >= settings.maxReferralsPerReferrerPerDay!) screen = { status: "REJECTED", reason: "REFERRER_DAILY_LIMIT" };
     else if (settings.holdForReview) screen = { status: "FLAGGED", reason: "HELD_FOR_REVIEW" };
     if (screen.status !== "REJECTED") madeToday.set(referrer.id, (madeToday.get(referrer.id) ?? 0) + 1);
