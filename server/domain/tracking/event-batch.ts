@@ -38,7 +38,7 @@ export interface BatchItem {
 }
 
 /** The job result of an event, as the EVENT_PROCESS handler returns it. */
-export type EventResult = Prisma.InputJsonObject;
+type EventResult = Prisma.InputJsonObject;
 
 export interface FastRun {
   /** Outcomes of the events decided and written, in order: the first `next` items. */
