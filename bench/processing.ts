@@ -20,6 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import type pg from "pg";
 import { ensureBuild, ensurePrismaClient } from "../scripts/ensure.mjs";
+import { call, signUpWithTestKey } from "./api";
 import { ROOT, startBenchApp, type BenchApp } from "./app";
 import { drainOnce, freshDb } from "./drain";
 
@@ -32,24 +33,9 @@ const LOAD_AT_START = os.loadavg();
 const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function call(url: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
-  const r = await fetch(`${url}${p}`, { method, headers: { "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = (await r.json()) as Record<string, unknown>;
-  if (!r.ok) throw new Error(`${method} ${p} → ${r.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 /** A business with a TEST key, 50 referrers, rewards configured and a funded TEST pool. */
 async function setupBusiness(url: string, c: pg.Client) {
-  const email = `proc-${Date.now()}@example.com`;
-  const signUp = await fetch(`${url}/api/auth/sign-up/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: url },
-    body: JSON.stringify({ email, password: "correct-horse-battery", name: "Bench", businessName: "Bench Co" }),
-  });
-  const { token } = (await signUp.json()) as { token: string };
-  const key = await call(url, "POST", "/business/api-keys", { environment: "TEST", name: "bench" }, { authorization: `Bearer ${token}` });
-  const headers = { "x-api-key": String(key.secret) };
+  const headers = { "x-api-key": await signUpWithTestKey(url, "proc") };
   const codes: string[] = [];
   for (let i = 0; i < 50; i++) codes.push(String((await call(url, "POST", "/sdk/participants", { userId: `referrer-${i}` }, headers)).referralCode));
   const { rows } = await c.query(`SELECT "businessId" FROM "Participant" WHERE "externalId" = 'referrer-0'`);

@@ -20,6 +20,7 @@ import pg from "pg";
 import { applyMigrations } from "../server/db/migrate";
 import { ensureBuild, ensurePrismaClient } from "../scripts/ensure.mjs";
 import { benchAnalytics } from "./analytics";
+import { call, signUpWithTestKey } from "./api";
 import { ROOT, startBenchApp as startApp, type BenchApp as RunningApp } from "./app";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -76,27 +77,13 @@ async function createDatabase() {
   };
 }
 
-async function call(url: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
-  const r = await fetch(`${url}${p}`, { method, headers: { "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await r.json();
-  if (!r.ok) throw new Error(`${method} ${p} → ${r.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 /** A business with a TEST key, a referrer and 60 referrals made through that key. */
 async function seed(url: string) {
-  const email = `bench-${Date.now()}@example.com`;
-  const signUp = await fetch(`${url}/api/auth/sign-up/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: url },
-    body: JSON.stringify({ email, password: "correct-horse-battery", name: "Bench", businessName: "Bench Co" }),
-  });
-  const { token } = (await signUp.json()) as { token: string };
-  const key = await call(url, "POST", "/business/api-keys", { environment: "TEST", name: "bench" }, { authorization: `Bearer ${token}` });
-  const sdkHeaders = { "x-api-key": key.secret as string };
+  const secret = await signUpWithTestKey(url, "bench");
+  const sdkHeaders = { "x-api-key": secret };
   const referrer = await call(url, "POST", "/sdk/participants", { userId: "bench-referrer", handle: "bench" }, sdkHeaders);
   for (let i = 0; i < 60; i++) await call(url, "POST", "/sdk/referrals/apply", { referralCode: referrer.referralCode, referredUserId: `bench-user-${i}` }, sdkHeaders);
-  return { secret: key.secret as string };
+  return { secret };
 }
 
 function run(url: string, s: Scenario, connections: number, duration: number, secret: string): Promise<Measured> {

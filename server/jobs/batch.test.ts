@@ -91,6 +91,15 @@ async function snapshot(scope: Scope, jobIds: string[]) {
 
 const eth = (v: string) => weiToDb(ethToWei(v));
 
+/** The same two tiers (Silver from 2 referrals, Gold from 4) for each business. */
+const addTiers = (scopes: Scope[]) =>
+  db.tier.createMany({
+    data: scopes.flatMap((s) => [
+      { businessId: s.businessId, name: "Silver", minReferrals: 2, referralRewardWei: eth("0.02"), bonusWei: eth("0.001") },
+      { businessId: s.businessId, name: "Gold", minReferrals: 4, referralRewardWei: eth("0.03"), bonusWei: "0" },
+    ]),
+  });
+
 const SCENARIOS: { name: string; config: Record<string, unknown>; settings: Record<string, unknown>; fund: string }[] = [
   {
     name: "caps, daily totals, pool exhaustion, once per referral, rejections",
@@ -140,12 +149,7 @@ describe("batched execution", () => {
       vi.spyOn(console, "error").mockImplementation(() => {}); // the malformed event's internal error is logged
       const single = await setupBusiness(sc.config, sc.settings, sc.fund);
       const batched = await setupBusiness(sc.config, sc.settings, sc.fund);
-      await db.tier.createMany({
-        data: [single, batched].flatMap((s) => [
-          { businessId: s.businessId, name: "Silver", minReferrals: 2, referralRewardWei: eth("0.02"), bonusWei: eth("0.001") },
-          { businessId: s.businessId, name: "Gold", minReferrals: 4, referralRewardWei: eth("0.03"), bonusWei: "0" },
-        ]),
-      });
+      await addTiers([single, batched]);
       const singleJobs = await queueSteps(single, STEPS, await referrers(single));
       const batchJobs = await queueSteps(batched, STEPS, await referrers(batched));
 
@@ -227,13 +231,8 @@ describe("batched execution", () => {
         const batched = await setupBusiness(cfg, st, fund);
         for (const sc of [single, batched]) {
           await db.webhookEndpoint.create({ data: { businessId: sc.businessId, environment: "TEST", url: "https://hooks.example.com/x", secretCiphertext: "x", secretPrefix: "whsec_x" } });
-          await db.tier.createMany({
-            data: [
-              { businessId: sc.businessId, name: "Silver", minReferrals: 2, referralRewardWei: eth("0.02"), bonusWei: eth("0.001") },
-              { businessId: sc.businessId, name: "Gold", minReferrals: 4, referralRewardWei: eth("0.03"), bonusWei: "0" },
-            ],
-          });
         }
+        await addTiers([single, batched]);
         const singleJobs = await queueSteps(single, steps, await referrers(single));
         const batchJobs = await queueSteps(batched, steps, await referrers(batched));
         for (const id of singleJobs) await runJob(id);

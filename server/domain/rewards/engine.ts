@@ -93,7 +93,8 @@ async function requestedAmounts(tx: Tx, cfg: BusinessConfig, referral: Referral,
 
 type Planned = { participantId: string; kind: "REFERRAL" | "BONUS"; requestedWei: bigint };
 
-function plan(referral: Referral, amounts: { referralWei: bigint; bonusWei: bigint }): Planned[] {
+/** The rewards a qualifying referral asks for: REFERRAL → the referrer, BONUS → the referred user (non-zero amounts only). */
+export function plan(referral: Referral, amounts: { referralWei: bigint; bonusWei: bigint }): Planned[] {
   const out: Planned[] = [];
   if (amounts.referralWei > 0n) out.push({ participantId: referral.referrerId, kind: "REFERRAL", requestedWei: amounts.referralWei });
   if (amounts.bonusWei > 0n) out.push({ participantId: referral.referredId, kind: "BONUS", requestedWei: amounts.bonusWei });

@@ -26,7 +26,7 @@ import type { Environment } from "../../shared/environment";
 import { readConfig } from "../config/effective";
 import { generateReferralCode } from "../participants/service";
 import { screenIdentities, utcDayStart } from "../rewards/anti-abuse";
-import { toRewardSummary, type RewardSummary } from "../rewards/engine";
+import { plan, toRewardSummary, type RewardSummary } from "../rewards/engine";
 import { capPayout } from "../rewards/payout";
 import { emitWebhookEvent, newReferralWebhooks, referralWebhook, rewardWebhook, trackedEventWebhook, poolLowWebhook, type WebhookEvent } from "../webhooks/emit";
 
@@ -191,16 +191,11 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
   const seenEmails = new Set<string>();
   const seenUserIds = new Set<string>();
 
-  const tierAmounts = (count: number) => {
-    const tier = tiers.find((t) => t.minReferrals <= count);
-    return tier ? { referralWei: toBigInt(tier.referralRewardWei), bonusWei: toBigInt(tier.bonusWei) } : { referralWei: toBigInt(cfg.referralRewardWei), bonusWei: toBigInt(cfg.bonusWei) };
-  };
+  /** engine.ts requestedAmounts and plan, with the referrer's qualified count held in memory. */
   const planned = (referral: Referral, count: number) => {
-    const a = cfg.rewardStrategy === "TIERED" ? tierAmounts(count) : { referralWei: toBigInt(cfg.referralRewardWei), bonusWei: toBigInt(cfg.bonusWei) };
-    const out: { participantId: string; kind: "REFERRAL" | "BONUS"; requestedWei: bigint }[] = [];
-    if (a.referralWei > 0n) out.push({ participantId: referral.referrerId, kind: "REFERRAL", requestedWei: a.referralWei });
-    if (a.bonusWei > 0n) out.push({ participantId: referral.referredId, kind: "BONUS", requestedWei: a.bonusWei });
-    return out;
+    const tier = cfg.rewardStrategy === "TIERED" ? tiers.find((t) => t.minReferrals <= count) : undefined;
+    const source = tier ?? { referralRewardWei: cfg.referralRewardWei, bonusWei: cfg.bonusWei };
+    return plan(referral, { referralWei: toBigInt(source.referralRewardWei), bonusWei: toBigInt(source.bonusWei) });
   };
   const newReward = (event: TrackedEvent, referral: Referral, p: { participantId: string; kind: "REFERRAL" | "BONUS"; requestedWei: bigint }, d: { status: Reward["status"]; amountWei: bigint; reason: string | null }): Reward => ({
     id: newId(),
