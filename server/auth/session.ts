@@ -1,7 +1,11 @@
 // Resolves the caller of a /business or tRPC request.
 // - Built-in provider (AUTH_URL unset or equal to APP_URL): Better Auth's api.getSession with the
 //   request's headers, in process — no HTTP hop, so no shared rate-limit bucket, and a garbage
-//   cookie costs one indexed lookup and never affects another user.
+//   cookie costs one indexed lookup and never affects another user. A positive answer is
+//   remembered per credential for SESSION_CACHE_SECONDS (default 5 s, 0 disables); every reuse
+//   still reads the session row (one indexed read, instead of Better Auth's whole lookup), so a
+//   sign-out or a revoked or expired session — through any instance — is refused at once. Only a
+//   change to the user's own profile (name, email) can show up to that bound late.
 // - External provider (AUTH_URL elsewhere): GET {AUTH_URL}/api/auth/get-session forwarding the
 //   cookie / Bearer token and the caller's own address (X-Forwarded-For, from trusted proxies
 //   only), so the provider's limits apply per client. Positive answers are cached for
@@ -9,6 +13,8 @@
 //   takes effect here within that bound. Negative answers are never cached.
 import { createHash } from "node:crypto";
 import { requestClientIp } from "../shared/client-ip";
+import { db } from "../db/client";
+import type { Membership } from "../domain/members/service";
 import { AppError } from "../shared/errors";
 import { env } from "../shared/env";
 
@@ -17,6 +23,11 @@ export interface SessionUser {
   email: string;
   name?: string;
   role?: string;
+  /**
+   * The user's active membership, when it was read in the same statement as the session row
+   * (a remembered session); absent means "not read yet", null "none".
+   */
+  membership?: Membership | null;
 }
 
 export async function resolveSession(headers: Headers): Promise<SessionUser | null> {
@@ -26,14 +37,58 @@ export async function resolveSession(headers: Headers): Promise<SessionUser | nu
   return env.authIsSelf ? resolveInProcess(headers) : resolveRemote(headers, cookie, authorization);
 }
 
+const MAX_CACHED = 10_000;
+
+/** Remembered positive lookups, by a hash of the credentials the request carried. */
+class SessionCache<T> {
+  private readonly entries = new Map<string, { value: T; until: number }>();
+  get(key: string): T | undefined {
+    const hit = this.entries.get(key);
+    if (hit && hit.until > Date.now()) return hit.value;
+    if (hit) this.entries.delete(key);
+    return undefined;
+  }
+  set(key: string, value: T, until: number) {
+    if (until <= Date.now()) return;
+    if (this.entries.size >= MAX_CACHED) this.entries.clear();
+    this.entries.set(key, { value, until });
+  }
+  delete(key: string) {
+    this.entries.delete(key);
+  }
+}
+
+const credentialKey = (cookie: string | null, authorization: string | null) =>
+  createHash("sha256").update(`${cookie ?? ""}\n${authorization ?? ""}`).digest("hex");
+
+const localCache = new SessionCache<{ user: SessionUser; token: string }>();
+
 async function resolveInProcess(headers: Headers): Promise<SessionUser | null> {
+  const cookie = headers.get("cookie");
+  const authorization = headers.get("authorization");
+  const ttl = env.sessionCacheSeconds * 1000;
+  const key = ttl > 0 ? credentialKey(cookie, authorization) : "";
+  const hit = ttl > 0 ? localCache.get(key) : undefined;
+  if (hit) {
+    // The row decides: deleted (sign-out, revocation, user removed) or expired means no session.
+    // The membership comes with it, fresh, in the same statement.
+    const rows = await db.$queryRaw<{ memberId: string | null; businessId: string | null; role: Membership["role"] | null; status: string | null }[]>`
+      SELECT m.id AS "memberId", m."businessId", m.role::text AS role, m.status::text AS status
+        FROM "session" s LEFT JOIN "Member" m ON m."userId" = s."userId"
+       WHERE s.token = ${hit.token} AND s."expiresAt" > (now() AT TIME ZONE 'UTC')`;
+    const row = rows[0];
+    if (!row) {
+      localCache.delete(key);
+      return null;
+    }
+    const membership = row.memberId && row.businessId && row.role && row.status === "ACTIVE" ? { memberId: row.memberId, businessId: row.businessId, role: row.role } : null;
+    return { ...hit.user, membership };
+  }
   const { auth } = await import("./better-auth");
   // Only the credentials: the lookup must not depend on anything else the client sent.
   const only = new Headers();
-  for (const name of ["cookie", "authorization"]) {
-    const v = headers.get(name);
-    if (v) only.set(name, v);
-  }
+  if (cookie) only.set("cookie", cookie);
+  if (authorization) only.set("authorization", authorization);
   let result: Awaited<ReturnType<typeof auth.api.getSession>>;
   try {
     result = await auth.api.getSession({ headers: only });
@@ -45,18 +100,22 @@ async function resolveInProcess(headers: Headers): Promise<SessionUser | null> {
   }
   const user = result?.user as (SessionUser & { role?: string | null }) | undefined;
   if (!user || typeof user.id !== "string") return null;
-  return { id: user.id, email: user.email, name: user.name ?? undefined, role: user.role ?? undefined };
+  const found: SessionUser = { id: user.id, email: user.email, name: user.name ?? undefined, role: user.role ?? undefined };
+  const session = result?.session as { token?: unknown; expiresAt?: unknown } | undefined;
+  if (ttl > 0 && typeof session?.token === "string") {
+    const expires = session.expiresAt instanceof Date ? session.expiresAt.getTime() : Number.POSITIVE_INFINITY;
+    localCache.set(key, { user: found, token: session.token }, Math.min(Date.now() + ttl, expires));
+  }
+  return found;
 }
 
-const MAX_CACHED = 10_000;
-const cache = new Map<string, { user: SessionUser; until: number }>();
+const remoteCache = new SessionCache<SessionUser>();
 
 async function resolveRemote(headers: Headers, cookie: string | null, authorization: string | null): Promise<SessionUser | null> {
   const ttl = env.sessionCacheSeconds * 1000;
-  const cacheKey = createHash("sha256").update(`${cookie ?? ""}\n${authorization ?? ""}`).digest("hex");
-  const hit = cache.get(cacheKey);
-  if (hit && hit.until > Date.now()) return hit.user;
-  if (hit) cache.delete(cacheKey);
+  const cacheKey = credentialKey(cookie, authorization);
+  const hit = ttl > 0 ? remoteCache.get(cacheKey) : undefined;
+  if (hit) return hit;
 
   const forward = new Headers();
   if (cookie) forward.set("cookie", cookie);
@@ -85,9 +144,6 @@ async function resolveRemote(headers: Headers, cookie: string | null, authorizat
   const body = (await res.json().catch(() => null)) as { user?: SessionUser } | null;
   const user = body?.user;
   if (!user || typeof user.id !== "string") return null;
-  if (ttl > 0) {
-    if (cache.size >= MAX_CACHED) cache.clear();
-    cache.set(cacheKey, { user, until: Date.now() + ttl });
-  }
+  if (ttl > 0) remoteCache.set(cacheKey, user, Date.now() + ttl);
   return user;
 }

@@ -83,7 +83,7 @@ export async function requireBusinessCaller(session: () => Promise<SessionUser |
   const user = await session();
   if (!user) throw new AppError("UNAUTHENTICATED", "Sign in: a valid session is required");
   if (user.role !== "BUSINESS") throw new AppError("FORBIDDEN", "The BUSINESS role is required");
-  const membership = await findMembership(user.id);
+  const membership = user.membership !== undefined ? user.membership : await findMembership(user.id);
   if (!membership) throw new AppError("FORBIDDEN", "This account does not belong to a business");
   return { user, membership, businessId: membership.businessId };
 }

@@ -1,7 +1,8 @@
 // The REST face of the business router: trpc-to-openapi answers the interface's /business/*
 // paths with the very procedures the dashboard calls, and errors are rewritten into the
 // contract's { error: { code, message, details } } body.
-import { createOpenApiFetchHandler, generateOpenApiDocument } from "trpc-to-openapi";
+import type { TRPCError } from "@trpc/server";
+import { createOpenApiNodeHttpHandler, generateOpenApiDocument } from "trpc-to-openapi";
 import { appRouter } from "../routers/_app";
 import { AppError, errorResponse } from "../shared/errors";
 import { readCapped } from "../shared/http";
@@ -20,53 +21,93 @@ export async function handleBusinessRest(req: Request): Promise<Response> {
   } catch (e) {
     return errorResponse(e);
   }
+  let body: unknown;
   if (req.body && req.method !== "GET" && req.method !== "HEAD") {
     // Re-read the body with a hard cap (chunked uploads carry no content-length).
     const text = await readCapped(req, MAX_BODY);
     if (text === null) return errorResponse(new AppError("PAYLOAD_TOO_LARGE", "The request body exceeds 32 KB"));
-    // Checked here, on the body as sent: the adapter merges it into a fresh object, where a
-    // top-level "__proto__" key would silently vanish.
-    // (Non-JSON bodies are left to the adapter, which answers 415.)
-    if (text.trim() && /^application\/json\b/i.test((req.headers.get("content-type") ?? "").trim())) {
-      let parsed: unknown;
+    // An empty body (e.g. POST …/test, …/retry) is the empty JSON object, whatever its content type.
+    if (text.trim() === "") {
+      const headers = new Headers(req.headers);
+      headers.set("content-type", "application/json");
+      req = new Request(req.url, { method: req.method, headers, signal: req.signal });
+      body = {};
+    } else if ((req.headers.get("content-type") ?? "").startsWith("application/json")) {
       try {
-        parsed = JSON.parse(text);
+        body = JSON.parse(text);
       } catch {
         return errorResponse(new AppError("INVALID_JSON", "The body is not valid JSON"));
       }
+      // Checked here, on the body as sent: the adapter merges it into a fresh object, where a
+      // top-level "__proto__" key would silently vanish.
       try {
-        assertCleanJson(parsed);
+        assertCleanJson(body);
       } catch (e) {
         return errorResponse(e);
       }
     }
-    // An empty body (e.g. POST …/test, …/retry) is the empty JSON object, whatever its content type.
-    const empty = text.trim() === "";
-    const headers = new Headers(req.headers);
-    if (empty) headers.set("content-type", "application/json");
-    req = new Request(req.url, { method: req.method, headers, body: empty ? "{}" : text });
+    // (Other content types are left to the adapter, which answers 415 before reading a body.)
   }
-  let failure: AppError | undefined;
-  const res = await createOpenApiFetchHandler({
-    endpoint: "/",
-    router: appRouter,
-    req,
-    createContext: () => createContext(req),
-    onError: ({ error }) => {
-      failure = appErrorOf(error);
-    },
-    responseMeta: ({ errors }) => (errors.length ? { status: appErrorOf(errors[0]).status, headers: new Headers() } : {}),
-  });
-  if (res.status < 400) return res;
+  const res = await runOpenApi(req, body);
+  if (res.status < 400) return res.response;
+  let failure = res.failure;
   if (!failure) {
-    // Errors raised before a procedure ran (unknown path, bad JSON) arrive without onError.
-    const body = (await res.json().catch(() => ({}))) as { code?: string; message?: string };
+    // Errors raised before a procedure ran (unknown path, wrong content type) arrive without onError.
+    const answer = (await res.response.json().catch(() => ({}))) as { code?: string; message?: string };
     if (res.status === 404) failure = new AppError("NOT_FOUND", "No such route");
     else if (res.status === 415) failure = new AppError("UNSUPPORTED_MEDIA_TYPE", "Send a JSON body with Content-Type: application/json");
     else if (res.status === 413) failure = new AppError("PAYLOAD_TOO_LARGE", "The request body exceeds 32 KB");
-    else failure = new AppError(res.status === 400 ? "INVALID_JSON" : "INTERNAL", body.message ?? "Request failed");
+    else failure = new AppError(res.status === 400 ? "INVALID_JSON" : "INTERNAL", answer.message ?? "Request failed");
   }
   return errorResponse(failure);
+}
+
+// trpc-to-openapi's own fetch adapter builds its route table (every procedure's path as a
+// regular expression) on every request; this one keeps a single handler for the process and
+// hands it the request with the body already read and checked above.
+const failures = new WeakMap<object, AppError>();
+let openApiHandler: ((req: Request, res: OpenApiResponse) => Promise<void>) | undefined;
+
+interface OpenApiResponse {
+  statusCode: number;
+  setHeader(name: string, value: string | string[]): void;
+  end(body?: string): void;
+}
+
+function handler() {
+  openApiHandler ??= createOpenApiNodeHttpHandler({
+    router: appRouter,
+    createContext: ({ req }: { req: Request }) => createContext(req),
+    onError: ({ error, req }: { error: TRPCError; req: Request }) => {
+      failures.set(req, appErrorOf(error));
+    },
+    responseMeta: ({ errors }: { errors: TRPCError[] }) => (errors.length ? { status: appErrorOf(errors[0]).status, headers: {} } : {}),
+  } as never) as unknown as (req: Request, res: OpenApiResponse) => Promise<void>;
+  return openApiHandler;
+}
+
+async function runOpenApi(req: Request, body: unknown): Promise<{ status: number; response: Response; failure?: AppError }> {
+  // The adapter reads `body` as the parsed JSON (a Request's own body is its stream).
+  const proxied = new Proxy(req, {
+    get: (target, prop) => {
+      if (prop === "body") return body;
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const headers = new Headers();
+  const response = await new Promise<Response>((resolve, reject) => {
+    const res: OpenApiResponse = {
+      statusCode: 200,
+      setHeader: (name, value) => {
+        if (typeof value === "string") headers.set(name, value);
+        else for (const v of value) headers.append(name, v);
+      },
+      end: (text) => resolve(new Response(text, { status: res.statusCode, headers })),
+    };
+    handler()(proxied, res).catch(reject);
+  });
+  return { status: response.status, response, failure: failures.get(proxied) };
 }
 
 let doc: unknown;
