@@ -18,7 +18,7 @@ export const env = {
   get authIsSelf() {
     return !process.env.AUTH_URL || this.authUrl === this.appUrl;
   },
-  /** External session provider only: how long a positive session lookup is reused (seconds, 0 = never). */
+  /** How long a positive session lookup is reused (seconds, 0 = never); see server/auth/session.ts. */
   get sessionCacheSeconds() {
     return Math.min(60, int(process.env.SESSION_CACHE_SECONDS, 5));
   },
