@@ -5,6 +5,7 @@ import { mkdirSync } from "node:fs";
 import { env } from "../shared/env";
 import { applyMigrations, type SqlRunner } from "./migrate";
 import { Prisma, PrismaClient } from "./generated";
+import { installQueryPlanCache } from "./query-plan-cache";
 import type { PGlite } from "@electric-sql/pglite";
 import type { Pool, PoolClient } from "pg";
 
@@ -126,7 +127,12 @@ function create(given?: PGlite): DbState {
     if (kind === "postgres") await opened.close();
     // Under bursts, transactions queue for a pooled connection (PostgreSQL) or for PGlite's single
     // one; Prisma's 2 s default maxWait would turn that queueing into 500s.
-    resolveClient(new PrismaClient({ adapter: opened.adapter as never, transactionOptions: { maxWait: QUEUE_WAIT_MS, timeout: 30_000 } }));
+    const client = new PrismaClient({ adapter: opened.adapter as never, transactionOptions: { maxWait: QUEUE_WAIT_MS, timeout: 30_000 } });
+    // Reads reuse their compiled query plans (query-plan-cache.ts): the compiler class comes from
+    // the very loader this client uses, so the patch reaches the compiler it runs.
+    const compilerWasm = (client as unknown as { _engineConfig?: { compilerWasm?: { getRuntime?: () => Promise<{ QueryCompiler?: unknown }> } } })._engineConfig?.compilerWasm;
+    installQueryPlanCache((await compilerWasm?.getRuntime?.().catch(() => undefined))?.QueryCompiler);
+    resolveClient(client);
   })();
   // A proxy lets callers use `db` synchronously; every model call awaits readiness first.
   const client = lazyClient(clientPromise);
