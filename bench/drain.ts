@@ -96,11 +96,31 @@ function run(args: string[], extraEnv: Record<string, string>, stdio: "ignore" |
   });
 }
 
+const dbNow = async (c: pg.Client): Promise<string> => (await c.query(`SELECT (now() AT TIME ZONE 'UTC')::text AS t`)).rows[0].t as string;
+
+/**
+ * Waits until no job is queued or running, and answers the seconds from the first claim to the
+ * last finish of the jobs that ran since `since` (their startedAt / finishedAt, so the poll's own
+ * period adds no error). The poll is one EXISTS on the (status, runAt) index every 250 ms: a count
+ * of a growing backlog every few milliseconds would compete with the workers it measures.
+ */
+export async function waitForDrain(c: pg.Client, since?: string): Promise<number> {
+  since ??= await dbNow(c);
+  for (;;) {
+    const r = await c.query(`SELECT EXISTS (SELECT 1 FROM "Job" WHERE status IN ('QUEUED', 'RUNNING')) AS busy`);
+    if (!r.rows[0].busy) break;
+    await new Promise((res) => setTimeout(res, 250));
+  }
+  const t = await c.query(`SELECT EXTRACT(EPOCH FROM max("finishedAt") - min("startedAt"))::float8 AS s FROM "Job" WHERE "startedAt" >= $1::timestamp`, [since]);
+  return Number(t.rows[0].s);
+}
+
 export async function drainOnce(prior: number, workers: number, events = EVENTS) {
   const d = await freshDb();
   try {
     await seed(d.c, prior);
     await queue(d.url, events);
+    const since = await dbNow(d.c);
     const children = Array.from({ length: workers }, () =>
       spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "scripts", "worker.ts")], {
         cwd: ROOT,
@@ -108,17 +128,7 @@ export async function drainOnce(prior: number, workers: number, events = EVENTS)
         stdio: ["ignore", "ignore", "inherit"],
       }),
     );
-    // The clock starts when the first job is claimed (process start-up excluded). The polls read
-    // the (status, runAt) index only: a count over the whole Job table (a million rows of history)
-    // every few milliseconds would compete with the workers it measures.
-    let started = 0;
-    for (;;) {
-      const r = await d.c.query(`SELECT count(*) FILTER (WHERE status = 'QUEUED')::int AS queued, count(*)::int AS left FROM "Job" WHERE status IN ('QUEUED', 'RUNNING')`);
-      if (!started && r.rows[0].queued < events) started = Date.now();
-      if (r.rows[0].left === 0) break;
-      await new Promise((res) => setTimeout(res, 50));
-    }
-    const seconds = (Date.now() - started) / 1000;
+    const seconds = await waitForDrain(d.c, since);
     for (const ch of children) ch.kill("SIGTERM");
     await Promise.all(children.map((ch) => new Promise((res) => (ch.exitCode !== null ? res(null) : ch.once("exit", res)))));
     const check = await d.c.query(

@@ -22,7 +22,7 @@ import type pg from "pg";
 import { ensureBuild, ensurePrismaClient } from "../scripts/ensure.mjs";
 import { call, signUpWithTestKey } from "./api";
 import { ROOT, startBenchApp, type BenchApp } from "./app";
-import { drainOnce, freshDb } from "./drain";
+import { drainOnce, freshDb, waitForDrain } from "./drain";
 
 const EVENTS = Number(process.env.PROC_EVENTS ?? 10_000);
 const RATE = Number(process.env.PROC_RATE ?? 1000);
@@ -106,16 +106,9 @@ const queuedJobs = async (c: pg.Client) => Number((await c.query(`SELECT count(*
 /** Runs a worker until no job is left; seconds from the first claim to the last finish. */
 async function drainWithWorker(url: string, c: pg.Client) {
   const backlog = await queuedJobs(c);
+  const since = (await c.query(`SELECT (now() AT TIME ZONE 'UTC')::text AS t`)).rows[0].t as string;
   const w = startWorker(url);
-  let started = 0;
-  for (;;) {
-    // Index-only polls (status, runAt): a whole-table count would compete with the worker.
-    const r = await c.query(`SELECT count(*) FILTER (WHERE status = 'QUEUED')::int AS queued, count(*)::int AS left FROM "Job" WHERE status IN ('QUEUED', 'RUNNING')`);
-    if (!started && r.rows[0].queued < backlog) started = Date.now();
-    if (r.rows[0].left === 0) break;
-    await sleep(50);
-  }
-  const seconds = (Date.now() - started) / 1000;
+  const seconds = await waitForDrain(c, since);
   await stopWorker(w);
   return { backlog, seconds, rate: backlog / seconds };
 }
