@@ -69,7 +69,17 @@ async function snapshot(scope: Scope, jobIds: string[]) {
       job: { status: job.status, attempts: job.attempts, error: job.lastError?.split(":")[0] ?? null, result: stableResult(job.result, who) },
       event: { status: ev.status, reason: ev.reason },
       referral: ev.referral ? { referrer: who.get(ev.referral.referrerId), referred: who.get(ev.referral.referredId), status: ev.referral.status, reason: ev.referral.reason } : null,
-      rewards: rewards.map((r) => ({ kind: r.kind, to: who.get(r.participantId), requested: r.requestedWei.toFixed(), amount: r.amountWei.toFixed(), status: r.status, reason: r.reason })),
+      rewards: rewards.map((r) => ({
+        kind: r.kind,
+        to: who.get(r.participantId),
+        requested: r.requestedWei.toFixed(),
+        amount: r.amountWei.toFixed(),
+        status: r.status,
+        reason: r.reason,
+        payoutStatus: r.payoutStatus,
+        // The holding period (payableAt − paidAt, in days), as the payout-state trigger sets it.
+        payableAfterDays: r.payableAt && r.paidAt ? (r.payableAt.getTime() - r.paidAt.getTime()) / 86_400_000 : r.payableAt ? "no paidAt" : null,
+      })),
     });
   }
   // Alerts and the webhook outbox, in the order they were written, ids left out.
@@ -103,7 +113,7 @@ const addTiers = (scopes: Scope[]) =>
 const SCENARIOS: { name: string; config: Record<string, unknown>; settings: Record<string, unknown>; fund: string }[] = [
   {
     name: "caps, daily totals, pool exhaustion, once per referral, rejections",
-    config: { referralRewardWei: eth("0.01"), bonusWei: eth("0.004"), qualifyingEvents: ["purchase"], maxEthPerDayPerUserWei: eth("0.025"), maxBonusEthPerEventWei: eth("0.003") },
+    config: { referralRewardWei: eth("0.01"), bonusWei: eth("0.004"), qualifyingEvents: ["purchase"], maxEthPerDayPerUserWei: eth("0.025"), maxBonusEthPerEventWei: eth("0.003"), payoutHoldDays: 3 },
     settings: { maxReferralsPerReferrerPerDay: 5 },
     fund: "0.05",
   },
@@ -187,6 +197,7 @@ describe("batched execution", () => {
       autoRefillEnabled: fc.boolean(),
       autoRefillAmountWei: fc.constant(eth("0.1")),
       reversalEvents: fc.constantFrom([], ["refund"]),
+      payoutHoldDays: fc.constantFrom(0, 0, 7),
     });
     const settings = fc.record({
       blockSelfReferral: fc.boolean(),

@@ -10,7 +10,7 @@ import type { Job, Prisma } from "../db/generated";
 import { AppError, toAppError } from "../shared/errors";
 import { env } from "../shared/env";
 import { lockPool } from "../domain/ledger/service";
-import { processEventRun, type BatchItem } from "../domain/tracking/event-batch";
+import { executor, processEventRun, type BatchItem } from "../domain/tracking/event-batch";
 import { handlers } from "./handlers";
 
 export type RunOutcome =
@@ -271,7 +271,8 @@ export async function executeEventBatch(jobs: Job[]): Promise<Map<string, RunOut
         }
         if (succeeded.length) {
           const now = new Date().toISOString();
-          await tx.$executeRawUnsafe(
+          const exec = await executor(tx);
+          await exec(
             `UPDATE "Job" AS j SET status = 'SUCCEEDED', result = d.result, "lastError" = NULL, "lockedUntil" = NULL, "lockedBy" = NULL,
                     "finishedAt" = $3::timestamp(3), "updatedAt" = $3::timestamp(3)
                FROM unnest($1::text[], $2::jsonb[]) AS d(id, result) WHERE j.id = d.id`,

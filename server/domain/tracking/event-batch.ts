@@ -18,7 +18,7 @@
 // The caller holds the business+environment pool lock (so the balance, the daily totals and the
 // tier counts read here cannot change underneath) and runs this inside its transaction: a
 // failure of any statement fails the whole batch transaction, whose jobs then run one by one.
-import type { Tx } from "../../db/client";
+import { directSql, type Tx } from "../../db/client";
 import { Prisma, type Participant, type Referral, type Reward, type TrackedEvent } from "../../db/generated";
 import { newId } from "../../shared/ids";
 import { toBigInt, weiToEth } from "../../shared/money";
@@ -420,15 +420,23 @@ interface RunWrites {
 }
 
 const col = <T, K extends keyof T>(rows: T[], k: K) => rows.map((r) => r[k]);
+
+/** The transaction's direct channel on PostgreSQL, else Prisma's raw statements. */
+export async function executor(tx: Tx): Promise<(sql: string, ...values: unknown[]) => Promise<number>> {
+  const direct = await directSql(tx);
+  return direct ? (sql, ...values) => direct.execute(sql, ...values) : (sql, ...values) => tx.$executeRawUnsafe(sql, ...values);
+}
 const dates = (ds: (Date | null)[]) => ds.map((d) => (d ? d.toISOString() : null));
 
 async function writeRun(tx: Tx, w: RunWrites) {
+  // The bulk statements skip Prisma's per-statement work where they can (db/client.ts directSql).
+  const exec = await executor(tx);
   const ts = w.now.toISOString();
   const { participants: ps, referrals: rs, rewards: ws } = w;
   if (ps.length) {
     // ON CONFLICT DO NOTHING + a count: a clash (a code taken, an identity a concurrent request
     // just created) fails the batch, which then runs one by one, where each case is handled.
-    const inserted = await tx.$executeRawUnsafe(
+    const inserted = await exec(
       `INSERT INTO "Participant" (id, "businessId", environment, "externalId", email, name, "referralCode", "createdAt", "updatedAt")
        SELECT id, $2, $3::"Environment", ext, email, name, code, $8::timestamp(3), $8::timestamp(3)
          FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(id, ext, email, name, code)
@@ -445,7 +453,7 @@ async function writeRun(tx: Tx, w: RunWrites) {
     if (inserted !== ps.length) throw new Error(`batch: ${ps.length - inserted} new participant(s) clashed with existing rows`);
   }
   if (rs.length) {
-    await tx.$executeRawUnsafe(
+    await exec(
       `INSERT INTO "Referral" (id, "businessId", environment, "apiKeyId", "referrerId", "referredId", source, campaign, status, reason, "qualifiedAt", "createdAt", "updatedAt")
        SELECT id, $2, $3::"Environment", key, rr, rd, src, cmp, st::"ReferralStatus", why, q::timestamp(3), $12::timestamp(3), $12::timestamp(3)
          FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
@@ -466,7 +474,7 @@ async function writeRun(tx: Tx, w: RunWrites) {
   }
   if (w.eventUpdates.length) {
     const u = w.eventUpdates;
-    await tx.$executeRawUnsafe(
+    await exec(
       `UPDATE "TrackedEvent" AS e SET "referralId" = d.ref, status = d.st::"EventStatus", reason = d.why, "processedAt" = $5::timestamp(3), "updatedAt" = $5::timestamp(3)
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d(id, ref, st, why) WHERE e.id = d.id`,
       col(u, "id"),
@@ -477,11 +485,16 @@ async function writeRun(tx: Tx, w: RunWrites) {
     );
   }
   if (ws.length) {
-    await tx.$executeRawUnsafe(
-      `INSERT INTO "Reward" (id, "businessId", environment, "participantId", "eventId", "referralId", kind, "requestedWei", "amountWei", status, reason, "createdAt", "paidAt")
-       SELECT id, $2, $3::"Environment", pid, ev, ref, k::"RewardKind", req::numeric, amt::numeric, st::"RewardStatus", why, $12::timestamp(3), paid::timestamp(3)
+    await exec(
+      // The payout state of a PAID reward is what the Reward_payout_state trigger would give it
+      // (same expression), computed once for the statement instead of once per row.
+      `INSERT INTO "Reward" (id, "businessId", environment, "participantId", "eventId", "referralId", kind, "requestedWei", "amountWei", status, reason, "createdAt", "paidAt", "payoutStatus", "payableAt")
+       SELECT id, $2, $3::"Environment", pid, ev, ref, k::"RewardKind", req::numeric, amt::numeric, st::"RewardStatus", why, $12::timestamp(3), paid::timestamp(3),
+              CASE WHEN st = 'PAID' THEN (CASE WHEN h.hold = 0 THEN 'PAYABLE' ELSE 'ON_HOLD' END)::"RewardPayoutStatus" END,
+              CASE WHEN st = 'PAID' THEN COALESCE(paid::timestamp(3), CURRENT_TIMESTAMP) + make_interval(days => h.hold) END
          FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $13::text[])
-           AS t(id, pid, ev, ref, k, req, amt, st, why, paid)`,
+           AS t(id, pid, ev, ref, k, req, amt, st, why, paid),
+              (SELECT COALESCE((SELECT "payoutHoldDays" FROM "BusinessConfig" WHERE "businessId" = $2), 0) AS hold) AS h`,
       col(ws, "id"),
       ws[0].businessId,
       ws[0].environment,
@@ -501,7 +514,7 @@ async function writeRun(tx: Tx, w: RunWrites) {
     // One statement: the ledger trigger moves the pool balance once, under its CHECK (>= 0).
     const d = w.debits;
     const { businessId, environment } = ws[0];
-    await tx.$executeRawUnsafe(
+    await exec(
       `INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei", "rewardId", memo, "createdAt")
        SELECT id, $2, $3::"Environment", 'REWARD', -amt::numeric, rid, memo, $7::timestamp(3)
          FROM unnest($1::text[], $4::text[], $5::text[], $6::text[]) AS t(id, amt, rid, memo)`,

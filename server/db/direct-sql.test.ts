@@ -1,0 +1,72 @@
+// The direct channel (directSql): on PostgreSQL, statements sent through it run on the Prisma
+// transaction's own connection — they see its writes, it sees theirs, and they commit or roll
+// back with it. On PGlite there is no such channel (callers use the transaction).
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { db, dbKind, directSql } from "./client";
+
+const hex = () => randomBytes(5).toString("hex");
+const addUser = (id: string) => [`INSERT INTO "user" (id, name, email, "emailVerified", "createdAt", "updatedAt") VALUES ($1, 'D', $2, false, now(), now())`, id, `${id}@example.com`] as const;
+
+describe("directSql", () => {
+  it.runIf(dbKind() === "postgres")("runs in the transaction: both sides see each other's writes, and it commits with it", async () => {
+    const a = `u-${hex()}`;
+    const b = `u-${hex()}`;
+    await db.$transaction(async (tx) => {
+      const direct = (await directSql(tx))!;
+      expect(direct).not.toBeNull();
+      await tx.user.create({ data: { id: a, name: "A", email: `${a}@example.com` } });
+      // The direct statement sees the row Prisma wrote in this (uncommitted) transaction…
+      expect(await direct.execute(`UPDATE "user" SET name = 'A2' WHERE id = $1`, a)).toBe(1);
+      expect(await direct.execute(...addUser(b))).toBe(1);
+      // …and the transaction sees the direct statement's writes.
+      expect((await tx.user.findUniqueOrThrow({ where: { id: a } })).name).toBe("A2");
+      expect(await tx.user.count({ where: { id: b } })).toBe(1);
+    });
+    expect(await db.user.count({ where: { id: { in: [a, b] } } })).toBe(2);
+  });
+
+  it.runIf(dbKind() === "postgres")("rolls back with the transaction", async () => {
+    const a = `u-${hex()}`;
+    await expect(
+      db.$transaction(async (tx) => {
+        const direct = (await directSql(tx))!;
+        await direct.execute(...addUser(a));
+        throw new Error("abort");
+      }),
+    ).rejects.toThrow("abort");
+    expect(await db.user.count({ where: { id: a } })).toBe(0);
+  });
+
+  it.runIf(dbKind() === "postgres")("each transaction gets its own connection, also when several run at once", async () => {
+    const ids = Array.from({ length: 4 }, () => `u-${hex()}`);
+    // Every transaction writes through its channel, then waits until all have written: none may
+    // see another's (uncommitted) row, so no channel was another transaction's connection.
+    let written = 0;
+    let release!: () => void;
+    const allWritten = new Promise<void>((r) => (release = r));
+    const seen = await Promise.all(
+      ids.map((id, i) =>
+        db
+          .$transaction(async (tx) => {
+            const direct = (await directSql(tx))!;
+            await direct.execute(...addUser(id));
+            if (++written === ids.length) release();
+            await allWritten;
+            const visible = (await tx.user.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((u) => u.id);
+            if (i % 2) throw Object.assign(new Error("abort"), { visible });
+            return visible;
+          })
+          .catch((e: Error & { visible?: string[] }) => e.visible ?? e.message),
+      ),
+    );
+    expect(seen).toEqual(ids.map((id) => [id]));
+    expect((await db.user.findMany({ where: { id: { in: ids } } })).map((u) => u.id).sort()).toEqual(ids.filter((_, i) => i % 2 === 0).sort());
+  });
+
+  it.runIf(dbKind() === "pglite")("is not available on PGlite", async () => {
+    await db.$transaction(async (tx) => {
+      expect(await directSql(tx)).toBeNull();
+    });
+  });
+});
