@@ -1,9 +1,10 @@
 // The direct channel (directSql): on PostgreSQL, statements sent through it run on the Prisma
 // transaction's own connection — they see its writes, it sees theirs, and they commit or roll
-// back with it. On PGlite there is no such channel (callers use the transaction).
+// back with it. On PGlite there is no such channel (callers use the transaction). rawRows reads
+// the same values on both databases, whichever path it takes.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { db, dbKind, directSql } from "./client";
+import { db, dbKind, directSql, rawRows } from "./client";
 
 const hex = () => randomBytes(5).toString("hex");
 const addUser = (id: string) => [`INSERT INTO "user" (id, name, email, "emailVerified", "createdAt", "updatedAt") VALUES ($1, 'D', $2, false, now(), now())`, id, `${id}@example.com`] as const;
@@ -68,5 +69,22 @@ describe("directSql", () => {
     await db.$transaction(async (tx) => {
       expect(await directSql(tx)).toBeNull();
     });
+  });
+
+  it("rawRows: timestamps as UTC instants, arrays, booleans, integers and json, alike on both databases", async () => {
+    const [row] = await rawRows<{ at: Date; tags: string[]; ok: boolean; n: number; doc: unknown; none: null }>(
+      `SELECT '2026-03-29 01:30:00.123'::timestamp(3) AS at, ARRAY['a', 'b,c', 'd"e', '{x}'] AS tags, true AS ok, 41 + $1::int AS n, '{"k":[1,"x"]}'::jsonb AS doc, NULL AS none`,
+      1,
+    );
+    expect(row.at).toBeInstanceOf(Date);
+    expect(row.at.toISOString()).toBe("2026-03-29T01:30:00.123Z");
+    expect(row).toMatchObject({ tags: ["a", "b,c", 'd"e', "{x}"], ok: true, n: 42, doc: { k: [1, "x"] }, none: null });
+    // Array parameters with awkward elements (and a NULL element) arrive intact.
+    const v = ["{", "}", '"', "\\\\", null, "a b"];
+    const [back] = await rawRows<{ n: number; nulls: number; joined: string }>(
+      `SELECT cardinality($1::text[]) AS n, (SELECT count(*)::int FROM unnest($1::text[]) x WHERE x IS NULL) AS nulls, array_to_string($1::text[], '|') AS joined`,
+      v,
+    );
+    expect(back).toEqual({ n: 6, nulls: 1, joined: v.filter((x) => x !== null).join("|") });
   });
 });

@@ -1,7 +1,7 @@
 // API key lifecycle: create, rotate (same apiKeyId, new secret, optional grace for the old one),
 // revoke, and the lookup the SDK wrapper runs on every request. Only a SHA-256 hash and a
 // short display prefix are stored; the secret is returned once.
-import { db } from "../../db/client";
+import { db, rawRows } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
 import { randomBase62, sha256Hex } from "../../shared/ids";
 import { API_KEY_SCOPES, PUBLISHABLE_SCOPES, type ApiKeyKind, type ApiKeyOutput, type ApiKeyScope, type Environment } from "./schemas";
@@ -130,13 +130,16 @@ export interface AuthenticatedKey {
 export async function authenticateApiKey(secret: string): Promise<AuthenticatedKey | null> {
   if (!KEY_RE.test(secret)) return null;
   const hash = sha256Hex(secret);
-  const rows = await db.$queryRaw<Array<{ id: string; businessId: string; environment: Environment; kind: ApiKeyKind; scopes: string[]; allowedOrigins: string[] }>>`
-    SELECT "id", "businessId", "environment"::text AS "environment", "kind"::text AS "kind", "scopes", "allowedOrigins"
-    FROM "ApiKey"
-    WHERE "status" = 'ACTIVE'
-      AND ("expiresAt" IS NULL OR "expiresAt" > (now() AT TIME ZONE 'UTC'))
-      AND ("keyHash" = ${hash} OR ("previousKeyHash" = ${hash} AND "previousExpiresAt" > (now() AT TIME ZONE 'UTC')))
-    LIMIT 1`;
+  // Every SDK request runs this: one statement on the pool, outside Prisma on PostgreSQL (rawRows).
+  const rows = await rawRows<{ id: string; businessId: string; environment: Environment; kind: ApiKeyKind; scopes: string[]; allowedOrigins: string[] }>(
+    `SELECT "id", "businessId", "environment"::text AS "environment", "kind"::text AS "kind", "scopes"::text[] AS "scopes", "allowedOrigins"::text[] AS "allowedOrigins"
+       FROM "ApiKey"
+      WHERE "status" = 'ACTIVE'
+        AND ("expiresAt" IS NULL OR "expiresAt" > (now() AT TIME ZONE 'UTC'))
+        AND ("keyHash" = $1 OR ("previousKeyHash" = $1 AND "previousExpiresAt" > (now() AT TIME ZONE 'UTC')))
+      LIMIT 1`,
+    hash,
+  );
   const k = rows[0];
   if (!k) return null;
   // The prefix names the kind; a secret that claims the other kind is not this key.

@@ -13,7 +13,7 @@
 // - its idempotency claim, when it asks for one, is new (ON CONFLICT DO NOTHING): a key that
 //   exists (replay, conflict, expiry, or a concurrent duplicate that committed first) leaves
 //   that event unwritten, and the caller takes the transactional path for it.
-import type { Db, Tx } from "../../db/client";
+import { db, rawRows, type Db, type Tx } from "../../db/client";
 import { env } from "../../shared/env";
 import { newId } from "../../shared/ids";
 import type { Scope } from "../participants/schemas";
@@ -80,7 +80,10 @@ export async function queueEvents(client: Db | Tx, scope: Scope, items: QueueIte
     return { item, eventId, jobId, body, claimId: item.claim && item.idempotencyKey ? newId() : null };
   });
   const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
-  const [res] = await client.$queryRawUnsafe<{ mode: ProcessingMode; written: string[] }[]>(
+  // Outside a transaction (POST /track), straight to the pool on PostgreSQL (db/client.ts rawRows).
+  type Row = { mode: ProcessingMode; written: string[] };
+  const run = (sql: string, ...values: unknown[]) => (client === db ? rawRows<Row>(sql, ...values) : client.$queryRawUnsafe<Row[]>(sql, ...values));
+  const [res] = await run(
     STATEMENT,
     scope.businessId,
     scope.environment,
