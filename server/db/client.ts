@@ -126,7 +126,8 @@ async function openPostgres(url: string): Promise<Opened> {
   const appPool = new pg.default.Pool({ connectionString: url, max, options: UTC_SESSION, ...CONNECTION_BOUNDS, Client: BoundedClient });
   freeClientsThatDie(appPool);
   // timestamp(3) columns hold UTC wall-clock time: read them as UTC, as Prisma does.
-  const types = { getTypeParser: (oid: number, format?: string) => (oid === 1114 ? (v: string) => new Date(`${v.replace(" ", "T")}Z`) : pg.default.types.getTypeParser(oid, format as "text")) };
+  utcTypes = { getTypeParser: (oid: number, format?: string) => (oid === 1114 ? (v: string) => new Date(`${v.replace(" ", "T")}Z`) : pg.default.types.getTypeParser(oid, format as "text")) };
+  const types = utcTypes;
   const direct: DirectQuery = (sql, values) => appPool.query({ text: sql, values, types } as never);
   return { runner, adapter: new PrismaPg(appPool, { disposeExternalPool: true }), close: () => pool.end(), direct };
 }
@@ -223,23 +224,34 @@ export const db: PrismaClient = new Proxy({} as PrismaClient, {
 // else), and only on PostgreSQL; on PGlite it answers null and callers use the transaction.
 
 const DIRECT_HANDSHAKE = "SELECT $1::text AS rts_direct_channel";
-const directChannels = new Map<string, { query: (text: string, values: unknown[]) => Promise<{ rowCount: number | null }> }>();
+const directChannels = new Map<string, { query: (config: { text: string; values: unknown[]; types?: unknown }) => Promise<{ rowCount: number | null; rows: unknown[] }> }>();
+/** pg's type parsers, with timestamp(3) read as UTC (set when PostgreSQL is opened). */
+let utcTypes: unknown;
 
 export interface DirectSql {
   /** Runs one statement in the transaction; answers the number of rows it affected. */
   execute(sql: string, ...values: unknown[]): Promise<number>;
+  /** Runs one statement in the transaction; answers its rows as rawRows reads them. */
+  query<T>(sql: string, ...values: unknown[]): Promise<T[]>;
 }
+
+const channelOf = new WeakMap<object, DirectSql>();
 
 export async function directSql(tx: Tx): Promise<DirectSql | null> {
   if (state().kind !== "postgres" || process.env.DIRECT_SQL === "0") return null;
+  const known = channelOf.get(tx);
+  if (known) return known;
   const token = `${process.pid}:${Math.random().toString(36).slice(2)}:${Date.now()}`;
   await tx.$queryRawUnsafe(DIRECT_HANDSHAKE, token);
   const client = directChannels.get(token);
   directChannels.delete(token);
   if (!client) return null;
-  return {
-    execute: async (sql, ...values) => (await client.query(sql, values)).rowCount ?? 0,
+  const channel: DirectSql = {
+    execute: async (sql, ...values) => (await client.query({ text: sql, values })).rowCount ?? 0,
+    query: async <T>(sql: string, ...values: unknown[]) => (await client.query({ text: sql, values, types: utcTypes })).rows as T[],
   };
+  channelOf.set(tx, channel);
+  return channel;
 }
 
 /**

@@ -23,6 +23,11 @@ describe("directSql", () => {
       // …and the transaction sees the direct statement's writes.
       expect((await tx.user.findUniqueOrThrow({ where: { id: a } })).name).toBe("A2");
       expect(await tx.user.count({ where: { id: b } })).toBe(1);
+      // Reads through the channel: the transaction's own rows, timestamps as UTC instants.
+      const [row] = await direct.query<{ id: string; name: string; at: Date }>(`SELECT id, name, '2026-10-25 01:30:00'::timestamp(3) AS at FROM "user" WHERE id = $1`, a);
+      expect(row).toEqual({ id: a, name: "A2", at: new Date("2026-10-25T01:30:00.000Z") });
+      // One channel per transaction: asking again costs no second handshake.
+      expect(await directSql(tx)).toBe(direct);
     });
     expect(await db.user.count({ where: { id: { in: [a, b] } } })).toBe(2);
   });

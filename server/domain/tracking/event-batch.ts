@@ -72,12 +72,11 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     fastPathStats.slow += 1;
     return none;
   }
-  const rows = await tx.$queryRawUnsafe<TrackedEvent[]>(
-    `SELECT * FROM "TrackedEvent" WHERE id = ANY($1::text[]) AND "businessId" = $2 AND environment = $3::"Environment"`,
-    slice.map((i) => i.eventId),
-    businessId,
-    environment,
-  );
+  // Up to a thousand rows with their metadata: through the direct channel where there is one.
+  const direct = await directSql(tx);
+  const eventsSql = `SELECT * FROM "TrackedEvent" WHERE id = ANY($1::text[]) AND "businessId" = $2 AND environment = $3::"Environment"`;
+  const eventIds = slice.map((i) => i.eventId);
+  const rows = direct ? await direct.query<TrackedEvent>(eventsSql, eventIds, businessId, environment) : await tx.$queryRawUnsafe<TrackedEvent[]>(eventsSql, eventIds, businessId, environment);
   const events = new Map(rows.map((e) => [e.id, e]));
 
   const refValues = new Set<string>();
