@@ -254,6 +254,16 @@ export async function directSql(tx: Tx): Promise<DirectSql | null> {
   return channel;
 }
 
+/** The transaction's direct channel where there is one (PostgreSQL), else the same two calls through the transaction. */
+export async function txSql(tx: Tx): Promise<DirectSql> {
+  return (
+    (await directSql(tx)) ?? {
+      execute: (sql, ...values) => tx.$executeRawUnsafe(sql, ...values),
+      query: <T>(sql: string, ...values: unknown[]) => tx.$queryRawUnsafe<T[]>(sql, ...values),
+    }
+  );
+}
+
 /**
  * One statement outside any transaction, for the hottest request paths (POST /track's key lookup
  * and write): on PostgreSQL straight to the app's pool, skipping Prisma's per-statement compile

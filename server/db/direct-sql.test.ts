@@ -1,53 +1,65 @@
-// The direct channel (directSql): on PostgreSQL, statements sent through it run on the Prisma
-// transaction's own connection — they see its writes, it sees theirs, and they commit or roll
-// back with it. On PGlite there is no such channel (callers use the transaction). rawRows reads
-// the same values on both databases, whichever path it takes.
+// txSql(tx): a transaction's statements outside the Prisma query builder — on PostgreSQL the pg
+// connection that the Prisma transaction holds (directSql), on PGlite the transaction itself.
+// Either way they see the transaction's writes, it sees theirs, and they commit or roll back
+// with it. rawRows reads the same values on both databases, whichever path it takes.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { db, dbKind, directSql, rawRows } from "./client";
+import { db, dbKind, directSql, rawRows, txSql } from "./client";
 
 const hex = () => randomBytes(5).toString("hex");
 const addUser = (id: string) => [`INSERT INTO "user" (id, name, email, "emailVerified", "createdAt", "updatedAt") VALUES ($1, 'D', $2, false, now(), now())`, id, `${id}@example.com`] as const;
 
-describe("directSql", () => {
-  it.runIf(dbKind() === "postgres")("runs in the transaction: both sides see each other's writes, and it commits with it", async () => {
+describe("txSql and directSql", () => {
+  it("is the direct channel on PostgreSQL (one per transaction), the transaction on PGlite", async () => {
+    await db.$transaction(async (tx) => {
+      const direct = await directSql(tx);
+      if (dbKind() === "postgres") {
+        expect(direct).not.toBeNull();
+        // Asking again costs no second handshake, and txSql hands out the same channel.
+        expect(await directSql(tx)).toBe(direct);
+        expect(await txSql(tx)).toBe(direct);
+      } else {
+        expect(direct).toBeNull();
+      }
+    });
+  });
+
+  it("runs in the transaction: both sides see each other's writes, and it commits with it", async () => {
     const a = `u-${hex()}`;
     const b = `u-${hex()}`;
     await db.$transaction(async (tx) => {
-      const direct = (await directSql(tx))!;
-      expect(direct).not.toBeNull();
+      const sql = await txSql(tx);
       await tx.user.create({ data: { id: a, name: "A", email: `${a}@example.com` } });
-      // The direct statement sees the row Prisma wrote in this (uncommitted) transaction…
-      expect(await direct.execute(`UPDATE "user" SET name = 'A2' WHERE id = $1`, a)).toBe(1);
-      expect(await direct.execute(...addUser(b))).toBe(1);
-      // …and the transaction sees the direct statement's writes.
+      // The statement sees the row Prisma wrote in this (uncommitted) transaction…
+      expect(await sql.execute(`UPDATE "user" SET name = 'A2' WHERE id = $1`, a)).toBe(1);
+      expect(await sql.execute(...addUser(b))).toBe(1);
+      // …and the transaction sees the statement's writes.
       expect((await tx.user.findUniqueOrThrow({ where: { id: a } })).name).toBe("A2");
       expect(await tx.user.count({ where: { id: b } })).toBe(1);
-      // Reads through the channel: the transaction's own rows, timestamps as UTC instants.
-      const [row] = await direct.query<{ id: string; name: string; at: Date }>(`SELECT id, name, '2026-10-25 01:30:00'::timestamp(3) AS at FROM "user" WHERE id = $1`, a);
+      // Reads: the transaction's own rows, timestamps as UTC instants.
+      const [row] = await sql.query<{ id: string; name: string; at: Date }>(`SELECT id, name, '2026-10-25 01:30:00'::timestamp(3) AS at FROM "user" WHERE id = $1`, a);
       expect(row).toEqual({ id: a, name: "A2", at: new Date("2026-10-25T01:30:00.000Z") });
-      // One channel per transaction: asking again costs no second handshake.
-      expect(await directSql(tx)).toBe(direct);
     });
     expect(await db.user.count({ where: { id: { in: [a, b] } } })).toBe(2);
   });
 
-  it.runIf(dbKind() === "postgres")("rolls back with the transaction", async () => {
+  it("rolls back with the transaction", async () => {
     const a = `u-${hex()}`;
     await expect(
       db.$transaction(async (tx) => {
-        const direct = (await directSql(tx))!;
-        await direct.execute(...addUser(a));
+        await (await txSql(tx)).execute(...addUser(a));
         throw new Error("abort");
       }),
     ).rejects.toThrow("abort");
     expect(await db.user.count({ where: { id: a } })).toBe(0);
   });
 
-  it.runIf(dbKind() === "postgres")("each transaction gets its own connection, also when several run at once", async () => {
+  it("each transaction has its own connection, also when several run at once", async () => {
     const ids = Array.from({ length: 4 }, () => `u-${hex()}`);
-    // Every transaction writes through its channel, then waits until all have written: none may
-    // see another's (uncommitted) row, so no channel was another transaction's connection.
+    // On PostgreSQL every transaction writes through its channel, then waits until all have
+    // written: none may see another's (uncommitted) row, so no channel was another transaction's
+    // connection. PGlite runs one transaction at a time, so there each one runs alone.
+    const together = dbKind() === "postgres";
     let written = 0;
     let release!: () => void;
     const allWritten = new Promise<void>((r) => (release = r));
@@ -55,25 +67,19 @@ describe("directSql", () => {
       ids.map((id, i) =>
         db
           .$transaction(async (tx) => {
-            const direct = (await directSql(tx))!;
-            await direct.execute(...addUser(id));
+            await (await txSql(tx)).execute(...addUser(id));
             if (++written === ids.length) release();
-            await allWritten;
+            if (together) await allWritten;
             const visible = (await tx.user.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((u) => u.id);
             if (i % 2) throw Object.assign(new Error("abort"), { visible });
-            return visible;
+            return visible.filter((v) => v === id || !together);
           })
-          .catch((e: Error & { visible?: string[] }) => e.visible ?? e.message),
+          .catch((e: Error & { visible?: string[] }) => (e.visible ?? [e.message]).filter((v) => v === id || !together)),
       ),
     );
-    expect(seen).toEqual(ids.map((id) => [id]));
+    if (together) expect(seen).toEqual(ids.map((id) => [id]));
+    else seen.forEach((v, i) => expect(v).toContain(ids[i]));
     expect((await db.user.findMany({ where: { id: { in: ids } } })).map((u) => u.id).sort()).toEqual(ids.filter((_, i) => i % 2 === 0).sort());
-  });
-
-  it.runIf(dbKind() === "pglite")("is not available on PGlite", async () => {
-    await db.$transaction(async (tx) => {
-      expect(await directSql(tx)).toBeNull();
-    });
   });
 
   it("rawRows: timestamps as UTC instants, arrays, booleans, integers and json, alike on both databases", async () => {

@@ -5,12 +5,12 @@
 // Timestamps are compared in UTC (`now() AT TIME ZONE 'UTC'`): Prisma stores DateTime as UTC in
 // timestamp(3) columns, whatever the database server's TimeZone.
 import { randomUUID } from "node:crypto";
-import { db, rawRows } from "../db/client";
+import { db, rawRows, txSql } from "../db/client";
 import type { Job, Prisma } from "../db/generated";
 import { AppError, toAppError } from "../shared/errors";
 import { env } from "../shared/env";
 import { lockPool } from "../domain/ledger/service";
-import { executor, processEventRun, type BatchItem } from "../domain/tracking/event-batch";
+import { processEventRun, type BatchItem } from "../domain/tracking/event-batch";
 import { handlers } from "./handlers";
 
 export type RunOutcome =
@@ -272,8 +272,7 @@ export async function executeEventBatch(jobs: Job[]): Promise<Map<string, RunOut
         }
         if (succeeded.length) {
           const now = new Date().toISOString();
-          const exec = await executor(tx);
-          await exec(
+          await (await txSql(tx)).execute(
             `UPDATE "Job" AS j SET status = 'SUCCEEDED', result = d.result, "lastError" = NULL, "lockedUntil" = NULL, "lockedBy" = NULL,
                     "finishedAt" = $3::timestamp(3), "updatedAt" = $3::timestamp(3)
                FROM unnest($1::text[], $2::jsonb[]) AS d(id, result) WHERE j.id = d.id`,

@@ -18,7 +18,7 @@
 // The caller holds the business+environment pool lock (so the balance, the daily totals and the
 // tier counts read here cannot change underneath) and runs this inside its transaction: a
 // failure of any statement fails the whole batch transaction, whose jobs then run one by one.
-import { directSql, type Tx } from "../../db/client";
+import { txSql, type Tx } from "../../db/client";
 import { Prisma, type Participant, type Referral, type Reward, type TrackedEvent } from "../../db/generated";
 import { newId } from "../../shared/ids";
 import { toBigInt, weiToEth } from "../../shared/money";
@@ -73,10 +73,12 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     return none;
   }
   // Up to a thousand rows with their metadata: through the direct channel where there is one.
-  const direct = await directSql(tx);
-  const eventsSql = `SELECT * FROM "TrackedEvent" WHERE id = ANY($1::text[]) AND "businessId" = $2 AND environment = $3::"Environment"`;
-  const eventIds = slice.map((i) => i.eventId);
-  const rows = direct ? await direct.query<TrackedEvent>(eventsSql, eventIds, businessId, environment) : await tx.$queryRawUnsafe<TrackedEvent[]>(eventsSql, eventIds, businessId, environment);
+  const rows = await (await txSql(tx)).query<TrackedEvent>(
+    `SELECT * FROM "TrackedEvent" WHERE id = ANY($1::text[]) AND "businessId" = $2 AND environment = $3::"Environment"`,
+    slice.map((i) => i.eventId),
+    businessId,
+    environment,
+  );
   const events = new Map(rows.map((e) => [e.id, e]));
 
   const refValues = new Set<string>();
@@ -420,16 +422,12 @@ interface RunWrites {
 
 const col = <T, K extends keyof T>(rows: T[], k: K) => rows.map((r) => r[k]);
 
-/** The transaction's direct channel on PostgreSQL, else Prisma's raw statements. */
-export async function executor(tx: Tx): Promise<(sql: string, ...values: unknown[]) => Promise<number>> {
-  const direct = await directSql(tx);
-  return direct ? (sql, ...values) => direct.execute(sql, ...values) : (sql, ...values) => tx.$executeRawUnsafe(sql, ...values);
-}
 const dates = (ds: (Date | null)[]) => ds.map((d) => (d ? d.toISOString() : null));
 
 async function writeRun(tx: Tx, w: RunWrites) {
   // The bulk statements skip Prisma's per-statement work where they can (db/client.ts directSql).
-  const exec = await executor(tx);
+  const sql = await txSql(tx);
+  const exec = (text: string, ...values: unknown[]) => sql.execute(text, ...values);
   const ts = w.now.toISOString();
   const { participants: ps, referrals: rs, rewards: ws } = w;
   if (ps.length) {
