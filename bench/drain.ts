@@ -96,7 +96,7 @@ function run(args: string[], extraEnv: Record<string, string>, stdio: "ignore" |
   });
 }
 
-const dbNow = async (c: pg.Client): Promise<string> => (await c.query(`SELECT (now() AT TIME ZONE 'UTC')::text AS t`)).rows[0].t as string;
+export const dbNow = async (c: pg.Client): Promise<string> => (await c.query(`SELECT (now() AT TIME ZONE 'UTC')::text AS t`)).rows[0].t as string;
 
 /**
  * Waits until no job is queued or running, and answers the seconds from the first claim to the

@@ -22,7 +22,7 @@ import type pg from "pg";
 import { ensureBuild, ensurePrismaClient } from "../scripts/ensure.mjs";
 import { call, signUpWithTestKey } from "./api";
 import { ROOT, startBenchApp, type BenchApp } from "./app";
-import { drainOnce, freshDb, waitForDrain } from "./drain";
+import { dbNow, drainOnce, freshDb, waitForDrain } from "./drain";
 
 const EVENTS = Number(process.env.PROC_EVENTS ?? 10_000);
 const RATE = Number(process.env.PROC_RATE ?? 1000);
@@ -106,7 +106,7 @@ const queuedJobs = async (c: pg.Client) => Number((await c.query(`SELECT count(*
 /** Runs a worker until no job is left; seconds from the first claim to the last finish. */
 async function drainWithWorker(url: string, c: pg.Client) {
   const backlog = await queuedJobs(c);
-  const since = (await c.query(`SELECT (now() AT TIME ZONE 'UTC')::text AS t`)).rows[0].t as string;
+  const since = await dbNow(c);
   const w = startWorker(url);
   const seconds = await waitForDrain(c, since);
   await stopWorker(w);

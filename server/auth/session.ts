@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import { requestClientIp } from "../shared/client-ip";
 import { db } from "../db/client";
-import type { Membership } from "../domain/members/service";
+import { activeMembership, type Membership } from "../domain/members/service";
 import { AppError } from "../shared/errors";
 import { env } from "../shared/env";
 
@@ -72,8 +72,10 @@ async function resolveInProcess(headers: Headers): Promise<SessionUser | null> {
   if (hit) {
     // The row decides: deleted (sign-out, revocation, user removed) or expired means no session.
     // The membership comes with it, fresh, in the same statement.
-    const rows = await db.$queryRaw<{ memberId: string | null; businessId: string | null; role: Membership["role"] | null; status: string | null }[]>`
-      SELECT m.id AS "memberId", m."businessId", m.role::text AS role, m.status::text AS status
+    // No member row: every column of the LEFT JOIN is null.
+    type Row = { id: string; businessId: string; role: Membership["role"]; status: string } | { id: null; businessId: null; role: null; status: null };
+    const rows = await db.$queryRaw<Row[]>`
+      SELECT m.id, m."businessId", m.role::text AS role, m.status::text AS status
         FROM "session" s LEFT JOIN "Member" m ON m."userId" = s."userId"
        WHERE s.token = ${hit.token} AND s."expiresAt" > (now() AT TIME ZONE 'UTC')`;
     const row = rows[0];
@@ -81,8 +83,7 @@ async function resolveInProcess(headers: Headers): Promise<SessionUser | null> {
       localCache.delete(key);
       return null;
     }
-    const membership = row.memberId && row.businessId && row.role && row.status === "ACTIVE" ? { memberId: row.memberId, businessId: row.businessId, role: row.role } : null;
-    return { ...hit.user, membership };
+    return { ...hit.user, membership: activeMembership(row.id === null ? null : row) };
   }
   const { auth } = await import("./better-auth");
   // Only the credentials: the lookup must not depend on anything else the client sent.

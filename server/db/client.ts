@@ -127,8 +127,7 @@ async function openPostgres(url: string): Promise<Opened> {
   freeClientsThatDie(appPool);
   // timestamp(3) columns hold UTC wall-clock time: read them as UTC, as Prisma does.
   utcTypes = { getTypeParser: (oid: number, format?: string) => (oid === 1114 ? (v: string) => new Date(`${v.replace(" ", "T")}Z`) : pg.default.types.getTypeParser(oid, format as "text")) };
-  const types = utcTypes;
-  const direct: DirectQuery = (sql, values) => appPool.query({ text: sql, values, types } as never);
+  const direct: DirectQuery = (sql, values) => appPool.query({ text: sql, values, types: utcTypes } as never);
   return { runner, adapter: new PrismaPg(appPool, { disposeExternalPool: true }), close: () => pool.end(), direct };
 }
 
@@ -236,9 +235,10 @@ export interface DirectSql {
 }
 
 const channelOf = new WeakMap<object, DirectSql>();
+const directOff = () => process.env.DIRECT_SQL === "0";
 
 export async function directSql(tx: Tx): Promise<DirectSql | null> {
-  if (state().kind !== "postgres" || process.env.DIRECT_SQL === "0") return null;
+  if (state().kind !== "postgres" || directOff()) return null;
   const known = channelOf.get(tx);
   if (known) return known;
   const token = `${process.pid}:${Math.random().toString(36).slice(2)}:${Date.now()}`;
@@ -274,7 +274,7 @@ export async function txSql(tx: Tx): Promise<DirectSql> {
 export async function rawRows<T>(sql: string, ...values: unknown[]): Promise<T[]> {
   const s = state();
   await s.ready;
-  if (s.direct && process.env.DIRECT_SQL !== "0") return (await s.direct(sql, values)).rows as T[];
+  if (s.direct && !directOff()) return (await s.direct(sql, values)).rows as T[];
   return s.client.$queryRawUnsafe<T[]>(sql, ...values);
 }
 

@@ -8,8 +8,9 @@
 // dashboard polls the same lists), so this keeps the last plans per compiler, keyed by the exact
 // JSON — values included, so a plan is only ever reused for the very same query.
 //
-// Only reads are remembered (single queries, and batches of reads: Prisma batches findUnique): a write's plan may carry values the compiler generated (ids,
-// timestamps), which must be new on every call. Plans are plain objects that execution does not
+// Only reads are remembered (single queries, and batches of reads: Prisma batches findUnique):
+// a write's plan may carry values the compiler generated (ids, timestamps), which must be new on
+// every call. Plans are plain objects that execution does not
 // change (checked by server/db/query-plan-cache.test.ts). `QUERY_PLAN_CACHE=0` turns this off.
 const READ_ACTIONS = new Set(["findUnique", "findUniqueOrThrow", "findFirst", "findFirstOrThrow", "findMany", "aggregate", "groupBy"]);
 const ACTION = /"action":"(\w+)"/g;

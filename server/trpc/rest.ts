@@ -48,16 +48,16 @@ export async function handleBusinessRest(req: Request): Promise<Response> {
     }
     // (Other content types are left to the adapter, which answers 415 before reading a body.)
   }
-  const res = await runOpenApi(req, body);
-  if (res.status < 400) return res.response;
-  let failure = res.failure;
+  const { response, failure: raised } = await runOpenApi(req, body);
+  if (response.status < 400) return response;
+  let failure = raised;
   if (!failure) {
     // Errors raised before a procedure ran (unknown path, wrong content type) arrive without onError.
-    const answer = (await res.response.json().catch(() => ({}))) as { code?: string; message?: string };
-    if (res.status === 404) failure = new AppError("NOT_FOUND", "No such route");
-    else if (res.status === 415) failure = new AppError("UNSUPPORTED_MEDIA_TYPE", "Send a JSON body with Content-Type: application/json");
-    else if (res.status === 413) failure = new AppError("PAYLOAD_TOO_LARGE", "The request body exceeds 32 KB");
-    else failure = new AppError(res.status === 400 ? "INVALID_JSON" : "INTERNAL", answer.message ?? "Request failed");
+    const answer = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
+    if (response.status === 404) failure = new AppError("NOT_FOUND", "No such route");
+    else if (response.status === 415) failure = new AppError("UNSUPPORTED_MEDIA_TYPE", "Send a JSON body with Content-Type: application/json");
+    else if (response.status === 413) failure = new AppError("PAYLOAD_TOO_LARGE", "The request body exceeds 32 KB");
+    else failure = new AppError(response.status === 400 ? "INVALID_JSON" : "INTERNAL", answer.message ?? "Request failed");
   }
   return errorResponse(failure);
 }
@@ -86,7 +86,7 @@ function handler() {
   return openApiHandler;
 }
 
-async function runOpenApi(req: Request, body: unknown): Promise<{ status: number; response: Response; failure?: AppError }> {
+async function runOpenApi(req: Request, body: unknown): Promise<{ response: Response; failure?: AppError }> {
   // The adapter reads `body` as the parsed JSON (a Request's own body is its stream).
   const proxied = new Proxy(req, {
     get: (target, prop) => {
@@ -107,7 +107,7 @@ async function runOpenApi(req: Request, body: unknown): Promise<{ status: number
     };
     handler()(proxied, res).catch(reject);
   });
-  return { status: response.status, response, failure: failures.get(proxied) };
+  return { response, failure: failures.get(proxied) };
 }
 
 let doc: unknown;

@@ -61,7 +61,11 @@ export async function onUserSignedUp(user: { id: string; email: string }, busine
 }
 
 export async function findMembership(userId: string): Promise<Membership | null> {
-  const m = await db.member.findUnique({ where: { userId } });
+  return activeMembership(await db.member.findUnique({ where: { userId } }));
+}
+
+/** A member row as the caller's membership: only an ACTIVE member belongs to the business. */
+export function activeMembership(m: { id: string; businessId: string; role: Membership["role"]; status: string } | null): Membership | null {
   if (!m || m.status !== "ACTIVE") return null;
   return { memberId: m.id, businessId: m.businessId, role: m.role };
 }

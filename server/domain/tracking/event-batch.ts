@@ -421,19 +421,17 @@ interface RunWrites {
 }
 
 const col = <T, K extends keyof T>(rows: T[], k: K) => rows.map((r) => r[k]);
-
 const dates = (ds: (Date | null)[]) => ds.map((d) => (d ? d.toISOString() : null));
 
 async function writeRun(tx: Tx, w: RunWrites) {
   // The bulk statements skip Prisma's per-statement work where they can (db/client.ts directSql).
   const sql = await txSql(tx);
-  const exec = (text: string, ...values: unknown[]) => sql.execute(text, ...values);
   const ts = w.now.toISOString();
   const { participants: ps, referrals: rs, rewards: ws } = w;
   if (ps.length) {
     // ON CONFLICT DO NOTHING + a count: a clash (a code taken, an identity a concurrent request
     // just created) fails the batch, which then runs one by one, where each case is handled.
-    const inserted = await exec(
+    const inserted = await sql.execute(
       `INSERT INTO "Participant" (id, "businessId", environment, "externalId", email, name, "referralCode", "createdAt", "updatedAt")
        SELECT id, $2, $3::"Environment", ext, email, name, code, $8::timestamp(3), $8::timestamp(3)
          FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(id, ext, email, name, code)
@@ -450,7 +448,7 @@ async function writeRun(tx: Tx, w: RunWrites) {
     if (inserted !== ps.length) throw new Error(`batch: ${ps.length - inserted} new participant(s) clashed with existing rows`);
   }
   if (rs.length) {
-    await exec(
+    await sql.execute(
       `INSERT INTO "Referral" (id, "businessId", environment, "apiKeyId", "referrerId", "referredId", source, campaign, status, reason, "qualifiedAt", "createdAt", "updatedAt")
        SELECT id, $2, $3::"Environment", key, rr, rd, src, cmp, st::"ReferralStatus", why, q::timestamp(3), $12::timestamp(3), $12::timestamp(3)
          FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
@@ -471,7 +469,7 @@ async function writeRun(tx: Tx, w: RunWrites) {
   }
   if (w.eventUpdates.length) {
     const u = w.eventUpdates;
-    await exec(
+    await sql.execute(
       `UPDATE "TrackedEvent" AS e SET "referralId" = d.ref, status = d.st::"EventStatus", reason = d.why, "processedAt" = $5::timestamp(3), "updatedAt" = $5::timestamp(3)
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d(id, ref, st, why) WHERE e.id = d.id`,
       col(u, "id"),
@@ -482,7 +480,7 @@ async function writeRun(tx: Tx, w: RunWrites) {
     );
   }
   if (ws.length) {
-    await exec(
+    await sql.execute(
       // The payout state of a PAID reward is what the Reward_payout_state trigger would give it
       // (same expression), computed once for the statement instead of once per row.
       `INSERT INTO "Reward" (id, "businessId", environment, "participantId", "eventId", "referralId", kind, "requestedWei", "amountWei", status, reason, "createdAt", "paidAt", "payoutStatus", "payableAt")
@@ -511,7 +509,7 @@ async function writeRun(tx: Tx, w: RunWrites) {
     // One statement: the ledger trigger moves the pool balance once, under its CHECK (>= 0).
     const d = w.debits;
     const { businessId, environment } = ws[0];
-    await exec(
+    await sql.execute(
       `INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei", "rewardId", memo, "createdAt")
        SELECT id, $2, $3::"Environment", 'REWARD', -amt::numeric, rid, memo, $7::timestamp(3)
          FROM unnest($1::text[], $4::text[], $5::text[], $6::text[]) AS t(id, amt, rid, memo)`,
