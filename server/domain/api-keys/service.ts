@@ -2,6 +2,7 @@
 // revoke, and the lookup the SDK wrapper runs on every request. Only a SHA-256 hash and a
 // short display prefix are stored; the secret is returned once.
 import { db, rawRows } from "../../db/client";
+import { coalescer } from "../../db/coalesce";
 import { AppError, notFound } from "../../shared/errors";
 import { randomBase62, sha256Hex } from "../../shared/ids";
 import { API_KEY_SCOPES, PUBLISHABLE_SCOPES, type ApiKeyKind, type ApiKeyOutput, type ApiKeyScope, type Environment } from "./schemas";
@@ -129,20 +130,34 @@ export interface AuthenticatedKey {
  */
 export async function authenticateApiKey(secret: string): Promise<AuthenticatedKey | null> {
   if (!KEY_RE.test(secret)) return null;
-  const hash = sha256Hex(secret);
-  // Every SDK request runs this: one statement on the pool, outside Prisma on PostgreSQL (rawRows).
-  const rows = await rawRows<{ id: string; businessId: string; environment: Environment; kind: ApiKeyKind; scopes: string[]; allowedOrigins: string[] }>(
-    `SELECT "id", "businessId", "environment"::text AS "environment", "kind"::text AS "kind", "scopes"::text[] AS "scopes", "allowedOrigins"::text[] AS "allowedOrigins"
-       FROM "ApiKey"
-      WHERE "status" = 'ACTIVE'
-        AND ("expiresAt" IS NULL OR "expiresAt" > (now() AT TIME ZONE 'UTC'))
-        AND ("keyHash" = $1 OR ("previousKeyHash" = $1 AND "previousExpiresAt" > (now() AT TIME ZONE 'UTC')))
-      LIMIT 1`,
-    hash,
-  );
-  const k = rows[0];
+  const k = await lookupKeyHash(sha256Hex(secret));
   if (!k) return null;
   // The prefix names the kind; a secret that claims the other kind is not this key.
   if (secret.startsWith("rk_pub_") !== (k.kind === "PUBLISHABLE")) return null;
   return { apiKeyId: k.id, businessId: k.businessId, environment: k.environment, kind: k.kind, scopes: (k.scopes ?? []) as ApiKeyScope[], allowedOrigins: k.allowedOrigins ?? [] };
 }
+
+type KeyRow = { hash: string; id: string; businessId: string; environment: Environment; kind: ApiKeyKind; scopes: string[]; allowedOrigins: string[] };
+
+// Every SDK request runs this lookup: concurrent requests share one statement (db/coalesce.ts;
+// it starts after each of them arrived, so a revocation still takes effect on the very next
+// request), straight to the pool on PostgreSQL (rawRows).
+const lookupKeyHash = coalescer<string, KeyRow | null>(
+  async (hashes) => {
+    const rows = await rawRows<KeyRow>(
+      `SELECT h.hash, k.*
+         FROM unnest($1::text[]) AS h(hash)
+         CROSS JOIN LATERAL (
+           SELECT "id", "businessId", "environment"::text AS "environment", "kind"::text AS "kind", "scopes"::text[] AS "scopes", "allowedOrigins"::text[] AS "allowedOrigins"
+             FROM "ApiKey"
+            WHERE "status" = 'ACTIVE'
+              AND ("expiresAt" IS NULL OR "expiresAt" > (now() AT TIME ZONE 'UTC'))
+              AND ("keyHash" = h.hash OR ("previousKeyHash" = h.hash AND "previousExpiresAt" > (now() AT TIME ZONE 'UTC')))
+            LIMIT 1) k`,
+      [...new Set(hashes)],
+    );
+    const byHash = new Map(rows.map((r) => [r.hash, r]));
+    return hashes.map((h) => byHash.get(h) ?? null);
+  },
+  { maxInFlight: 2, maxWeight: 500 },
+);

@@ -41,4 +41,42 @@ describe("queueEvents", () => {
     expect(await db.trackedEvent.count({ where: { businessId: scope.businessId } })).toBe(2);
     expect(await db.job.count({ where: { businessId: scope.businessId } })).toBe(2);
   });
+
+  it("concurrent calls outside a transaction share one statement, each with its own business, mode, key and answer", async () => {
+    const a = await testBusiness();
+    const b = await testBusiness();
+    await db.businessConfig.create({ data: { businessId: b.businessId, eventProcessing: "SYNC" } });
+    const claim = (key: string) => ({ idempotencyKey: key, claim: { route: "POST /track", hash: `h-${key}` } });
+    const [ra, rb, dup1, dup2, none] = await Promise.all([
+      queueEvents(db, a, [{ input: { eventName: "a1" } }], ["AUTO", "ASYNC"]),
+      queueEvents(db, b, [{ input: { eventName: "b1" } }], ["AUTO", "ASYNC"]),
+      // The same key twice in one statement: exactly one is written, as if they came one by one.
+      queueEvents(db, a, [{ input: { eventName: "k" }, ...claim("same") }]),
+      queueEvents(db, a, [{ input: { eventName: "k" }, ...claim("same") }]),
+      queueEvents(db, a, []),
+    ]);
+    expect(ra.mode).toBe("AUTO");
+    expect(ra.bodies[0]?.jobType).toBe("EVENT_PROCESS");
+    expect(rb).toEqual({ mode: "SYNC", bodies: [null] });
+    expect([dup1.bodies[0], dup2.bodies[0]].filter(Boolean)).toHaveLength(1);
+    expect(none).toEqual({ mode: null, bodies: [] });
+    const events = await db.trackedEvent.findMany({ where: { businessId: { in: [a.businessId, b.businessId] } }, select: { id: true, businessId: true, eventName: true } });
+    expect(events.map((e) => `${e.businessId === a.businessId ? "a" : "b"}:${e.eventName}`).sort()).toEqual(["a:a1", "a:k"]);
+    expect(await db.job.count({ where: { businessId: { in: [a.businessId, b.businessId] } } })).toBe(2);
+    expect(await db.idempotencyRecord.count({ where: { businessId: a.businessId, key: "same" } })).toBe(1);
+  });
+
+  it("a call that fails its shared statement fails alone; the others are written", async () => {
+    const a = await testBusiness();
+    const ghost = { ...a, businessId: "no-such-business" };
+    const out = await Promise.allSettled([
+      queueEvents(db, a, [{ input: { eventName: "x" } }]),
+      queueEvents(db, ghost, [{ input: { eventName: "y" } }]),
+      queueEvents(db, a, [{ input: { eventName: "z" } }]),
+    ]);
+    expect(out.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    const names = await db.trackedEvent.findMany({ where: { businessId: a.businessId }, select: { eventName: true } });
+    expect(names.map((n) => n.eventName).sort()).toEqual(["x", "z"]);
+    expect(await db.trackedEvent.count({ where: { businessId: "no-such-business" } })).toBe(0);
+  });
 });

@@ -14,6 +14,7 @@
 //   exists (replay, conflict, expiry, or a concurrent duplicate that committed first) leaves
 //   that event unwritten, and the caller takes the transactional path for it.
 import { db, rawRows, type Db, type Tx } from "../../db/client";
+import { coalescer } from "../../db/coalesce";
 import { env } from "../../shared/env";
 import { newId } from "../../shared/ids";
 import type { Scope } from "../participants/schemas";
@@ -34,78 +35,119 @@ export interface QueueItem {
 export interface QueueResult {
   /** Per item, in order: the queued answer, or null when nothing was written for it. */
   bodies: (TrackQueuedOutput | null)[];
-  /** The business's processing mode, as read by the statement. */
-  mode: ProcessingMode;
+  /** The business's processing mode, as read by the statement (null when there were no items: no statement ran). */
+  mode: ProcessingMode | null;
 }
 
+// One row per item; every column is per row (business, environment, key and time included), so
+// one statement can carry the items of many concurrent calls (see queueEvents).
 const STATEMENT = `
-  WITH m AS (
-    SELECT COALESCE((SELECT "eventProcessing"::text FROM "BusinessConfig" WHERE "businessId" = $1), 'AUTO') AS mode
+  WITH input AS (
+    SELECT u.*, COALESCE(c."eventProcessing"::text, 'AUTO') AS mode
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::text[],
+                  $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
+                  $15::text[], $16::text[], $17::text[], $18::text[], $19::text[])
+        AS u(business_id, env, api_key_id, untrusted, at, expires, modes, event_id, job_id, name, referrer, metadata,
+             campaign, source, ikey, claim_id, route, hash, body)
+      LEFT JOIN "BusinessConfig" c ON c."businessId" = u.business_id
   ),
-  input AS (
-    SELECT u.* FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
-                           $14::text[], $15::text[], $16::text[], $17::text[])
-      AS u(event_id, job_id, name, referrer, metadata, campaign, source, ikey, claim_id, route, hash, body)
-     WHERE (SELECT mode FROM m) = ANY($5::text[])
+  ok AS (
+    SELECT * FROM input WHERE mode = ANY(modes::text[])
   ),
   claim AS (
     INSERT INTO "IdempotencyRecord" (id, "businessId", environment, key, route, "requestHash", "responseCode", "responseBody", "createdAt", "expiresAt")
-    SELECT claim_id, $1, $2::"Environment", ikey, route, hash, 202, body::jsonb, $4::timestamp(3), $18::timestamp(3)
-      FROM input WHERE claim_id IS NOT NULL
+    SELECT claim_id, business_id, env::"Environment", ikey, route, hash, 202, body::jsonb, at::timestamp(3), expires::timestamp(3)
+      FROM ok WHERE claim_id IS NOT NULL
     ON CONFLICT DO NOTHING
     RETURNING id
   ),
   go AS (
-    SELECT * FROM input WHERE claim_id IS NULL OR claim_id IN (SELECT id FROM claim)
+    SELECT * FROM ok WHERE claim_id IS NULL OR claim_id IN (SELECT id FROM claim)
   ),
   e AS (
     INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, "idempotencyKey", untrusted, status, "createdAt", "updatedAt")
-    SELECT event_id, $1, $2::"Environment", $3, name, referrer, metadata::jsonb, campaign, source, ikey, $20, 'QUEUED', $4::timestamp(3), $4::timestamp(3) FROM go
+    SELECT event_id, business_id, env::"Environment", api_key_id, name, referrer, metadata::jsonb, campaign, source, ikey, untrusted, 'QUEUED', at::timestamp(3), at::timestamp(3) FROM go
     RETURNING id
   ),
   j AS (
     INSERT INTO "Job" (id, "businessId", environment, "apiKeyId", type, status, payload, "maxAttempts", "runAt", "createdAt", "updatedAt")
-    SELECT job_id, $1, $2::"Environment", $3, 'EVENT_PROCESS', 'QUEUED', jsonb_build_object('eventId', event_id), $19, $4::timestamp(3), $4::timestamp(3), $4::timestamp(3) FROM go
+    SELECT job_id, business_id, env::"Environment", api_key_id, 'EVENT_PROCESS', 'QUEUED', jsonb_build_object('eventId', event_id), $20, at::timestamp(3), at::timestamp(3), at::timestamp(3) FROM go
     RETURNING id
   )
-  SELECT (SELECT mode FROM m) AS mode, COALESCE((SELECT array_agg(id) FROM e), '{}') AS written`;
+  SELECT i.event_id AS "eventId", i.mode, i.event_id IN (SELECT id FROM e) AS written FROM input i`;
 
-/** Writes the items' events + jobs (+ claims) in one statement; see the file header for when an item is skipped. */
-export async function queueEvents(client: Db | Tx, scope: Scope, items: QueueItem[], modes: readonly ProcessingMode[] = ALL_MODES): Promise<QueueResult> {
-  const now = new Date();
-  const rows = items.map((item) => {
+interface Call {
+  scope: Scope;
+  items: QueueItem[];
+  modes: readonly ProcessingMode[];
+}
+
+interface Prepared {
+  call: Call;
+  now: Date;
+  rows: { item: QueueItem; eventId: string; jobId: string; body: TrackQueuedOutput; claimId: string | null }[];
+}
+
+function prepare(call: Call): Prepared {
+  const rows = call.items.map((item) => {
     const eventId = newId();
     const jobId = newId();
     const body: TrackQueuedOutput = { success: true, queued: true, jobId, jobType: "EVENT_PROCESS", message: EVENT_QUEUED_MESSAGE, eventId };
     return { item, eventId, jobId, body, claimId: item.claim && item.idempotencyKey ? newId() : null };
   });
-  const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
-  // Outside a transaction (POST /track), straight to the pool on PostgreSQL (db/client.ts rawRows).
-  type Row = { mode: ProcessingMode; written: string[] };
-  const run = (sql: string, ...values: unknown[]) => (client === db ? rawRows<Row>(sql, ...values) : client.$queryRawUnsafe<Row[]>(sql, ...values));
-  const [res] = await run(
-    STATEMENT,
-    scope.businessId,
-    scope.environment,
-    scope.apiKeyId,
-    now.toISOString(),
-    modes,
-    col((r) => r.eventId),
-    col((r) => r.jobId),
-    col((r) => r.item.input.eventName),
-    col((r) => r.item.input.referrer ?? null),
-    col((r) => JSON.stringify(r.item.input.metadata ?? {})),
-    col((r) => r.item.input.metadata?.campaign ?? null),
-    col((r) => r.item.input.source ?? null),
-    col((r) => r.item.idempotencyKey ?? null),
-    col((r) => r.claimId),
-    col((r) => r.item.claim?.route ?? null),
-    col((r) => r.item.claim?.hash ?? null),
-    col((r) => (r.claimId ? JSON.stringify(r.body) : null)),
-    new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+  return { call, now: new Date(), rows };
+}
+
+type Row = { eventId: string; mode: ProcessingMode; written: boolean };
+
+/** Runs the statement for the calls' items; one result per call, in order. */
+async function write(client: Db | Tx, calls: Call[]): Promise<QueueResult[]> {
+  const prepared = calls.map(prepare);
+  const all = prepared.flatMap((p) => p.rows.map((r) => ({ p, r })));
+  const col = <T>(f: (x: (typeof all)[number]) => T) => all.map(f);
+  const values = [
+    col(({ p }) => p.call.scope.businessId),
+    col(({ p }) => p.call.scope.environment),
+    col(({ p }) => p.call.scope.apiKeyId ?? null),
+    col(({ p }) => p.call.scope.untrusted === true),
+    col(({ p }) => p.now.toISOString()),
+    col(({ p }) => new Date(p.now.getTime() + IDEMPOTENCY_TTL_MS).toISOString()),
+    col(({ p }) => `{${p.call.modes.join(",")}}`),
+    col(({ r }) => r.eventId),
+    col(({ r }) => r.jobId),
+    col(({ r }) => r.item.input.eventName),
+    col(({ r }) => r.item.input.referrer ?? null),
+    col(({ r }) => JSON.stringify(r.item.input.metadata ?? {})),
+    col(({ r }) => r.item.input.metadata?.campaign ?? null),
+    col(({ r }) => r.item.input.source ?? null),
+    col(({ r }) => r.item.idempotencyKey ?? null),
+    col(({ r }) => r.claimId),
+    col(({ r }) => r.item.claim?.route ?? null),
+    col(({ r }) => r.item.claim?.hash ?? null),
+    col(({ r }) => (r.claimId ? JSON.stringify(r.body) : null)),
     env.jobMaxAttempts,
-    scope.untrusted === true,
-  );
-  const written = new Set(res.written);
-  return { mode: res.mode, bodies: rows.map((r) => (written.has(r.eventId) ? r.body : null)) };
+  ];
+  // Outside a transaction (POST /track), straight to the pool on PostgreSQL (db/client.ts rawRows).
+  const rows = client === db ? await rawRows<Row>(STATEMENT, ...values) : await client.$queryRawUnsafe<Row[]>(STATEMENT, ...values);
+  const byEvent = new Map(rows.map((r) => [r.eventId, r]));
+  return prepared.map((p) => {
+    const mode = p.rows.length > 0 ? byEvent.get(p.rows[0].eventId)!.mode : null;
+    return { mode, bodies: p.rows.map((r) => (byEvent.get(r.eventId)?.written ? r.body : null)) };
+  });
+}
+
+// Outside a transaction, concurrent calls (POST /track requests) share one statement
+// (db/coalesce.ts): each call's rows still commit atomically with its answer, and a failed
+// batch is retried call by call.
+const coalesced = coalescer<Call, QueueResult>((calls) => write(db, calls), {
+  maxInFlight: 2,
+  maxWeight: 1000,
+  weight: (call: Call) => call.items.length,
+});
+
+/** Writes the items' events + jobs (+ claims) in one statement; see the file header for when an item is skipped. */
+export async function queueEvents(client: Db | Tx, scope: Scope, items: QueueItem[], modes: readonly ProcessingMode[] = ALL_MODES): Promise<QueueResult> {
+  if (items.length === 0) return { mode: null, bodies: [] };
+  const call = { scope, items, modes };
+  return client === db ? coalesced(call) : (await write(client, [call]))[0];
 }

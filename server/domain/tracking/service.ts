@@ -155,7 +155,7 @@ export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptO
       return { status: 202, body };
     }
     // Not written: the business processes this event synchronously, or the key is in use.
-    mode ??= fast.mode;
+    mode ??= fast.mode ?? undefined;
   }
   mode ??= await getEventProcessing(scope.businessId);
   const queue = shouldQueue(mode, input);
