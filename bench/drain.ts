@@ -1,6 +1,6 @@
 // Drain rate of full-path events (new referred user, referral, qualification, reward, ledger) by
 // `npm run worker` processes on PostgreSQL, with a chosen amount of prior history.
-//   npx tsx bench/drain.ts            DRAIN_EVENTS (5000), DRAIN_WORKERS ("1,2"), DRAIN_PRIOR ("10000"),
+//   npx tsx bench/drain.ts            DRAIN_EVENTS (5000), DRAIN_WORKERS ("1,2"), DRAIN_PRIOR ("10000"), DRAIN_SHAPE (new | repeat),
 //                                     BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres)
 // For each prior-row count and worker count: a fresh database, PRIOR rows of history (events,
 // referrals, rewards, ledger entries, finished jobs) for the same business, then DRAIN_EVENTS
@@ -17,6 +17,8 @@ const ADMIN = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/po
 const EVENTS = Number(process.env.DRAIN_EVENTS ?? 5000);
 const WORKERS = (process.env.DRAIN_WORKERS ?? "1,2").split(",").map(Number);
 const PRIOR = (process.env.DRAIN_PRIOR ?? "10000").split(",").map(Number);
+/** `new` (default): every event brings a new referred user (the full path). `repeat`: 100 referred users, each first event full path, the rest their repeat purchases. */
+const SHAPE = process.env.DRAIN_SHAPE === "repeat" ? "repeat" : "new";
 
 export async function freshDb() {
   const admin = new pg.Client({ connectionString: ADMIN });
@@ -81,7 +83,7 @@ export async function queue(url: string, n: number) {
     const run = ${JSON.stringify(Date.now())};
     for (let i = 0; i < ${n}; i += 100) {
       const items = [];
-      for (let k = i; k < Math.min(${n}, i + 100); k++) items.push({ input: { eventName: "purchase", referrer: "REFCODE" + (k % 50), metadata: { referredUserEmail: "new" + run + "-" + k + "@example.com" } } });
+      for (let k = i; k < Math.min(${n}, i + 100); k++) items.push({ input: { eventName: "purchase", referrer: "REFCODE" + (k % 50), metadata: { referredUserEmail: "new" + run + "-" + (${JSON.stringify(SHAPE)} === "repeat" ? k % 100 : k) + "@example.com" } } });
       await queueEvents(db, scope, items);
     }
     await closeDb();

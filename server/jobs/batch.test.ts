@@ -143,6 +143,13 @@ const STEPS: Step[] = [
   { eventName: "purchase", referrer: "R1", email: "i@example.com" },
   { eventName: "signup", referrer: "R3", userId: "u-1" },
   { eventName: "purchase", referrer: null, userId: "u-1" },
+  // Later events of a user referred before this run of the set-based path (it restarts after the
+  // unknown code): a PENDING referral that this purchase qualifies, then repeats of a settled one.
+  { eventName: "signup", referrer: "R2", email: "j@example.com" },
+  { eventName: "purchase", referrer: "NOSUCH99", email: "y@example.com" },
+  { eventName: "purchase", referrer: "R2", email: "j@example.com" },
+  { eventName: "purchase", referrer: "R2", email: "j@example.com", untrusted: true },
+  { eventName: "purchase", referrer: "R2", email: "j@example.com" },
 ];
 
 async function referrers(scope: Scope) {
@@ -166,6 +173,7 @@ describe("batched execution", () => {
       for (const id of singleJobs) await runJob(id);
       const claimed = [];
       for (const id of [...batchJobs].reverse()) claimed.push((await claimJob(id))!); // claim order does not matter
+      const repeats = fastPathStats.repeat;
       const outcomes = await executeEventBatch(claimed);
       expect(outcomes.size).toBe(STEPS.length);
 
@@ -179,6 +187,8 @@ describe("batched execution", () => {
         expect(all).toContain(s);
       }
       expect(a.events[9].job).toMatchObject({ status: "QUEUED", error: "INTERNAL" }); // retried later, alone
+      // Without review holds, the repeats of a settled referral were decided set-based (untrusted, settled).
+      if (!sc.settings.holdForReview) expect(fastPathStats.repeat - repeats).toBeGreaterThanOrEqual(2);
     }, 120_000);
   }
 
@@ -208,10 +218,12 @@ describe("batched execution", () => {
       holdForReview: fc.boolean().map((b) => b && Math.random() < 0.4),
       attributionWindowDays: fc.constantFrom(null, 30),
     });
-    // Mostly the set-based shape (a known referrer, a new referred user), with every other shape mixed in.
+    // Mostly the set-based shapes (a known referrer with a new referred user, or with one referred before), with every other shape mixed in.
     const who = fc.oneof(
       { weight: 24, arbitrary: fc.record({ email: fc.constant("new") }) },
       { weight: 6, arbitrary: fc.record({ userId: fc.constant("new") }) },
+      // A later event of a user referred before (e.g. a repeat purchase): set-based when it decides without paying.
+      { weight: 8, arbitrary: fc.constant({ email: "again" }) },
       { weight: 3, arbitrary: fc.constantFrom({ email: "again" }, { email: "r1@example.com" }, { email: "R2@EXAMPLE.COM" }, { userId: "R3" }, { email: "x@blocked.test" }, { email: "y@mailinator.com" }, { email: 7 }, {}) },
     );
     const step = fc.record({

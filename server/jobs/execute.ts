@@ -176,6 +176,9 @@ const eventItemOf = (job: Job): BatchItem => {
   return { key: job.id, eventId: typeof id === "string" ? id : "", apiKeyId: job.apiKeyId };
 };
 
+/** The set-based path's largest look-ahead, in events. */
+const FAST_WINDOW = 1000;
+
 const arrival = (a: Job, b: Job) => a.runAt.getTime() - b.runAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
@@ -252,11 +255,17 @@ export async function executeEventBatch(jobs: Job[]): Promise<Map<string, RunOut
         await lockPool(tx, businessId, environment);
         const mine = ordered.filter((j) => owned.has(j.id));
         const byId = new Map(mine.map((j) => [j.id, j]));
+        // How far the set-based path reads ahead: a full window while it takes events, one event
+        // after it stopped at once (e.g. a stretch of repeat events of known users, which it does
+        // not take), so that such a stretch does not read a full window per event; it doubles again
+        // with every run it takes whole.
+        let window = FAST_WINDOW;
         for (let i = 0; i < mine.length; ) {
           // Set-based: the run of events of the common shape, decided together (event-batch.ts)…
-          const run = await processEventRun(tx, businessId, environment, mine.slice(i).map(eventItemOf));
+          const run = await processEventRun(tx, businessId, environment, mine.slice(i, i + window).map(eventItemOf), window);
           for (const d of run.done) succeeded.push({ job: byId.get(d.key)!, result: d.result });
           i += run.next;
+          window = run.slow ? Math.max(1, run.next) : Math.min(FAST_WINDOW, window * 2);
           if (!run.slow || i >= mine.length) continue;
           // …and the next event of another shape through the one-by-one handler, in its own savepoint.
           const job = mine[i++];

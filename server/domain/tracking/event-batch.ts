@@ -51,8 +51,8 @@ export interface FastRun {
 
 const DAY_MS = 86_400_000;
 
-/** Events taken by this path, and events it left to the one-by-one path (process lifetime; logs and tests). */
-export const fastPathStats = { fast: 0, slow: 0 };
+/** Events taken by this path (of them, repeat events of users referred before), and events it left to the one-by-one path (process lifetime; logs and tests). */
+export const fastPathStats = { fast: 0, repeat: 0, slow: 0 };
 type Meta = { referredUserEmail?: unknown; referredUserId?: unknown; referredUserName?: unknown };
 const optionalText = (v: unknown) => v === undefined || (typeof v === "string" && v.length > 0);
 
@@ -104,10 +104,10 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
         )
       : Promise.resolve([] as Participant[]),
     emails.size || userIds.size
-      ? tx.$queryRawUnsafe<{ email: string | null; externalId: string | null }[]>(
-          `SELECT email, "externalId" FROM "Participant" WHERE "businessId" = $1 AND environment = $2::"Environment" AND email = ANY($3::text[])
+      ? tx.$queryRawUnsafe<{ id: string; email: string | null; externalId: string | null; referralCode: string }[]>(
+          `SELECT id, email, "externalId", "referralCode" FROM "Participant" WHERE "businessId" = $1 AND environment = $2::"Environment" AND email = ANY($3::text[])
            UNION ALL
-           SELECT email, "externalId" FROM "Participant" WHERE "businessId" = $1 AND environment = $2::"Environment" AND "externalId" = ANY($4::text[])`,
+           SELECT id, email, "externalId", "referralCode" FROM "Participant" WHERE "businessId" = $1 AND environment = $2::"Environment" AND "externalId" = ANY($4::text[])`,
           businessId,
           environment,
           [...emails],
@@ -118,6 +118,7 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
   ]);
   const existingEmails = new Set(identityRows.map((r) => r.email).filter((x): x is string => !!x));
   const existingUserIds = new Set(identityRows.map((r) => r.externalId).filter((x): x is string => !!x));
+  const byEmail = new Map(identityRows.filter((r) => r.email).map((r) => [r.email!, r]));
   /** The referrer a value names, or undefined when none or several match (the one-by-one path decides). */
   const referrerOf = (raw: string | null): Participant | undefined => {
     const v = raw?.trim();
@@ -125,6 +126,36 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     const m = referrerRows.filter((p) => p.referralCode === v.toUpperCase() || p.handle === v.toLowerCase());
     return m.length === 1 ? m[0] : undefined;
   };
+
+  // A repeat event: a known referrer and a referred user (email only) who existed before this run,
+  // with their referral of that pair (typically a referred customer's later purchase). Their
+  // referrals are locked here, as settleEvent's lockReferral does one by one, and read as locked.
+  const repeatOf = (e: TrackedEvent): { referrer: Participant; referred: { id: string; referralCode: string } } | undefined => {
+    const m = (e.metadata ?? {}) as Meta;
+    if (typeof m.referredUserEmail !== "string" || !m.referredUserEmail || m.referredUserId !== undefined || m.referredUserName !== undefined) return undefined;
+    const referrer = referrerOf(e.referrer);
+    const referred = byEmail.get(m.referredUserEmail);
+    return referrer && referred && referrer.id !== referred.id ? { referrer, referred } : undefined;
+  };
+  const pairs = new Map<string, [string, string]>();
+  for (const it of slice) {
+    const e = events.get(it.eventId);
+    const r = e && e.status === "QUEUED" ? repeatOf(e) : undefined;
+    if (r) pairs.set(`${r.referrer.id}\u0000${r.referred.id}`, [r.referrer.id, r.referred.id]);
+  }
+  const pairReferrals = new Map<string, Referral>();
+  if (pairs.size) {
+    const list = [...pairs.values()];
+    const rows = await tx.$queryRawUnsafe<Referral[]>(
+      `SELECT r.* FROM "Referral" r JOIN unnest($1::text[], $2::text[]) AS p(rr, rd) ON r."referrerId" = p.rr AND r."referredId" = p.rd
+        WHERE r."businessId" = $3 AND r.environment = $4::"Environment" ORDER BY r.id FOR UPDATE OF r`,
+      list.map((x) => x[0]),
+      list.map((x) => x[1]),
+      businessId,
+      environment,
+    );
+    for (const r of rows) pairReferrals.set(`${r.referrerId}\u0000${r.referredId}`, r);
+  }
 
   const now = new Date();
   const dayStart = utcDayStart(now);
@@ -233,6 +264,46 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     if (event.status !== "QUEUED") {
       done.push({ key: item.key, result: { eventId: event.id, status: event.status, reason: event.reason, skipped: true } });
       continue;
+    }
+    const repeat = !cfg.reversalEvents.includes(event.eventName) ? repeatOf(event) : undefined;
+    const known = repeat && pairReferrals.get(`${repeat.referrer.id}\u0000${repeat.referred.id}`);
+    if (repeat && known) {
+      // settleEvent for an existing referral, where it decides without paying: refused,
+      // not qualifying, out of the window, untrusted, or settled already (QUALIFIED / REWARDED).
+      // A held (FLAGGED) or a PENDING referral that this event may qualify goes one by one.
+      const qualifying = cfg.qualifyingEvents.length === 0 || cfg.qualifyingEvents.includes(event.eventName);
+      const inWindow = settings.attributionWindowDays === null || event.createdAt.getTime() - known.createdAt.getTime() <= settings.attributionWindowDays * DAY_MS;
+      const settled = known.status === "QUALIFIED" || known.status === "REWARDED";
+      const outcome: { status: TrackedEvent["status"]; reason: string } | undefined =
+        known.status === "REJECTED"
+          ? { status: "REJECTED", reason: known.reason ?? "REFERRAL_REJECTED" }
+          : known.status === "FLAGGED"
+            ? undefined
+            : !qualifying
+              ? { status: "PROCESSED", reason: "NOT_A_QUALIFYING_EVENT" }
+              : !inWindow
+                ? { status: "PROCESSED", reason: "ATTRIBUTION_WINDOW_EXPIRED" }
+                : event.untrusted
+                  ? { status: "PROCESSED", reason: "UNTRUSTED_EVENT" }
+                  : settled
+                    ? { status: "PROCESSED", reason: "REFERRAL_ALREADY_SETTLED" }
+                    : undefined;
+      if (outcome) {
+        fastPathStats.repeat += 1;
+        eventUpdates.push({ id: event.id, referralId: known.id, status: outcome.status, reason: outcome.reason });
+        done.push({
+          key: item.key,
+          result: {
+            eventId: event.id,
+            status: outcome.status,
+            reason: outcome.reason,
+            referralId: known.id,
+            referredParticipant: { participantId: repeat.referred.id, referralCode: repeat.referred.referralCode },
+            rewards: [],
+          },
+        });
+        continue;
+      }
     }
     const m = (event.metadata ?? {}) as Meta;
     const referrer = referrerOf(event.referrer);
