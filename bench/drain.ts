@@ -17,7 +17,11 @@ const ADMIN = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/po
 const EVENTS = Number(process.env.DRAIN_EVENTS ?? 5000);
 const WORKERS = (process.env.DRAIN_WORKERS ?? "1,2").split(",").map(Number);
 const PRIOR = (process.env.DRAIN_PRIOR ?? "10000").split(",").map(Number);
-/** `new` (default): every event brings a new referred user (the full path). `repeat`: 100 referred users, each first event full path, the rest their repeat purchases. */
+/**
+ * `new` (default): every event brings a new referred user (the full path). `repeat`: 100 referred
+ * users, each one's first event the full path, the rest their later purchases (half of them sent
+ * without the referral code, as a shop reports a known customer's purchase).
+ */
 const SHAPE = process.env.DRAIN_SHAPE === "repeat" ? "repeat" : "new";
 
 export async function freshDb() {
@@ -83,7 +87,7 @@ export async function queue(url: string, n: number) {
     const run = ${JSON.stringify(Date.now())};
     for (let i = 0; i < ${n}; i += 100) {
       const items = [];
-      for (let k = i; k < Math.min(${n}, i + 100); k++) items.push({ input: { eventName: "purchase", referrer: "REFCODE" + (k % 50), metadata: { referredUserEmail: "new" + run + "-" + (${JSON.stringify(SHAPE)} === "repeat" ? k % 100 : k) + "@example.com" } } });
+      for (let k = i; k < Math.min(${n}, i + 100); k++) items.push({ input: { eventName: "purchase", referrer: ${JSON.stringify(SHAPE)} === "repeat" && k >= 100 && k % 2 ? null : "REFCODE" + (k % 50), metadata: { referredUserEmail: "new" + run + "-" + (${JSON.stringify(SHAPE)} === "repeat" ? k % 100 : k) + "@example.com" } } });
       await queueEvents(db, scope, items);
     }
     await closeDb();

@@ -127,35 +127,58 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     return m.length === 1 ? m[0] : undefined;
   };
 
-  // A repeat event: a known referrer and a referred user (email only) who existed before this run,
-  // with their referral of that pair (typically a referred customer's later purchase). Their
-  // referrals are locked here, as settleEvent's lockReferral does one by one, and read as locked.
-  const repeatOf = (e: TrackedEvent): { referrer: Participant; referred: { id: string; referralCode: string } } | undefined => {
+  // A repeat event: a referred user (email only) who existed before this run, and either a known
+  // referrer with that pair's referral, or no referrer (the user's latest referral, if any):
+  // typically a referred customer's later purchase. Their referrals are locked here, as
+  // settleEvent's lockReferral does one by one, and read as locked.
+  type Repeat = { referrer: Participant | null; referred: { id: string; referralCode: string } };
+  const repeatOf = (e: TrackedEvent): Repeat | undefined => {
     const m = (e.metadata ?? {}) as Meta;
     if (typeof m.referredUserEmail !== "string" || !m.referredUserEmail || m.referredUserId !== undefined || m.referredUserName !== undefined) return undefined;
-    const referrer = referrerOf(e.referrer);
     const referred = byEmail.get(m.referredUserEmail);
-    return referrer && referred && referrer.id !== referred.id ? { referrer, referred } : undefined;
+    const referrer = e.referrer ? referrerOf(e.referrer) : null;
+    if (!referred || referrer === undefined || referrer?.id === referred.id) return undefined;
+    return { referrer, referred };
   };
   const pairs = new Map<string, [string, string]>();
+  const solo = new Set<string>();
   for (const it of slice) {
     const e = events.get(it.eventId);
     const r = e && e.status === "QUEUED" ? repeatOf(e) : undefined;
-    if (r) pairs.set(`${r.referrer.id}\u0000${r.referred.id}`, [r.referrer.id, r.referred.id]);
+    if (r?.referrer) pairs.set(`${r.referrer.id}\u0000${r.referred.id}`, [r.referrer.id, r.referred.id]);
+    else if (r) solo.add(r.referred.id);
   }
   const pairReferrals = new Map<string, Referral>();
-  if (pairs.size) {
+  const referralsOf = new Map<string, Referral[]>();
+  if (pairs.size || solo.size) {
     const list = [...pairs.values()];
     const rows = await tx.$queryRawUnsafe<Referral[]>(
-      `SELECT r.* FROM "Referral" r JOIN unnest($1::text[], $2::text[]) AS p(rr, rd) ON r."referrerId" = p.rr AND r."referredId" = p.rd
-        WHERE r."businessId" = $3 AND r.environment = $4::"Environment" ORDER BY r.id FOR UPDATE OF r`,
+      `SELECT r.* FROM "Referral" r
+        WHERE r."businessId" = $3 AND r.environment = $4::"Environment"
+          AND (r."referredId" = ANY($5::text[]) OR (r."referrerId", r."referredId") IN (SELECT * FROM unnest($1::text[], $2::text[])))
+        ORDER BY r.id FOR UPDATE OF r`,
       list.map((x) => x[0]),
       list.map((x) => x[1]),
       businessId,
       environment,
+      [...solo],
     );
-    for (const r of rows) pairReferrals.set(`${r.referrerId}\u0000${r.referredId}`, r);
+    for (const r of rows) {
+      pairReferrals.set(`${r.referrerId}\u0000${r.referredId}`, r);
+      referralsOf.set(r.referredId, [...(referralsOf.get(r.referredId) ?? []), r]);
+    }
   }
+  /**
+   * The referral a repeat event settles against, as processEvent finds it: the pair's (undefined
+   * when there is none: a new referral would be screened), or without a referrer the user's
+   * latest (null when they have none; undefined when two share the latest time: one by one).
+   */
+  const referralFor = (r: Repeat): Referral | null | undefined => {
+    if (r.referrer) return pairReferrals.get(`${r.referrer.id}\u0000${r.referred.id}`);
+    const all = [...(referralsOf.get(r.referred.id) ?? [])].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    if (all.length > 1 && all[0].createdAt.getTime() === all[1].createdAt.getTime()) return undefined;
+    return all[0] ?? null;
+  };
 
   const now = new Date();
   const dayStart = utcDayStart(now);
@@ -266,7 +289,17 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
       continue;
     }
     const repeat = !cfg.reversalEvents.includes(event.eventName) ? repeatOf(event) : undefined;
-    const known = repeat && pairReferrals.get(`${repeat.referrer.id}\u0000${repeat.referred.id}`);
+    const known = repeat ? referralFor(repeat) : undefined;
+    if (repeat && known === null) {
+      // No referral to settle (processEvent: nothing to link, settleEvent of none).
+      fastPathStats.repeat += 1;
+      eventUpdates.push({ id: event.id, referralId: null, status: "PROCESSED", reason: null });
+      done.push({
+        key: item.key,
+        result: { eventId: event.id, status: "PROCESSED", reason: null, referralId: null, referredParticipant: { participantId: repeat.referred.id, referralCode: repeat.referred.referralCode }, rewards: [] },
+      });
+      continue;
+    }
     if (repeat && known) {
       // settleEvent for an existing referral, where it decides without paying: refused,
       // not qualifying, out of the window, untrusted, or settled already (QUALIFIED / REWARDED).
