@@ -13,7 +13,7 @@
 // - its idempotency claim, when it asks for one, is new (ON CONFLICT DO NOTHING): a key that
 //   exists (replay, conflict, expiry, or a concurrent duplicate that committed first) leaves
 //   that event unwritten, and the caller takes the transactional path for it.
-import { db, rawRows, type Db, type Tx } from "../../db/client";
+import { db, rawRows, txSql, type Db, type Tx } from "../../db/client";
 import { coalescer } from "../../db/coalesce";
 import { env } from "../../shared/env";
 import { newId } from "../../shared/ids";
@@ -127,8 +127,9 @@ async function write(client: Db | Tx, calls: Call[]): Promise<QueueResult[]> {
     col(({ r }) => (r.claimId ? JSON.stringify(r.body) : null)),
     env.jobMaxAttempts,
   ];
-  // Outside a transaction (POST /track), straight to the pool on PostgreSQL (db/client.ts rawRows).
-  const rows = client === db ? await rawRows<Row>(STATEMENT, ...values) : await client.$queryRawUnsafe<Row[]>(STATEMENT, ...values);
+  // Straight to PostgreSQL where it can (db/client.ts): outside a transaction (POST /track) on the
+  // pool, inside one (/track/batch) on the transaction's own connection.
+  const rows = client === db ? await rawRows<Row>(STATEMENT, ...values) : await (await txSql(client as Tx)).query<Row>(STATEMENT, ...values);
   const byEvent = new Map(rows.map((r) => [r.eventId, r]));
   return prepared.map((p) => {
     const mode = p.rows.length > 0 ? byEvent.get(p.rows[0].eventId)!.mode : null;
