@@ -129,7 +129,7 @@ async function write(client: Db | Tx, calls: Call[]): Promise<QueueResult[]> {
   ];
   // Straight to PostgreSQL where it can (db/client.ts): outside a transaction (POST /track) on the
   // pool, inside one (/track/batch) on the transaction's own connection.
-  const rows = client === db ? await rawRows<Row>(STATEMENT, ...values) : await (await txSql(client as Tx)).query<Row>(STATEMENT, ...values);
+  const rows = client === db ? await rawRows<Row>(STATEMENT, ...values) : await (await txSql(client)).query<Row>(STATEMENT, ...values);
   const byEvent = new Map(rows.map((r) => [r.eventId, r]));
   return prepared.map((p) => {
     const mode = p.rows.length > 0 ? byEvent.get(p.rows[0].eventId)!.mode : null;
