@@ -13,13 +13,13 @@
 //   conflict) fails that caller only.
 // `REQUEST_COALESCING=0` runs every call alone (for side-by-side measurements).
 
-export interface CoalesceOptions {
+export interface CoalesceOptions<I> {
   /** Batches of this statement running at once (pooled connections it may hold). */
   maxInFlight: number;
   /** Upper bound of one batch, in the unit of `weight` (rows of the statement). */
   maxWeight: number;
   /** A call's weight (default 1). */
-  weight?: (call: never) => number;
+  weight?: (call: I) => number;
 }
 
 interface Entry<I, O> {
@@ -34,36 +34,24 @@ const off = () => process.env.REQUEST_COALESCING === "0";
  * Wraps `runBatch` (one statement for many calls; answers one result per call, in order) into a
  * function of one call.
  */
-export function coalescer<I, O>(runBatch: (calls: I[]) => Promise<O[]>, options: CoalesceOptions): (call: I) => Promise<O> {
-  const weight = (options.weight ?? (() => 1)) as (call: I) => number;
-  let pending: Entry<I, O>[] = [];
+export function coalescer<I, O>(runBatch: (calls: I[]) => Promise<O[]>, options: CoalesceOptions<I>): (call: I) => Promise<O> {
+  const weight = options.weight ?? (() => 1);
+  const pending: Entry<I, O>[] = [];
   let inFlight = 0;
   let scheduled = false;
 
-  const runAlone = async (e: Entry<I, O>) => {
+  /** Runs a batch; when it fails, each of its calls alone (a call alone that fails is rejected). */
+  const run = async (batch: Entry<I, O>[]): Promise<void> => {
+    let out: O[];
     try {
-      const [o] = await runBatch([e.call]);
-      e.resolve(o);
+      out = await runBatch(batch.map((e) => e.call));
+      if (out.length !== batch.length) throw new Error(`coalescer: ${out.length} results for ${batch.length} calls`);
     } catch (err) {
-      e.reject(err);
+      if (batch.length === 1) batch[0].reject(err);
+      else await Promise.all(batch.map((e) => run([e])));
+      return;
     }
-  };
-
-  const run = async (batch: Entry<I, O>[]) => {
-    try {
-      let out: O[];
-      try {
-        out = await runBatch(batch.map((e) => e.call));
-        if (out.length !== batch.length) throw new Error(`coalescer: ${out.length} results for ${batch.length} calls`);
-      } catch (err) {
-        if (batch.length === 1) throw err;
-        await Promise.all(batch.map(runAlone));
-        return;
-      }
-      batch.forEach((e, i) => e.resolve(out[i]));
-    } catch (err) {
-      batch.forEach((e) => e.reject(err));
-    }
+    batch.forEach((e, i) => e.resolve(out[i]));
   };
 
   const flush = () => {
@@ -72,8 +60,7 @@ export function coalescer<I, O>(runBatch: (calls: I[]) => Promise<O[]>, options:
       let w = 0;
       let n = 0;
       while (n < pending.length && (n === 0 || w + weight(pending[n].call) <= options.maxWeight)) w += weight(pending[n++].call);
-      const batch = pending.slice(0, n);
-      pending = pending.slice(n);
+      const batch = pending.splice(0, n);
       inFlight++;
       void run(batch).finally(() => {
         inFlight--;

@@ -262,7 +262,7 @@ export async function executeEventBatch(jobs: Job[]): Promise<Map<string, RunOut
         let window = FAST_WINDOW;
         for (let i = 0; i < mine.length; ) {
           // Set-based: the run of events of the common shape, decided together (event-batch.ts)…
-          const run = await processEventRun(tx, businessId, environment, mine.slice(i, i + window).map(eventItemOf), window);
+          const run = await processEventRun(tx, businessId, environment, mine.slice(i, i + window).map(eventItemOf));
           for (const d of run.done) succeeded.push({ job: byId.get(d.key)!, result: d.result });
           i += run.next;
           window = run.slow ? Math.max(1, run.next) : Math.min(FAST_WINDOW, window * 2);

@@ -57,11 +57,11 @@ type Meta = { referredUserEmail?: unknown; referredUserId?: unknown; referredUse
 const optionalText = (v: unknown) => v === undefined || (typeof v === "string" && v.length > 0);
 
 /**
- * Decides and writes, in arrival order, the events of `items` (one business and environment)
- * up to the first one this path does not take. Reads at most `window` events ahead.
+ * Decides and writes, in arrival order, the events of `slice` (one business and environment)
+ * up to the first one this path does not take. It reads all of them ahead: the caller bounds
+ * the look-ahead by what it passes (jobs/execute.ts).
  */
-export async function processEventRun(tx: Tx, businessId: string, environment: Environment, items: BatchItem[], window = 1000): Promise<FastRun> {
-  const slice = items.slice(0, window);
+export async function processEventRun(tx: Tx, businessId: string, environment: Environment, slice: BatchItem[]): Promise<FastRun> {
   const none: FastRun = { done: [], next: 0, slow: true };
   if (slice.length === 0) return { done: [], next: 0, slow: false };
 
@@ -149,7 +149,8 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     else if (r) solo.add(r.referred.id);
   }
   const pairReferrals = new Map<string, Referral>();
-  const referralsOf = new Map<string, Referral[]>();
+  /** Per referred user without a referrer: their latest referral, or null when two share the latest time. */
+  const latestOf = new Map<string, Referral | null>();
   if (pairs.size || solo.size) {
     const list = [...pairs.values()];
     const rows = await tx.$queryRawUnsafe<Referral[]>(
@@ -163,10 +164,18 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
       environment,
       [...solo],
     );
+    const ties = new Set<string>();
     for (const r of rows) {
       pairReferrals.set(`${r.referrerId}\u0000${r.referredId}`, r);
-      referralsOf.set(r.referredId, [...(referralsOf.get(r.referredId) ?? []), r]);
+      if (!solo.has(r.referredId)) continue;
+      const top = latestOf.get(r.referredId);
+      const d = top ? r.createdAt.getTime() - top.createdAt.getTime() : 1;
+      if (d > 0) {
+        latestOf.set(r.referredId, r);
+        ties.delete(r.referredId);
+      } else if (d === 0) ties.add(r.referredId);
     }
+    for (const id of ties) latestOf.set(id, null);
   }
   /**
    * The referral a repeat event settles against, as processEvent finds it: the pair's (undefined
@@ -175,10 +184,13 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
    */
   const referralFor = (r: Repeat): Referral | null | undefined => {
     if (r.referrer) return pairReferrals.get(`${r.referrer.id}\u0000${r.referred.id}`);
-    const all = [...(referralsOf.get(r.referred.id) ?? [])].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
-    if (all.length > 1 && all[0].createdAt.getTime() === all[1].createdAt.getTime()) return undefined;
-    return all[0] ?? null;
+    const latest = latestOf.get(r.referred.id);
+    return latest === null ? undefined : (latest ?? null);
   };
+  /** engine.ts isQualifyingEvent and settleEvent's attribution window. */
+  const isQualifying = (e: TrackedEvent) => cfg.qualifyingEvents.length === 0 || cfg.qualifyingEvents.includes(e.eventName);
+  const withinWindow = (e: TrackedEvent, referral: Referral) =>
+    settings.attributionWindowDays === null || e.createdAt.getTime() - referral.createdAt.getTime() <= settings.attributionWindowDays * DAY_MS;
 
   const now = new Date();
   const dayStart = utcDayStart(now);
@@ -290,53 +302,34 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     }
     const repeat = !cfg.reversalEvents.includes(event.eventName) ? repeatOf(event) : undefined;
     const known = repeat ? referralFor(repeat) : undefined;
-    if (repeat && known === null) {
-      // No referral to settle (processEvent: nothing to link, settleEvent of none).
-      fastPathStats.repeat += 1;
-      eventUpdates.push({ id: event.id, referralId: null, status: "PROCESSED", reason: null });
-      done.push({
-        key: item.key,
-        result: { eventId: event.id, status: "PROCESSED", reason: null, referralId: null, referredParticipant: { participantId: repeat.referred.id, referralCode: repeat.referred.referralCode }, rewards: [] },
-      });
-      continue;
-    }
-    if (repeat && known) {
-      // settleEvent for an existing referral, where it decides without paying: refused,
-      // not qualifying, out of the window, untrusted, or settled already (QUALIFIED / REWARDED).
-      // A held (FLAGGED) or a PENDING referral that this event may qualify goes one by one.
-      const qualifying = cfg.qualifyingEvents.length === 0 || cfg.qualifyingEvents.includes(event.eventName);
-      const inWindow = settings.attributionWindowDays === null || event.createdAt.getTime() - known.createdAt.getTime() <= settings.attributionWindowDays * DAY_MS;
-      const settled = known.status === "QUALIFIED" || known.status === "REWARDED";
-      const outcome: { status: TrackedEvent["status"]; reason: string } | undefined =
-        known.status === "REJECTED"
-          ? { status: "REJECTED", reason: known.reason ?? "REFERRAL_REJECTED" }
-          : known.status === "FLAGGED"
-            ? undefined
-            : !qualifying
+    // settleEvent where it decides without paying: no referral to settle (nothing to link), or an
+    // existing one refused, not qualifying, out of the window, untrusted, or settled already
+    // (QUALIFIED / REWARDED). A held (FLAGGED) or a PENDING referral this event may qualify goes one by one.
+    const outcome: { status: TrackedEvent["status"]; reason: string | null } | undefined =
+      known === undefined || known?.status === "FLAGGED"
+        ? undefined
+        : known === null
+          ? { status: "PROCESSED", reason: null }
+          : known.status === "REJECTED"
+            ? { status: "REJECTED", reason: known.reason ?? "REFERRAL_REJECTED" }
+            : !isQualifying(event)
               ? { status: "PROCESSED", reason: "NOT_A_QUALIFYING_EVENT" }
-              : !inWindow
+              : !withinWindow(event, known)
                 ? { status: "PROCESSED", reason: "ATTRIBUTION_WINDOW_EXPIRED" }
                 : event.untrusted
                   ? { status: "PROCESSED", reason: "UNTRUSTED_EVENT" }
-                  : settled
+                  : known.status === "QUALIFIED" || known.status === "REWARDED"
                     ? { status: "PROCESSED", reason: "REFERRAL_ALREADY_SETTLED" }
                     : undefined;
-      if (outcome) {
-        fastPathStats.repeat += 1;
-        eventUpdates.push({ id: event.id, referralId: known.id, status: outcome.status, reason: outcome.reason });
-        done.push({
-          key: item.key,
-          result: {
-            eventId: event.id,
-            status: outcome.status,
-            reason: outcome.reason,
-            referralId: known.id,
-            referredParticipant: { participantId: repeat.referred.id, referralCode: repeat.referred.referralCode },
-            rewards: [],
-          },
-        });
-        continue;
-      }
+    if (repeat && outcome) {
+      fastPathStats.repeat += 1;
+      const referralId = known?.id ?? null;
+      eventUpdates.push({ id: event.id, referralId, ...outcome });
+      done.push({
+        key: item.key,
+        result: { eventId: event.id, ...outcome, referralId, referredParticipant: { participantId: repeat.referred.id, referralCode: repeat.referred.referralCode }, rewards: [] },
+      });
+      continue;
     }
     const m = (event.metadata ?? {}) as Meta;
     const referrer = referrerOf(event.referrer);
@@ -418,8 +411,8 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     let status: TrackedEvent["status"] = "PROCESSED";
     let reason: string | null = null;
     const eventRewards: Reward[] = [];
-    const isQualifying = cfg.qualifyingEvents.length === 0 || cfg.qualifyingEvents.includes(event.eventName);
-    const withinWindow = settings.attributionWindowDays === null || event.createdAt.getTime() - referral.createdAt.getTime() <= settings.attributionWindowDays * DAY_MS;
+    const qualifies = isQualifying(event);
+    const inWindow = withinWindow(event, referral);
     const hold = (list: ReturnType<typeof planned>, why: string) => {
       for (const p of list) eventRewards.push(newReward(event, referral, p, { status: "HELD", amountWei: 0n, reason: why }));
       webhooks.push(...eventRewards.map((r) => rewardWebhook("reward.created", r)));
@@ -430,9 +423,9 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     } else if (referral.status === "FLAGGED") {
       status = "FLAGGED";
       reason = referral.reason ?? "HELD_FOR_REVIEW";
-      if (isQualifying && withinWindow && !event.untrusted) hold(planned(referral, 1 + (qualified.get(referrer.id) ?? 0)), reason);
-    } else if (!isQualifying) reason = "NOT_A_QUALIFYING_EVENT";
-    else if (!withinWindow) reason = "ATTRIBUTION_WINDOW_EXPIRED";
+      if (qualifies && inWindow && !event.untrusted) hold(planned(referral, 1 + (qualified.get(referrer.id) ?? 0)), reason);
+    } else if (!qualifies) reason = "NOT_A_QUALIFYING_EVENT";
+    else if (!inWindow) reason = "ATTRIBUTION_WINDOW_EXPIRED";
     else if (event.untrusted) reason = "UNTRUSTED_EVENT";
     else {
       referral.status = "QUALIFIED";

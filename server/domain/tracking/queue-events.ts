@@ -143,7 +143,7 @@ async function write(client: Db | Tx, calls: Call[]): Promise<QueueResult[]> {
 const coalesced = coalescer<Call, QueueResult>((calls) => write(db, calls), {
   maxInFlight: 2,
   maxWeight: 1000,
-  weight: (call: Call) => call.items.length,
+  weight: (call) => call.items.length,
 });
 
 /** Writes the items' events + jobs (+ claims) in one statement; see the file header for when an item is skipped. */

@@ -77,27 +77,25 @@ export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent, re
   const settled = reversed
     ? { status: "PROCESSED" as const, reason: `REVERSED:${reversed.reversals.length}`, rewards: [] as RewardSummary[] }
     : await settleEvent(tx, { event: linked, referral });
-  const done = await updateEvent(sql, event.id, { status: settled.status, reason: settled.reason ?? null, processedAt: new Date() });
+  const done = await updateEvent(sql, event.id, { status: settled.status, reason: settled.reason ?? null });
   if (done.status === "FLAGGED") await emitWebhookEvent(tx, trackedEventWebhook("event.flagged", done)); // webhook
   return { event: done, referral, referred, status: settled.status, reason: settled.reason ?? null, rewards: settled.rewards };
 }
 
-/** Updates an event's row in one raw statement (as Prisma's update would, updatedAt included), without compiling a write per event. */
-async function updateEvent(
-  sql: DirectSql,
-  id: string,
-  data: { referralId: string } | { status: TrackedEvent["status"]; reason: string | null; processedAt: Date },
-): Promise<TrackedEvent> {
+/**
+ * Updates an event's row in one raw statement (updatedAt too, as Prisma's update would), without
+ * compiling a write per event: links it to its referral, or records its outcome (processed now).
+ */
+async function updateEvent(sql: DirectSql, id: string, data: { referralId: string } | { status: TrackedEvent["status"]; reason: string | null }): Promise<TrackedEvent> {
   const now = new Date().toISOString();
   const [row] =
     "referralId" in data
       ? await sql.query<TrackedEvent>(`UPDATE "TrackedEvent" SET "referralId" = $2, "updatedAt" = $3::timestamp(3) WHERE id = $1 RETURNING *`, id, data.referralId, now)
       : await sql.query<TrackedEvent>(
-          `UPDATE "TrackedEvent" SET status = $2::"EventStatus", reason = $3, "processedAt" = $4::timestamp(3), "updatedAt" = $5::timestamp(3) WHERE id = $1 RETURNING *`,
+          `UPDATE "TrackedEvent" SET status = $2::"EventStatus", reason = $3, "processedAt" = $4::timestamp(3), "updatedAt" = $4::timestamp(3) WHERE id = $1 RETURNING *`,
           id,
           data.status,
           data.reason,
-          data.processedAt.toISOString(),
           now,
         );
   if (!row) throw new Error(`event ${id} vanished while it was processed`);
