@@ -5,6 +5,7 @@
 // starts at once; the poll also catches jobs whose dispatch was lost, jobs enqueued by other
 // processes (web instances with JOB_RUNNER=off) and jobs left RUNNING by a crashed process
 // (their lease expired). Several runners share one database safely: claims skip locked rows.
+import { dbKind } from "../db/client";
 import { env } from "../shared/env";
 import { claimDueJobs, executeClaimedJobs } from "./execute";
 
@@ -12,6 +13,9 @@ export interface EmbeddedRunner {
   wake(): void;
   stop(): Promise<void>;
 }
+
+/** Claims a runner executes at once (PostgreSQL, with a backlog): one running, the next one claimed. */
+const CLAIMS_IN_FLIGHT = 2;
 
 export function startEmbeddedRunner(): EmbeddedRunner {
   let stopped = false;
@@ -43,10 +47,16 @@ export function startEmbeddedRunner(): EmbeddedRunner {
         const jobs = await claimDueJobs(batch);
         claimed = jobs.length;
         if (jobs.length) {
-          const p = executeClaimedJobs(jobs).catch((e) => console.error("[jobs] a runner step crashed:", e));
+          const p: Promise<unknown> = executeClaimedJobs(jobs)
+            .catch((e) => console.error("[jobs] a runner step crashed:", e))
+            .finally(() => inFlight.delete(p));
           inFlight.add(p);
-          await p.finally(() => inFlight.delete(p));
         }
+        // A full claim means more is waiting: on PostgreSQL the next claim is made while this one
+        // runs (its batches then wait for the pool lock behind this one's, in order), so the
+        // database never idles between claims; at most CLAIMS_IN_FLIGHT claims in hand.
+        const limit = claimed === batch && dbKind() === "postgres" ? CLAIMS_IN_FLIGHT : 1;
+        while (inFlight.size >= limit) await Promise.race(inFlight);
       } catch (e) {
         console.error("[jobs] poll failed:", (e as Error).message);
         await sleep(Math.max(1000, env.jobPollMs));
