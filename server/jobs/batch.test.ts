@@ -13,7 +13,7 @@ import { upsertParticipant } from "../domain/participants/service";
 import type { Scope } from "../domain/participants/schemas";
 import { ethToWei, weiToDb } from "../shared/money";
 import { newId } from "../shared/ids";
-import { fastPathStats } from "../domain/tracking/event-batch";
+import { fastPathStats, writeTuning } from "../domain/tracking/event-batch";
 import { claimJob, executeClaimedJobs, executeEventBatch, runJob } from "./execute";
 
 type Step = { eventName: string; referrer?: string | null; email?: string | number; userId?: string; untrusted?: boolean; name?: string };
@@ -101,6 +101,17 @@ async function snapshot(scope: Scope, jobIds: string[]) {
 
 const eth = (v: string) => weiToDb(ethToWei(v));
 
+/** Runs fn with the set-based path writing `chunk` events per statement. */
+async function withWriteChunk<T>(chunk: number, fn: () => Promise<T>): Promise<T> {
+  const before = writeTuning.chunk;
+  writeTuning.chunk = chunk;
+  try {
+    return await fn();
+  } finally {
+    writeTuning.chunk = before;
+  }
+}
+
 /** The same two tiers (Silver from 2 referrals, Gold from 4) for each business. */
 const addTiers = (scopes: Scope[]) =>
   db.tier.createMany({
@@ -179,7 +190,9 @@ describe("batched execution", () => {
       const claimed = [];
       for (const id of [...batchJobs].reverse()) claimed.push((await claimJob(id))!); // claim order does not matter
       const repeats = fastPathStats.repeat;
-      const outcomes = await executeEventBatch(claimed);
+      // Small write chunks: the run's decisions go to the database in many statements, queued
+      // while the next chunk is decided.
+      const outcomes = await withWriteChunk(3, () => executeEventBatch(claimed));
       expect(outcomes.size).toBe(STEPS.length);
 
       const a = await snapshot(single, singleJobs);
@@ -241,7 +254,7 @@ describe("batched execution", () => {
     });
     let fresh = 0;
     await fc.assert(
-      fc.asyncProperty(config, settings, fc.constantFrom("0", "0.03", "0.1", "1"), fc.array(step, { minLength: 4, maxLength: 40 }), async (cfg, st, fund, raw) => {
+      fc.asyncProperty(config, settings, fc.constantFrom("0", "0.03", "0.1", "1"), fc.array(step, { minLength: 4, maxLength: 40 }), fc.constantFrom(1, 2, 5, 100), async (cfg, st, fund, raw, chunk) => {
         const seen: string[] = [];
         const steps: Step[] = raw.map((r) => {
           const w = r.who as { email?: string | number; userId?: string };
@@ -267,7 +280,7 @@ describe("batched execution", () => {
         for (const id of singleJobs) await runJob(id);
         const claimed = [];
         for (const id of batchJobs) claimed.push((await claimJob(id))!);
-        await executeEventBatch(claimed);
+        await withWriteChunk(chunk, () => executeEventBatch(claimed));
         const a = await snapshot(single, singleJobs);
         const b = await snapshot(batched, batchJobs);
         expect(b).toEqual(a);
@@ -279,6 +292,40 @@ describe("batched execution", () => {
     expect(fastPathStats.fast - before.fast).toBeGreaterThan(fastPathStats.slow - before.slow);
     expect(fastPathStats.slow - before.slow).toBeGreaterThan(0);
   }, 240_000);
+
+  it("a write that fails after earlier chunks were sent fails the whole batch, which then runs one by one: nothing of it is kept twice", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {}); // the batch's failure is logged
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const scope = await setupBusiness({ referralRewardWei: eth("0.01"), bonusWei: eth("0.002") }, {}, "1");
+    const codes = await referrers(scope);
+    // The database refuses one referred user (a fault injected where the chunk statement writes):
+    // the sixth event of eight, so that with chunks of one and two events the first chunks were
+    // already executed, and later ones queued, when it fails.
+    const refused = `refused-${randomUUID()}@example.com`;
+    await db.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION rts_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.email = '${refused}' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$`);
+    await db.$executeRawUnsafe(`CREATE TRIGGER rts_test_refuse BEFORE INSERT ON "Participant" FOR EACH ROW EXECUTE FUNCTION rts_test_refuse()`);
+    try {
+      const emails = ["a", "b", "c", "d", "e", "refused", "g", "h"].map((x) => (x === "refused" ? refused : `${x}-${randomUUID()}@example.com`));
+      const jobs = await queueSteps(scope, emails.map((email, i) => ({ eventName: "purchase", referrer: i % 2 ? "R1" : "R2", email })), codes);
+      const claimed = [];
+      for (const id of jobs) claimed.push((await claimJob(id))!);
+      const out = await withWriteChunk(2, () => executeEventBatch(claimed));
+      expect(warn.mock.calls.some(([m]) => String(m).includes("failed as a whole"))).toBe(true);
+      expect(jobs.map((id) => out.get(id)?.status)).toEqual(["SUCCEEDED", "SUCCEEDED", "SUCCEEDED", "SUCCEEDED", "SUCCEEDED", "RETRY", "SUCCEEDED", "SUCCEEDED"]);
+      // Each succeeded event once: one referred user, one referral, two paid rewards, two debits.
+      expect(await db.participant.count({ where: { businessId: scope.businessId, email: { in: emails } } })).toBe(7);
+      expect(await db.referral.count({ where: { businessId: scope.businessId } })).toBe(7);
+      expect(await db.reward.count({ where: { businessId: scope.businessId, status: "PAID" } })).toBe(14);
+      expect(await db.ledgerEntry.count({ where: { businessId: scope.businessId, kind: "REWARD" } })).toBe(14);
+      const rows = new Map((await db.job.findMany({ where: { id: { in: jobs } } })).map((j) => [j.id, j]));
+      expect(jobs.map((id) => rows.get(id)?.status)).toEqual(["SUCCEEDED", "SUCCEEDED", "SUCCEEDED", "SUCCEEDED", "SUCCEEDED", "QUEUED", "SUCCEEDED", "SUCCEEDED"]);
+      expect(await getBalanceWei(db, scope.businessId, "TEST")).toBe(await getLedgerSumWei(db, scope.businessId, "TEST"));
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER IF EXISTS rts_test_refuse ON "Participant"`);
+      await db.$executeRawUnsafe(`DROP FUNCTION IF EXISTS rts_test_refuse()`);
+    }
+  });
 
   it("a job whose lease another worker took over is left to it; each job's effects commit once", async () => {
     const scope = await setupBusiness({ referralRewardWei: eth("0.01") }, {}, "1");

@@ -10,7 +10,7 @@ import type { Job, Prisma } from "../db/generated";
 import { AppError, toAppError } from "../shared/errors";
 import { env } from "../shared/env";
 import { lockPool } from "../domain/ledger/service";
-import { processEventRun, type BatchItem } from "../domain/tracking/event-batch";
+import { processEventRun, readRunInputs, settled, type BatchItem, type RunInputs } from "../domain/tracking/event-batch";
 import { handlers } from "./handlers";
 
 export type RunOutcome =
@@ -252,22 +252,32 @@ export async function executeEventBatch(jobs: Job[]): Promise<Map<string, RunOut
           ordered.map((j) => j.id),
         );
         const owned = new Set(rows.filter((r) => r.status === "RUNNING" && r.lockedBy === ordered.find((j) => j.id === r.id)?.lockedBy).map((r) => r.id));
-        await lockPool(tx, businessId, environment);
         const mine = ordered.filter((j) => owned.has(j.id));
         const byId = new Map(mine.map((j) => [j.id, j]));
+        // The first run's rules and events, read before the pool lock: while the batch ahead holds it.
+        let inputs: RunInputs | undefined = mine.length ? await readRunInputs(tx, businessId, environment, mine.slice(0, FAST_WINDOW).map(eventItemOf)) : undefined;
+        await lockPool(tx, businessId, environment);
         // How far the set-based path reads ahead: a full window while it takes events, one event
         // after it stopped at once (e.g. a stretch of repeat events of known users, which it does
         // not take), so that such a stretch does not read a full window per event; it doubles again
         // with every run it takes whole.
         let window = FAST_WINDOW;
+        // A run's statements may still be running when it answers (processEventRun's `written`):
+        // the next run and the one-by-one handler read what it wrote, so they wait for it; the
+        // last run's writes overlap with the jobs' completion, queued behind them.
+        let written: Promise<void> = Promise.resolve();
         for (let i = 0; i < mine.length; ) {
+          await written;
           // Set-based: the run of events of the common shape, decided together (event-batch.ts)…
-          const run = await processEventRun(tx, businessId, environment, mine.slice(i, i + window).map(eventItemOf));
+          const run = await processEventRun(tx, businessId, environment, mine.slice(i, i + window).map(eventItemOf), inputs);
+          inputs = undefined; // later runs read again: the one-by-one handler may have changed the rules' rows (a first use creates them)
+          written = run.written;
           for (const d of run.done) succeeded.push({ job: byId.get(d.key)!, result: d.result });
           i += run.next;
           window = run.slow ? Math.max(1, run.next) : Math.min(FAST_WINDOW, window * 2);
           if (!run.slow || i >= mine.length) continue;
           // …and the next event of another shape through the one-by-one handler, in its own savepoint.
+          await written;
           const job = mine[i++];
           await tx.$executeRawUnsafe(`SAVEPOINT rts_job`);
           try {
@@ -279,17 +289,28 @@ export async function executeEventBatch(jobs: Job[]): Promise<Map<string, RunOut
             failed.push({ job, error: e });
           }
         }
+        let completed: Promise<unknown> = Promise.resolve();
         if (succeeded.length) {
           const now = new Date().toISOString();
-          await (await txSql(tx)).execute(
+          // The results as one JSON parameter: a jsonb[] costs pg an escaping pass per element and
+          // the database an array parse before each result's own; each result is read as jsonb
+          // once (json_to_recordset into a jsonb column is several times slower: it re-reads each
+          // value as text).
+          const sql = await txSql(tx);
+          completed = sql.execute(
             `UPDATE "Job" AS j SET status = 'SUCCEEDED', result = d.result, "lastError" = NULL, "lockedUntil" = NULL, "lockedBy" = NULL,
-                    "finishedAt" = $3::timestamp(3), "updatedAt" = $3::timestamp(3)
-               FROM unnest($1::text[], $2::jsonb[]) AS d(id, result) WHERE j.id = d.id`,
-            succeeded.map((s) => s.job.id),
-            succeeded.map((s) => JSON.stringify(s.result)),
+                    "finishedAt" = $2::timestamp(3), "updatedAt" = $2::timestamp(3)
+               FROM (SELECT x->>'id' AS id, (x->'result')::jsonb AS result FROM json_array_elements($1::json) AS x) AS d
+              WHERE j.id = d.id AND j.id = ANY($3::text[])`,
+            JSON.stringify(succeeded.map((s) => ({ id: s.job.id, result: s.result }))),
             now,
+            // The ids again as an array, whose length the planner knows (a JSON document's it
+            // guesses): the rows are found through the primary key, not a scan of the table.
+            succeeded.map((s) => s.job.id),
           );
+          completed.catch(() => undefined); // answered just below, after the run's writes
         }
+        await settled([written, completed]);
         for (const job of ordered) if (!owned.has(job.id)) out.set(job.id, { status: "BUSY" });
       },
       // The job rows stay locked until the commit, so a lease expiring meanwhile lets no other

@@ -2,7 +2,7 @@
 // executeEventBatch). For a run of queued events of one business and environment, it reads what
 // the rules need in a few statements (the events, the referrers, the referred identities, the
 // counts behind the caps and tiers, the pool), decides every event in memory, in arrival order,
-// exactly as processEvent would one by one, and writes the results in one statement per table.
+// exactly as processEvent would one by one, and writes the results a chunk of events per statement.
 //
 // It takes the common shapes: a referred user that does not exist yet, with a referrer that
 // resolves to one participant (the full path: participant, referral, screen, qualification,
@@ -18,12 +18,12 @@
 // The caller holds the business+environment pool lock (so the balance, the daily totals and the
 // tier counts read here cannot change underneath) and runs this inside its transaction: a
 // failure of any statement fails the whole batch transaction, whose jobs then run one by one.
-import { txSql, type Tx } from "../../db/client";
-import { Prisma, type Participant, type Referral, type Reward, type TrackedEvent } from "../../db/generated";
+import { directSql, txSql, type DirectSql, type Tx } from "../../db/client";
+import { Prisma, type Participant, type Referral, type ReferralSettings, type Reward, type TrackedEvent } from "../../db/generated";
 import { newId } from "../../shared/ids";
 import { toBigInt, weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
-import { readConfig } from "../config/effective";
+import { readConfig, type EffectiveConfig } from "../config/effective";
 import { generateReferralCode } from "../participants/service";
 import { screenIdentities, utcDayStart } from "../rewards/anti-abuse";
 import { plan, toRewardSummary, type RewardSummary } from "../rewards/engine";
@@ -47,39 +47,76 @@ export interface FastRun {
   next: number;
   /** True when items[next] is an event this path does not take: run it one by one, then call again. */
   slow: boolean;
+  /**
+   * Settles when the run's writes are done (PostgreSQL: the statements are queued on the
+   * transaction's connection, not awaited). Await it before the transaction commits and before
+   * anything reads what the run wrote; it fails with the run's first failed statement.
+   */
+  written: Promise<void>;
 }
 
 const DAY_MS = 86_400_000;
+/**
+ * Events decided per write statement (writeChunk); the first chunk of a run is a quarter of it,
+ * so that the database starts writing soon after the run's reads. Tests lower it to cross many
+ * chunk boundaries.
+ */
+export const writeTuning = { chunk: 100 };
 
 /** Events taken by this path (of them, repeat events of users referred before), and events it left to the one-by-one path (process lifetime; logs and tests). */
 export const fastPathStats = { fast: 0, repeat: 0, slow: 0 };
 type Meta = { referredUserEmail?: unknown; referredUserId?: unknown; referredUserName?: unknown };
 const optionalText = (v: unknown) => v === undefined || (typeof v === "string" && v.length > 0);
 
+/** What a run reads that the pool lock does not guard: the business's rules and the run's events. */
+export interface RunInputs {
+  cfg: EffectiveConfig | null;
+  settings: ReferralSettings | null;
+  /** Some enabled webhook endpoint exists: webhook payloads are built only then (emitWebhookEvent filters). */
+  hooks: boolean;
+  events: Map<string, TrackedEvent>;
+}
+
+/**
+ * Reads a run's inputs that its caller may read before taking the pool lock (so that they overlap
+ * with the batch ahead of it): the configuration and settings (nothing under the pool lock
+ * changes them), and the queued events themselves (only the holder of an event's job changes it).
+ */
+export async function readRunInputs(tx: Tx, businessId: string, environment: Environment, items: BatchItem[]): Promise<RunInputs> {
+  const [cfg, settings, endpoint, rows] = await Promise.all([
+    readConfig(tx, businessId, environment),
+    tx.referralSettings.findUnique({ where: { businessId } }),
+    tx.webhookEndpoint.findFirst({ where: { businessId, environment, enabled: true }, select: { id: true } }),
+    // Up to a thousand rows with their metadata: through the direct channel where there is one.
+    txSql(tx).then((sql) =>
+      sql.query<TrackedEvent>(
+        `SELECT * FROM "TrackedEvent" WHERE id = ANY($1::text[]) AND "businessId" = $2 AND environment = $3::"Environment"`,
+        items.map((i) => i.eventId),
+        businessId,
+        environment,
+      ),
+    ),
+  ]);
+  return { cfg, settings, hooks: endpoint !== null, events: new Map(rows.map((e) => [e.id, e])) };
+}
+
 /**
  * Decides and writes, in arrival order, the events of `slice` (one business and environment)
  * up to the first one this path does not take. It reads all of them ahead: the caller bounds
- * the look-ahead by what it passes (jobs/execute.ts).
+ * the look-ahead by what it passes (jobs/execute.ts). `inputs`: readRunInputs for these events,
+ * when the caller read them already (before the pool lock).
  */
-export async function processEventRun(tx: Tx, businessId: string, environment: Environment, slice: BatchItem[]): Promise<FastRun> {
-  const none: FastRun = { done: [], next: 0, slow: true };
-  if (slice.length === 0) return { done: [], next: 0, slow: false };
+export async function processEventRun(tx: Tx, businessId: string, environment: Environment, slice: BatchItem[], inputs?: RunInputs): Promise<FastRun> {
+  const none: FastRun = { done: [], next: 0, slow: true, written: Promise.resolve() };
+  if (slice.length === 0) return { ...none, slow: false };
 
   // ── Reads ──
-  const [cfg, settings] = await Promise.all([readConfig(tx, businessId, environment), tx.referralSettings.findUnique({ where: { businessId } })]);
+  const { cfg, settings, hooks, events } = inputs ?? (await readRunInputs(tx, businessId, environment, slice));
   // First use of a business (no config or settings row yet): the one-by-one path creates them.
   if (!cfg || !settings) {
     fastPathStats.slow += 1;
     return none;
   }
-  // Up to a thousand rows with their metadata: through the direct channel where there is one.
-  const rows = await (await txSql(tx)).query<TrackedEvent>(
-    `SELECT * FROM "TrackedEvent" WHERE id = ANY($1::text[]) AND "businessId" = $2 AND environment = $3::"Environment"`,
-    slice.map((i) => i.eventId),
-    businessId,
-    environment,
-  );
-  const events = new Map(rows.map((e) => [e.id, e]));
 
   const refValues = new Set<string>();
   const emails = new Set<string>();
@@ -288,8 +325,33 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
   /** payout.ts capPayout, with the daily totals and the balance held in memory. */
   const decide = (p: { participantId: string; kind: "REFERRAL" | "BONUS"; requestedWei: bigint }) => capPayout(cfg, p.kind, p.requestedWei, paid.get(p.participantId) ?? 0n, balance);
 
+  // ── Writes, chunk by chunk as the decisions come ──
+  // On PostgreSQL each chunk's statement goes to the connection as soon as the chunk is decided,
+  // not awaited: the database writes one chunk while the next is decided. The connection runs
+  // them in order; the first failure fails the run (and with it the batch transaction).
+  const sql = await txSql(tx);
+  const pipelined = (await directSql(tx)) !== null;
+  const scope = { businessId, environment, now };
+  const writes: Promise<void>[] = [];
+  const flush = async () => {
+    const chunk = { participants: newParticipants.splice(0), referrals: newReferrals.splice(0), eventUpdates: eventUpdates.splice(0), rewards: rewards.splice(0), debits: debits.splice(0) };
+    const written = writeChunk(sql, scope, chunk);
+    if (!pipelined) return written;
+    written.catch(() => undefined); // answered below, after every chunk settled
+    writes.push(written);
+    // One turn of the event loop: the connection sends what is queued and reads what is answered.
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+
   let stoppedAt = slice.length;
+  let chunkStart = 0;
+  let chunkSize = Math.max(1, Math.floor(writeTuning.chunk / 4));
   for (let i = 0; i < slice.length; i++) {
+    if (i - chunkStart >= chunkSize) {
+      await flush();
+      chunkStart = i;
+      chunkSize = Math.max(1, writeTuning.chunk);
+    }
     const item = slice[i];
     const event = events.get(item.eventId);
     if (!event) {
@@ -405,7 +467,7 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
       updatedAt: now,
     };
     newReferrals.push(referral);
-    webhooks.push(...newReferralWebhooks(referral));
+    if (hooks) webhooks.push(...newReferralWebhooks(referral));
 
     // rewards/engine settleEvent, for a referral created just now (never settled before).
     let status: TrackedEvent["status"] = "PROCESSED";
@@ -415,7 +477,7 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     const inWindow = withinWindow(event, referral);
     const hold = (list: ReturnType<typeof planned>, why: string) => {
       for (const p of list) eventRewards.push(newReward(event, referral, p, { status: "HELD", amountWei: 0n, reason: why }));
-      webhooks.push(...eventRewards.map((r) => rewardWebhook("reward.created", r)));
+      if (hooks) webhooks.push(...eventRewards.map((r) => rewardWebhook("reward.created", r)));
     };
     if (referral.status === "REJECTED") {
       status = "REJECTED";
@@ -430,7 +492,7 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     else {
       referral.status = "QUALIFIED";
       referral.qualifiedAt = now;
-      webhooks.push(referralWebhook("referral.qualified", { ...referral }));
+      if (hooks) webhooks.push(referralWebhook("referral.qualified", { ...referral }));
       qualified.set(referrer.id, (qualified.get(referrer.id) ?? 0) + 1);
       const list = planned(referral, qualified.get(referrer.id)!);
       if (settings.holdForReview) {
@@ -458,7 +520,7 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
                 thresholdWei: threshold.toString(),
                 createdAt: now,
               });
-              webhooks.push(poolLowWebhook({ businessId, environment, balanceWei: balance, thresholdWei: threshold }));
+              if (hooks) webhooks.push(poolLowWebhook({ businessId, environment, balanceWei: balance, thresholdWei: threshold }));
               if (cfg.autoRefillEnabled) {
                 const amount = toBigInt(cfg.autoRefillAmountWei);
                 alerts.push({
@@ -475,7 +537,7 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
               }
             }
           }
-          webhooks.push(rewardWebhook("reward.created", r));
+          if (hooks) webhooks.push(rewardWebhook("reward.created", r));
           eventRewards.push(r);
         }
         if (eventRewards.some((r) => r.status === "PAID")) referral.status = "REWARDED";
@@ -483,7 +545,7 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     }
     rewards.push(...eventRewards);
     eventUpdates.push({ id: event.id, referralId: referral.id, status, reason });
-    if (status === "FLAGGED") webhooks.push(trackedEventWebhook("event.flagged", { ...event, referralId: referral.id, status, reason, processedAt: now }));
+    if (hooks && status === "FLAGGED") webhooks.push(trackedEventWebhook("event.flagged", { ...event, referralId: referral.id, status, reason, processedAt: now }));
     const summaries: RewardSummary[] = eventRewards.map(toRewardSummary);
     done.push({
       key: item.key,
@@ -498,127 +560,107 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     });
   }
 
-  // ── Writes: one statement per table ──
-  await writeRun(tx, { now, participants: newParticipants, referrals: newReferrals, eventUpdates, rewards, debits, alerts, belowThreshold: belowThreshold !== pool.belowThreshold ? { poolId: pool.id } : null });
-  await emitWebhookEvent(tx, webhooks);
+  // The last chunk, then what follows the run's writes. The run answers while its statements may
+  // still be running: `written` settles when they are done (the caller awaits it before its
+  // transaction ends or anything else uses the transaction's results).
+  await flush();
+  const below = belowThreshold !== pool.belowThreshold ? { poolId: pool.id } : null;
+  const written = settled(writes).then(async () => {
+    await writeAlerts(tx, alerts, below);
+    await emitWebhookEvent(tx, webhooks);
+  });
+  written.catch(() => undefined); // the caller's to answer
+  if (!pipelined) await written; // one statement at a time through the transaction (PGlite)
   fastPathStats.fast += done.length;
   if (stoppedAt < slice.length) fastPathStats.slow += 1;
-  return { done, next: stoppedAt, slow: stoppedAt < slice.length };
+  return { done, next: stoppedAt, slow: stoppedAt < slice.length, written };
 }
 
-interface RunWrites {
-  now: Date;
+/** Waits for every promise to settle, then throws the first failure in the order given (an earlier statement's error, not the aborted-transaction errors of the ones queued behind it). */
+export async function settled(list: Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(list)).find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
+}
+
+interface ChunkWrites {
   participants: Participant[];
   referrals: Referral[];
   eventUpdates: { id: string; referralId: string | null; status: TrackedEvent["status"]; reason: string | null }[];
   rewards: Reward[];
   debits: { rewardId: string; amountWei: bigint; memo: string }[];
-  alerts: Prisma.AlertCreateManyInput[];
-  belowThreshold: { poolId: string } | null;
 }
 
-const col = <T, K extends keyof T>(rows: T[], k: K) => rows.map((r) => r[k]);
-const dates = (ds: (Date | null)[]) => ds.map((d) => (d ? d.toISOString() : null));
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-async function writeRun(tx: Tx, w: RunWrites) {
-  // The bulk statements skip Prisma's per-statement work where they can (db/client.ts directSql).
-  const sql = await txSql(tx);
-  const ts = w.now.toISOString();
-  const { participants: ps, referrals: rs, rewards: ws } = w;
+/**
+ * Writes a chunk of decided events in one statement: the new participants, referrals, event
+ * outcomes, rewards and ledger debits, each a data-modifying CTE over one JSON parameter. The
+ * foreign keys between them (a referral's new participant, a reward's new referral, a debit's new
+ * reward) are checked at the end of the statement, when every row of it is in; the ledger
+ * trigger moves the pool balance once, under its CHECK (>= 0). Answers the number of participants
+ * inserted: ON CONFLICT DO NOTHING + that count, so that a clash (a code taken, an identity a
+ * concurrent request just created) fails the batch, which then runs one by one, where each case
+ * is handled.
+ */
+async function writeChunk(sql: DirectSql, scope: { businessId: string; environment: Environment; now: Date }, w: ChunkWrites): Promise<void> {
+  const values: unknown[] = [scope.businessId, scope.environment, scope.now.toISOString()];
+  const json = (rows: unknown[]) => {
+    values.push(JSON.stringify(rows));
+    return `json_to_recordset($${values.length}::json)`;
+  };
+  // The ids again as an array: the planner knows an array's length, not a JSON document's (it
+  // assumes 100 rows), so the rows to update are found through the primary key, not a scan.
+  const ids = (list: string[]) => {
+    values.push(list);
+    return `$${values.length}::text[]`;
+  };
+  const ctes: string[] = [];
+  const { participants: ps, referrals: rs, eventUpdates: us, rewards: ws, debits: ds } = w;
   if (ps.length) {
-    // ON CONFLICT DO NOTHING + a count: a clash (a code taken, an identity a concurrent request
-    // just created) fails the batch, which then runs one by one, where each case is handled.
-    const inserted = await sql.execute(
-      `INSERT INTO "Participant" (id, "businessId", environment, "externalId", email, name, "referralCode", "createdAt", "updatedAt")
-       SELECT id, $2, $3::"Environment", ext, email, name, code, $8::timestamp(3), $8::timestamp(3)
-         FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(id, ext, email, name, code)
-       ON CONFLICT DO NOTHING`,
-      col(ps, "id"),
-      ps[0].businessId,
-      ps[0].environment,
-      col(ps, "externalId"),
-      col(ps, "email"),
-      col(ps, "name"),
-      col(ps, "referralCode"),
-      ts,
-    );
-    if (inserted !== ps.length) throw new Error(`batch: ${ps.length - inserted} new participant(s) clashed with existing rows`);
+    ctes.push(`p AS (
+      INSERT INTO "Participant" (id, "businessId", environment, "externalId", email, name, "referralCode", "createdAt", "updatedAt")
+      SELECT t.id, $1::text, $2::"Environment", t.ext, t.email, t.name, t.code, $3::timestamp(3), $3::timestamp(3)
+        FROM ${json(ps.map((p) => ({ id: p.id, ext: p.externalId, email: p.email, name: p.name, code: p.referralCode })))} AS t(id text, ext text, email text, name text, code text)
+      ON CONFLICT DO NOTHING RETURNING 1)`);
   }
   if (rs.length) {
-    await sql.execute(
-      `INSERT INTO "Referral" (id, "businessId", environment, "apiKeyId", "referrerId", "referredId", source, campaign, status, reason, "qualifiedAt", "createdAt", "updatedAt")
-       SELECT id, $2, $3::"Environment", key, rr, rd, src, cmp, st::"ReferralStatus", why, q::timestamp(3), $12::timestamp(3), $12::timestamp(3)
-         FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-           AS t(id, key, rr, rd, src, cmp, st, why, q)`,
-      col(rs, "id"),
-      rs[0].businessId,
-      rs[0].environment,
-      col(rs, "apiKeyId"),
-      col(rs, "referrerId"),
-      col(rs, "referredId"),
-      col(rs, "source"),
-      col(rs, "campaign"),
-      col(rs, "status"),
-      col(rs, "reason"),
-      dates(col(rs, "qualifiedAt")),
-      ts,
-    );
+    ctes.push(`r AS (
+      INSERT INTO "Referral" (id, "businessId", environment, "apiKeyId", "referrerId", "referredId", source, campaign, status, reason, "qualifiedAt", "createdAt", "updatedAt")
+      SELECT t.id, $1::text, $2::"Environment", t.key, t.rr, t.rd, t.src, t.cmp, t.st::"ReferralStatus", t.why, t.q::timestamp(3), $3::timestamp(3), $3::timestamp(3)
+        FROM ${json(rs.map((r) => ({ id: r.id, key: r.apiKeyId, rr: r.referrerId, rd: r.referredId, src: r.source, cmp: r.campaign, st: r.status, why: r.reason, q: iso(r.qualifiedAt) })))}
+          AS t(id text, key text, rr text, rd text, src text, cmp text, st text, why text, q text))`);
   }
-  if (w.eventUpdates.length) {
-    const u = w.eventUpdates;
-    await sql.execute(
-      `UPDATE "TrackedEvent" AS e SET "referralId" = d.ref, status = d.st::"EventStatus", reason = d.why, "processedAt" = $5::timestamp(3), "updatedAt" = $5::timestamp(3)
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d(id, ref, st, why) WHERE e.id = d.id`,
-      col(u, "id"),
-      col(u, "referralId"),
-      col(u, "status"),
-      col(u, "reason"),
-      ts,
-    );
+  if (us.length) {
+    ctes.push(`e AS (
+      UPDATE "TrackedEvent" AS e SET "referralId" = d.ref, status = d.st::"EventStatus", reason = d.why, "processedAt" = $3::timestamp(3), "updatedAt" = $3::timestamp(3)
+        FROM ${json(us.map((u) => ({ id: u.id, ref: u.referralId, st: u.status, why: u.reason })))} AS d(id text, ref text, st text, why text)
+       WHERE e.id = d.id AND e.id = ANY(${ids(us.map((u) => u.id))}))`);
   }
   if (ws.length) {
-    await sql.execute(
-      // The payout state of a PAID reward is what the Reward_payout_state trigger would give it
-      // (same expression), computed once for the statement instead of once per row.
-      `INSERT INTO "Reward" (id, "businessId", environment, "participantId", "eventId", "referralId", kind, "requestedWei", "amountWei", status, reason, "createdAt", "paidAt", "payoutStatus", "payableAt")
-       SELECT id, $2, $3::"Environment", pid, ev, ref, k::"RewardKind", req::numeric, amt::numeric, st::"RewardStatus", why, $12::timestamp(3), paid::timestamp(3),
-              CASE WHEN st = 'PAID' THEN (CASE WHEN h.hold = 0 THEN 'PAYABLE' ELSE 'ON_HOLD' END)::"RewardPayoutStatus" END,
-              CASE WHEN st = 'PAID' THEN COALESCE(paid::timestamp(3), CURRENT_TIMESTAMP) + make_interval(days => h.hold) END
-         FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $13::text[])
-           AS t(id, pid, ev, ref, k, req, amt, st, why, paid),
-              (SELECT COALESCE((SELECT "payoutHoldDays" FROM "BusinessConfig" WHERE "businessId" = $2), 0) AS hold) AS h`,
-      col(ws, "id"),
-      ws[0].businessId,
-      ws[0].environment,
-      col(ws, "participantId"),
-      col(ws, "eventId"),
-      col(ws, "referralId"),
-      col(ws, "kind"),
-      ws.map((r) => r.requestedWei.toFixed()),
-      ws.map((r) => r.amountWei.toFixed()),
-      col(ws, "status"),
-      col(ws, "reason"),
-      ts,
-      dates(col(ws, "paidAt")),
-    );
+    // The payout state of a PAID reward is what the Reward_payout_state trigger would give it
+    // (same expression), computed once for the statement instead of once per row.
+    ctes.push(`w AS (
+      INSERT INTO "Reward" (id, "businessId", environment, "participantId", "eventId", "referralId", kind, "requestedWei", "amountWei", status, reason, "createdAt", "paidAt", "payoutStatus", "payableAt")
+      SELECT t.id, $1::text, $2::"Environment", t.pid, t.ev, t.ref, t.k::"RewardKind", t.req, t.amt, t.st::"RewardStatus", t.why, $3::timestamp(3), t.paid::timestamp(3),
+             CASE WHEN t.st = 'PAID' THEN (CASE WHEN h.hold = 0 THEN 'PAYABLE' ELSE 'ON_HOLD' END)::"RewardPayoutStatus" END,
+             CASE WHEN t.st = 'PAID' THEN COALESCE(t.paid::timestamp(3), CURRENT_TIMESTAMP) + make_interval(days => h.hold) END
+        FROM ${json(ws.map((r) => ({ id: r.id, pid: r.participantId, ev: r.eventId, ref: r.referralId, k: r.kind, req: r.requestedWei.toFixed(), amt: r.amountWei.toFixed(), st: r.status, why: r.reason, paid: iso(r.paidAt) })))}
+          AS t(id text, pid text, ev text, ref text, k text, req numeric, amt numeric, st text, why text, paid text),
+             (SELECT COALESCE((SELECT "payoutHoldDays" FROM "BusinessConfig" WHERE "businessId" = $1::text), 0) AS hold) AS h)`);
   }
-  if (w.debits.length) {
-    // One statement: the ledger trigger moves the pool balance once, under its CHECK (>= 0).
-    const d = w.debits;
-    const { businessId, environment } = ws[0];
-    await sql.execute(
-      `INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei", "rewardId", memo, "createdAt")
-       SELECT id, $2, $3::"Environment", 'REWARD', -amt::numeric, rid, memo, $7::timestamp(3)
-         FROM unnest($1::text[], $4::text[], $5::text[], $6::text[]) AS t(id, amt, rid, memo)`,
-      d.map(() => newId()),
-      businessId,
-      environment,
-      d.map((x) => x.amountWei.toString()),
-      col(d, "rewardId"),
-      col(d, "memo"),
-      ts,
-    );
+  if (ds.length) {
+    ctes.push(`l AS (
+      INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei", "rewardId", memo, "createdAt")
+      SELECT t.id, $1::text, $2::"Environment", 'REWARD', -t.amt, t.rid, t.memo, $3::timestamp(3)
+        FROM ${json(ds.map((d) => ({ id: newId(), amt: d.amountWei.toString(), rid: d.rewardId, memo: d.memo })))} AS t(id text, amt numeric, rid text, memo text))`);
   }
-  if (w.belowThreshold) await tx.pool.update({ where: { id: w.belowThreshold.poolId }, data: { belowThreshold: true } });
-  if (w.alerts.length) await tx.alert.createMany({ data: w.alerts });
+  if (!ctes.length) return;
+  const [row] = await sql.query<{ n: number }>(`WITH ${ctes.join(",\n")}\nSELECT ${ps.length ? `(SELECT count(*) FROM p)::int` : "0"} AS n, $1::text AS b, $2::"Environment" AS v, $3::timestamp(3) AS t`, ...values);
+  if (row.n !== ps.length) throw new Error(`batch: ${ps.length - row.n} new participant(s) clashed with existing rows`);
+}
+
+/** The run's alerts and the pool's below-threshold flag, after its chunks. */
+async function writeAlerts(tx: Tx, alerts: Prisma.AlertCreateManyInput[], belowThreshold: { poolId: string } | null) {
+  if (belowThreshold) await tx.pool.update({ where: { id: belowThreshold.poolId }, data: { belowThreshold: true } });
+  if (alerts.length) await tx.alert.createMany({ data: alerts });
 }
