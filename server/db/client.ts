@@ -246,9 +246,18 @@ export async function directSql(tx: Tx): Promise<DirectSql | null> {
   const client = directChannels.get(token);
   directChannels.delete(token);
   if (!client) return null;
+  // Statements may be issued before the previous one answered (the set-based path sends a chunk
+  // of writes while it decides the next): they queue here and go to the connection one at a
+  // time, in order (pg's own queue for that is deprecated).
+  let tail: Promise<unknown> = Promise.resolve();
+  const inOrder = <R>(send: () => Promise<R>): Promise<R> => {
+    const p = tail.then(send, send);
+    tail = p.catch(() => undefined);
+    return p;
+  };
   const channel: DirectSql = {
-    execute: async (sql, ...values) => (await client.query({ text: sql, values })).rowCount ?? 0,
-    query: async <T>(sql: string, ...values: unknown[]) => (await client.query({ text: sql, values, types: utcTypes })).rows as T[],
+    execute: (sql, ...values) => inOrder(async () => (await client.query({ text: sql, values })).rowCount ?? 0),
+    query: <T>(sql: string, ...values: unknown[]) => inOrder(async () => (await client.query({ text: sql, values, types: utcTypes })).rows as T[]),
   };
   channelOf.set(tx, channel);
   return channel;

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { db } from "../db/client";
+import type { Job } from "../db/generated";
 import { creditLedger, getBalanceWei, getLedgerSumWei } from "../domain/ledger/service";
 import { upsertParticipant } from "../domain/participants/service";
 import type { Scope } from "../domain/participants/schemas";
@@ -187,7 +188,7 @@ describe("batched execution", () => {
       const batchJobs = await queueSteps(batched, STEPS, await referrers(batched));
 
       for (const id of singleJobs) await runJob(id);
-      const claimed = [];
+      const claimed: Job[] = [];
       for (const id of [...batchJobs].reverse()) claimed.push((await claimJob(id))!); // claim order does not matter
       const repeats = fastPathStats.repeat;
       // Small write chunks: the run's decisions go to the database in many statements, queued
@@ -278,7 +279,7 @@ describe("batched execution", () => {
         const singleJobs = await queueSteps(single, steps, await referrers(single));
         const batchJobs = await queueSteps(batched, steps, await referrers(batched));
         for (const id of singleJobs) await runJob(id);
-        const claimed = [];
+        const claimed: Job[] = [];
         for (const id of batchJobs) claimed.push((await claimJob(id))!);
         await withWriteChunk(chunk, () => executeEventBatch(claimed));
         const a = await snapshot(single, singleJobs);
@@ -308,7 +309,7 @@ describe("batched execution", () => {
     try {
       const emails = ["a", "b", "c", "d", "e", "refused", "g", "h"].map((x) => (x === "refused" ? refused : `${x}-${randomUUID()}@example.com`));
       const jobs = await queueSteps(scope, emails.map((email, i) => ({ eventName: "purchase", referrer: i % 2 ? "R1" : "R2", email })), codes);
-      const claimed = [];
+      const claimed: Job[] = [];
       for (const id of jobs) claimed.push((await claimJob(id))!);
       const out = await withWriteChunk(2, () => executeEventBatch(claimed));
       expect(warn.mock.calls.some(([m]) => String(m).includes("failed as a whole"))).toBe(true);

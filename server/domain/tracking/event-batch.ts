@@ -49,8 +49,10 @@ export interface FastRun {
   slow: boolean;
   /**
    * Settles when the run's writes are done (PostgreSQL: the statements are queued on the
-   * transaction's connection, not awaited). Await it before the transaction commits and before
-   * anything reads what the run wrote; it fails with the run's first failed statement.
+   * transaction's direct channel, not awaited). Await it before the transaction commits and
+   * before anything else uses the transaction (Prisma, or a read of what the run wrote), except
+   * statements queued behind it on the direct channel; it fails with the run's first failed
+   * statement.
    */
   written: Promise<void>;
 }
@@ -83,20 +85,19 @@ export interface RunInputs {
  * changes them), and the queued events themselves (only the holder of an event's job changes it).
  */
 export async function readRunInputs(tx: Tx, businessId: string, environment: Environment, items: BatchItem[]): Promise<RunInputs> {
-  const [cfg, settings, endpoint, rows] = await Promise.all([
+  const [cfg, settings, endpoint] = await Promise.all([
     readConfig(tx, businessId, environment),
     tx.referralSettings.findUnique({ where: { businessId } }),
     tx.webhookEndpoint.findFirst({ where: { businessId, environment, enabled: true }, select: { id: true } }),
-    // Up to a thousand rows with their metadata: through the direct channel where there is one.
-    txSql(tx).then((sql) =>
-      sql.query<TrackedEvent>(
-        `SELECT * FROM "TrackedEvent" WHERE id = ANY($1::text[]) AND "businessId" = $2 AND environment = $3::"Environment"`,
-        items.map((i) => i.eventId),
-        businessId,
-        environment,
-      ),
-    ),
   ]);
+  // Up to a thousand rows with their metadata: through the direct channel where there is one
+  // (after Prisma's statements: one connection answers one statement at a time).
+  const rows = await (await txSql(tx)).query<TrackedEvent>(
+    `SELECT * FROM "TrackedEvent" WHERE id = ANY($1::text[]) AND "businessId" = $2 AND environment = $3::"Environment"`,
+    items.map((i) => i.eventId),
+    businessId,
+    environment,
+  );
   return { cfg, settings, hooks: endpoint !== null, events: new Map(rows.map((e) => [e.id, e])) };
 }
 
@@ -565,12 +566,15 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
   // transaction ends or anything else uses the transaction's results).
   await flush();
   const below = belowThreshold !== pool.belowThreshold ? { poolId: pool.id } : null;
-  const written = settled(writes).then(async () => {
+  const written = settled(writes);
+  written.catch(() => undefined); // the caller's to answer
+  if (!pipelined || below || alerts.length || webhooks.length) {
+    // Alerts and webhook messages go through Prisma, which must not share the connection with
+    // statements still queued on the direct channel: the chunks first.
+    await written;
     await writeAlerts(tx, alerts, below);
     await emitWebhookEvent(tx, webhooks);
-  });
-  written.catch(() => undefined); // the caller's to answer
-  if (!pipelined) await written; // one statement at a time through the transaction (PGlite)
+  }
   fastPathStats.fast += done.length;
   if (stoppedAt < slice.length) fastPathStats.slow += 1;
   return { done, next: stoppedAt, slow: stoppedAt < slice.length, written };
