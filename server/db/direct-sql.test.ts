@@ -43,6 +43,38 @@ describe("txSql and directSql", () => {
     expect(await db.user.count({ where: { id: { in: [a, b] } } })).toBe(2);
   });
 
+  it("statements issued before the previous one answered run in order, one at a time; a failure fails its own call", async () => {
+    if (dbKind() !== "postgres") return; // PGlite: the transaction itself, one awaited statement at a time
+    const ids = Array.from({ length: 6 }, () => `u-${hex()}`);
+    const deprecations: string[] = [];
+    const onWarning = (w: Error) => void deprecations.push(w.message);
+    process.on("warning", onWarning);
+    try {
+      await expect(
+        db.$transaction(async (tx) => {
+          const sql = await txSql(tx);
+          // Not awaited: each insert, then a read of what the inserts before it wrote.
+          const calls = ids.map((id) => [sql.execute(...addUser(id)), sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM "user" WHERE id = ANY($1::text[])`, ids)] as const);
+          const counts = await Promise.all(calls.map(([, read]) => read));
+          expect(counts.map((r) => r[0].n)).toEqual([1, 2, 3, 4, 5, 6]);
+          expect(await Promise.all(calls.map(([write]) => write))).toEqual([1, 1, 1, 1, 1, 1]);
+          // A failing statement rejects its own call; the one queued behind it is still answered
+          // (by the database, which refuses it too: the transaction is aborted).
+          const bad = sql.execute(...addUser(ids[0]));
+          const after = sql.query(`SELECT 1`);
+          await expect(bad).rejects.toThrow(/duplicate key/);
+          await expect(after).rejects.toThrow(/aborted/);
+          throw new Error("done");
+        }),
+      ).rejects.toThrow(/done|aborted/);
+      await new Promise((r) => setImmediate(r));
+      expect(deprecations.filter((m) => m.includes("already executing a query"))).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(await db.user.count({ where: { id: { in: ids } } })).toBe(0);
+  });
+
   it("rolls back with the transaction", async () => {
     const a = `u-${hex()}`;
     await expect(
