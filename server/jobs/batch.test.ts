@@ -294,6 +294,39 @@ describe("batched execution", () => {
     expect(fastPathStats.slow - before.slow).toBeGreaterThan(0);
   }, 240_000);
 
+  it("a business's batches take its pool lock in arrival order, whichever lane runs them: later events see the earlier ones", async () => {
+    const before = process.env.JOB_BATCH_TX_SIZE;
+    process.env.JOB_BATCH_TX_SIZE = "2"; // eight batches of two, four lanes
+    try {
+      // Three rounds: which lane reaches the lock first is a race that a single round may not lose.
+      for (let round = 0; round < 3; round++) await inArrivalOrder();
+    } finally {
+      if (before === undefined) delete process.env.JOB_BATCH_TX_SIZE;
+      else process.env.JOB_BATCH_TX_SIZE = before;
+    }
+    async function inArrivalOrder() {
+      const single = await setupBusiness({ referralRewardWei: eth("0.01") }, {}, "1");
+      const batched = await setupBusiness({ referralRewardWei: eth("0.01") }, {}, "1");
+      // Each user's first event (new user: the full path) comes before their later ones, in
+      // other batches: out of order, a later event would find no user and create one.
+      const users = ["a", "b", "c", "d"].map((x) => `${x}-${randomUUID()}@example.com`);
+      const steps: Step[] = [
+        ...users.map((email) => ({ eventName: "purchase", referrer: "R1", email })),
+        ...users.map((email) => ({ eventName: "purchase", referrer: null, email })),
+        ...users.map((email) => ({ eventName: "purchase", referrer: "R1", email })),
+        ...users.map((email) => ({ eventName: "signup", referrer: null, email })),
+      ];
+      const singleJobs = await queueSteps(single, steps, await referrers(single));
+      const batchJobs = await queueSteps(batched, steps, await referrers(batched));
+      for (const id of singleJobs) await runJob(id);
+      const claimed: Job[] = [];
+      for (const id of batchJobs) claimed.push((await claimJob(id))!);
+      const out = await executeClaimedJobs(claimed);
+      expect([...out.values()].every((o) => o.status === "SUCCEEDED")).toBe(true);
+      expect(await snapshot(batched, batchJobs)).toEqual(await snapshot(single, singleJobs));
+    }
+  }, 60_000);
+
   it("a write that fails after earlier chunks were sent fails the whole batch, which then runs one by one: nothing of it is kept twice", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {}); // the batch's failure is logged
     vi.spyOn(console, "error").mockImplementation(() => {});

@@ -170,6 +170,33 @@ export async function runJobs(jobIds: string[]): Promise<Map<string, RunOutcome>
 
 // ───────────── Batched execution ─────────────
 
+/**
+ * A place in a business+environment's line for its pool lock, within this process. `wait`
+ * settles when the batch before has taken the lock (or ended); `done` (idempotent) is called once
+ * this one has taken it (or ended). Batches of one runner then lock the pool in arrival order,
+ * although each one opens its transaction, locks its job rows and reads its events while the
+ * one before holds the lock: in the database's queue for a row lock, the first to ask is the
+ * first served. Turns are taken in arrival order before anything runs, and a transaction asks
+ * its connection of the pool before any later one, so a batch never waits for one behind it.
+ */
+export interface Turn {
+  wait: Promise<void>;
+  done: () => void;
+}
+const turns = new Map<string, Promise<void>>();
+
+function takeTurn(businessId: string, environment: string): Turn {
+  const key = `${businessId}\u0000${environment}`;
+  const wait = turns.get(key) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  turns.set(key, mine);
+  void mine.then(() => {
+    if (turns.get(key) === mine) turns.delete(key);
+  });
+  return { wait, done };
+}
+
 const eventItemOf = (job: Job): BatchItem => {
   const id = (job.payload as { eventId?: unknown } | null)?.eventId;
   // A payload without an event id matches no event: the one-by-one handler then answers its error.
@@ -206,11 +233,25 @@ export async function executeClaimedJobs(jobs: Job[], parallel = 4): Promise<Map
     g.sort(arrival);
     for (let i = 0; i < g.length; i += env.jobBatchTxSize) units.push(g.slice(i, i + env.jobBatchTxSize));
   }
+  // Turns on the pool lock, taken now, in arrival order: a business's batches lock its pool in
+  // that order, whatever lane runs them and whenever it gets there (also across claims).
+  const turnOf = new Map(units.map((unit) => [unit, unit[0].type === "EVENT_PROCESS" ? takeTurn(unit[0].businessId, unit[0].environment) : undefined]));
   let next = 0;
   const lane = async () => {
     while (next < units.length) {
       const unit = units[next++];
-      const outcomes = unit.length === 1 ? new Map([[unit[0].id, await executeClaimedJob(unit[0])]]) : await executeEventBatch(unit);
+      const turn = turnOf.get(unit);
+      let outcomes: Map<string, RunOutcome>;
+      if (unit.length > 1) outcomes = await executeEventBatch(unit, turn);
+      else {
+        // A job run alone holds its turn until it ends (it takes the pool lock inside).
+        await turn?.wait;
+        try {
+          outcomes = new Map([[unit[0].id, await executeClaimedJob(unit[0])]]);
+        } finally {
+          turn?.done();
+        }
+      }
       for (const [id, o] of outcomes) out.set(id, o);
     }
   };
@@ -233,12 +274,23 @@ export async function executeClaimedJobs(jobs: Job[], parallel = 4): Promise<Map
  * itself fails (e.g. a deadlock with a single-path transaction), nothing of it committed and
  * its jobs run one by one.
  */
-export async function executeEventBatch(jobs: Job[]): Promise<Map<string, RunOutcome>> {
+export async function executeEventBatch(jobs: Job[], turn?: Turn): Promise<Map<string, RunOutcome>> {
   const ordered = [...jobs].sort(arrival);
   const { businessId, environment } = ordered[0];
   if (ordered.some((j) => j.type !== "EVENT_PROCESS" || j.businessId !== businessId || j.environment !== environment)) {
+    turn?.done();
     throw new Error("executeEventBatch: jobs must be EVENT_PROCESS jobs of one business and environment");
   }
+  turn ??= takeTurn(businessId, environment);
+  try {
+    return await executeEventBatchInTurn(ordered, turn);
+  } finally {
+    turn.done();
+  }
+}
+
+async function executeEventBatchInTurn(ordered: Job[], turn: Turn): Promise<Map<string, RunOutcome>> {
+  const { businessId, environment } = ordered[0];
   const out = new Map<string, RunOutcome>();
   const failed: { job: Job; error: unknown }[] = [];
   let succeeded: { job: Job; result: Prisma.InputJsonObject }[] = [];
@@ -256,7 +308,9 @@ export async function executeEventBatch(jobs: Job[]): Promise<Map<string, RunOut
         const byId = new Map(mine.map((j) => [j.id, j]));
         // The first run's rules and events, read before the pool lock: while the batch ahead holds it.
         let inputs: RunInputs | undefined = mine.length ? await readRunInputs(tx, businessId, environment, mine.slice(0, FAST_WINDOW).map(eventItemOf)) : undefined;
+        await turn.wait;
         await lockPool(tx, businessId, environment);
+        turn.done(); // the next batch of this business may now queue for the lock, behind this one
         // How far the set-based path reads ahead: a full window while it takes events, one event
         // after it stopped at once (e.g. a stretch of repeat events of known users, which it does
         // not take), so that such a stretch does not read a full window per event; it doubles again
@@ -319,6 +373,7 @@ export async function executeEventBatch(jobs: Job[]): Promise<Map<string, RunOut
     );
   } catch (e) {
     console.warn(`[jobs] batch of ${ordered.length} jobs failed as a whole (${(e as Error).message.replace(/\s+/g, " ").slice(-300)}); running them one by one`);
+    turn.done(); // its jobs run one by one now, in transactions of their own: the next batch need not wait for them
     for (const job of ordered) out.set(job.id, await executeClaimedJob(job));
     return out;
   }
