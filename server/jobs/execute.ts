@@ -255,7 +255,12 @@ export async function executeClaimedJobs(jobs: Job[], parallel = 4): Promise<Map
       for (const [id, o] of outcomes) out.set(id, o);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, units.length)) }, lane));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, units.length)) }, lane));
+  } finally {
+    // A lane that crashed leaves units it never ran: their turns must not hold later batches up.
+    for (const turn of turnOf.values()) turn?.done();
+  }
   return out;
 }
 
