@@ -151,17 +151,18 @@ async function checkIn(label, tag, cmd, args) {
 }
 
 const needsBuild = (wants("http") && dbs.length > 0) || wants("e2e");
-// Lint, types and the production build, in two lanes (ESLint is single-threaded and the
-// longest; the type check, knip and the build share the other core).
+// Lint, types and the production build, in two lanes (ESLint and knip on one core; the type
+// check, then the build, which is the longer, on the other).
 if (wants("lint") || needsBuild) {
   console.log(`\n━━ ${[wants("lint") && "Lint, dead code, types", needsBuild && "production build"].filter(Boolean).join(" + ")} (two lanes) ━━`);
   await Promise.all([
-    wants("lint") && checkIn("Lint (ESLint)", "eslint", "npx", ["eslint", "--max-warnings=0", "."]),
-    (async () => {
-      if (wants("lint")) {
-        await checkIn("Type check (tsc --noEmit)", "tsc", "npx", ["tsc", "--noEmit"]);
+    wants("lint") &&
+      (async () => {
+        await checkIn("Lint (ESLint)", "eslint", "npx", ["eslint", "--max-warnings=0", "."]);
         await checkIn("Dead code (knip)", "knip", "npx", ["knip"]);
-      }
+      })(),
+    (async () => {
+      if (wants("lint")) await checkIn("Type check (tsc --noEmit)", "tsc", "npx", ["tsc", "--noEmit"]);
       // The type check above covers the app: the build skips its own (NEXT_SKIP_TYPECHECK).
       const buildEnv = wants("lint") ? { NEXT_SKIP_TYPECHECK: "1" } : {};
       if (needsBuild && !(await prefixed("Production build", "build", process.execPath, ["-e", "import('./scripts/ensure.mjs').then((m) => m.ensureBuild())"], buildEnv))) {
