@@ -8,8 +8,7 @@
 //     postgres://postgres@127.0.0.1:5432/postgres; UNIT_PG=all for every file);
 //  4. HTTP layer: the production build (`next start`) and the local chain (vitest project
 //     "http"), on PGlite, then on PostgreSQL;
-//  5. browser layer: the dashboard in a real Chromium (Playwright), started as soon as the first
-//     HTTP run ends, beside the other.
+//  5. browser layer: the dashboard in a real Chromium (Playwright).
 // Without a reachable PostgreSQL its runs are skipped with a notice (a failure when CI=true);
 // likewise without a Chromium. Ends with one line: "N passed, N failed, N skipped".
 //   --only=lint,unit,http,e2e   run some layers;   --db=pglite|postgres   one database only.
@@ -79,10 +78,9 @@ function count(out) {
 /**
  * The HTTP layer on every database at once: its tests mostly wait (on the app, the chain, block
  * confirmations, restarts), so the runs overlap well; each has its own app, chain and database.
- * Output lines carry the database's name. `onFirstDone` is called when the first run ends (the
- * browser layer then starts beside the one still running).
+ * Output lines carry the database's name.
  */
-async function httpLayers(dbs, onFirstDone) {
+async function httpLayers(dbs) {
   const label = `http layer on ${dbs.join(" + ")}`;
   console.log(`\n━━ ${label} (concurrently) ━━`);
   const t = Date.now();
@@ -100,8 +98,6 @@ async function httpLayers(dbs, onFirstDone) {
         child.on("close", (code) => {
           if (!count(out)) totals.failed += 1;
           if (code !== 0) failures.push(`http layer on ${db}`);
-          onFirstDone?.();
-          onFirstDone = undefined;
           resolve();
         });
       }),
@@ -177,6 +173,11 @@ if (wants("lint") || needsBuild) {
   ]);
 }
 if (wants("unit")) for (const db of usableDbs) vitest("unit", db, db === "postgres" && process.env.UNIT_PG !== "all" ? UNIT_ON_POSTGRES : []);
+if (wants("http") && usableDbs.length) {
+  ensureBuild();
+  await httpLayers(usableDbs);
+}
+
 /** A Chromium for Playwright: Debian's, an explicit one, or Playwright's own download. */
 async function browserAvailable() {
   if (process.env.PLAYWRIGHT_CHROMIUM_PATH || ["/usr/bin/chromium", "/usr/bin/chromium-browser"].some((p) => existsSync(p))) return true;
@@ -196,14 +197,11 @@ if (wants("e2e") && !e2eBrowser) {
     totals.failed += 1;
   } else console.log("\n⚠ No Chromium found: skipping the dashboard e2e (apt-get install chromium, or npx playwright install chromium).");
 }
-
-/** The browser layer: the dashboard in a real Chromium (Playwright), its output lines tagged [e2e]. */
-async function browserLayer() {
+if (e2eBrowser) {
   ensureBuild();
-  console.log("\n━━ Browser layer (Playwright, real Chromium) ━━");
   const out = path.join(reportDir, "playwright.json");
   rmSync(out, { force: true });
-  const ok = await prefixed("Browser layer (Playwright, real Chromium)", "e2e", "npx", ["playwright", "test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: out });
+  const ok = step("Browser layer (Playwright, real Chromium)", "npx", ["playwright", "test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: out });
   if (existsSync(out)) {
     const s = JSON.parse(readFileSync(out, "utf8")).stats ?? {};
     totals.passed += (s.expected ?? 0) + (s.flaky ?? 0);
@@ -212,21 +210,6 @@ async function browserLayer() {
   } else if (!ok) totals.failed += 1;
   if (!ok) failures.push("playwright");
 }
-
-// The HTTP layer, then the browser layer; the browser layer starts as soon as the first of the
-// HTTP runs ends, beside the one still running (the HTTP runs mostly wait, on the app and the
-// chain: two of them leave the machine partly idle).
-let browserRun;
-const startBrowser = () => {
-  if (e2eBrowser) browserRun ??= browserLayer();
-};
-if (wants("http") && usableDbs.length) {
-  ensureBuild();
-  await httpLayers(usableDbs, startBrowser);
-}
-startBrowser();
-await browserRun;
-
 
 console.log(`\n${timings.map(([l, ms]) => `  ${l}: ${(ms / 1000).toFixed(0)} s`).join("\n")}\n  total: ${((Date.now() - started) / 1000).toFixed(0)} s (Node ${process.versions.node})`);
 console.log(`\n${failures.length ? `✖ failed: ${failures.join(", ")}` : "✔ all suites green"}`);
