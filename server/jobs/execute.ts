@@ -282,12 +282,11 @@ export async function executeClaimedJobs(jobs: Job[], parallel = 4): Promise<Map
 export async function executeEventBatch(jobs: Job[], turn?: Turn): Promise<Map<string, RunOutcome>> {
   const ordered = [...jobs].sort(arrival);
   const { businessId, environment } = ordered[0];
-  if (ordered.some((j) => j.type !== "EVENT_PROCESS" || j.businessId !== businessId || j.environment !== environment)) {
-    turn?.done();
-    throw new Error("executeEventBatch: jobs must be EVENT_PROCESS jobs of one business and environment");
-  }
   turn ??= takeTurn(businessId, environment);
   try {
+    if (ordered.some((j) => j.type !== "EVENT_PROCESS" || j.businessId !== businessId || j.environment !== environment)) {
+      throw new Error("executeEventBatch: jobs must be EVENT_PROCESS jobs of one business and environment");
+    }
     return await executeEventBatchInTurn(ordered, turn);
   } finally {
     turn.done();

@@ -330,8 +330,9 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
   // On PostgreSQL each chunk's statement goes to the connection as soon as the chunk is decided,
   // not awaited: the database writes one chunk while the next is decided. The connection runs
   // them in order; the first failure fails the run (and with it the batch transaction).
-  const sql = await txSql(tx);
-  const pipelined = (await directSql(tx)) !== null;
+  const direct = await directSql(tx);
+  const pipelined = direct !== null;
+  const sql = direct ?? (await txSql(tx));
   const scope = { businessId, environment, now };
   const writes: Promise<void>[] = [];
   const flush = async () => {
