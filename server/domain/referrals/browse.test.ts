@@ -11,10 +11,11 @@ const hex = () => randomBytes(5).toString("hex");
 async function seed() {
   const b = await db.business.create({ data: { name: "Browse Co", ownerId: `owner-${hex()}` } });
   const key = await db.apiKey.create({ data: { businessId: b.id, environment: "TEST", name: "Web shop", keyHash: hex() + hex(), prefix: "rk_test_x" } });
-  const mk = (email: string, name: string, environment: "TEST" | "LIVE" = "TEST") =>
-    db.participant.create({ data: { businessId: b.id, environment, referralCode: `C${hex()}`.toUpperCase(), email, name } });
+  const mk = (email: string, name: string, environment: "TEST" | "LIVE" = "TEST", code = `C${hex()}`.toUpperCase()) =>
+    db.participant.create({ data: { businessId: b.id, environment, referralCode: code, email, name } });
   const alice = await mk("alice@shop.example", "Alice Archer");
-  const bob = await mk("bob@mail.example", "Bob Baker");
+  // A code a search for "100%_" would match if % and _ were wildcards.
+  const bob = await mk("bob@mail.example", "Bob Baker", "TEST", `C1003${hex()}`.toUpperCase());
   const carol = await mk("carol@mail.example", "Carol Cook");
   const dave = await mk("dave@mail.example", "Dave Live", "LIVE");
   const eve = await mk("eve@mail.example", "Eve Live", "LIVE");
@@ -41,7 +42,11 @@ describe("business referral list", () => {
     expect((await listBusinessReferrals(s.businessId, q({ environment: "TEST", search: "BOB" }))).data.map((r) => r.referralId)).toEqual([s.r1.id]);
     expect((await listBusinessReferrals(s.businessId, q({ environment: "TEST", search: "archer" }))).data).toHaveLength(2);
     expect((await listBusinessReferrals(s.businessId, q({ environment: "TEST", search: s.carol.referralCode.toLowerCase() }))).data.map((r) => r.referralId)).toEqual([s.r2.id]);
+    // % and _ are literal text, not wildcards; a backslash is searchable text too (not a broken pattern).
     expect((await listBusinessReferrals(s.businessId, q({ environment: "TEST", search: "100%_" }))).data).toEqual([]);
+    expect((await listBusinessReferrals(s.businessId, q({ environment: "TEST", search: "_" }))).data).toEqual([]);
+    expect((await listBusinessReferrals(s.businessId, q({ environment: "TEST", search: "\\" }))).data).toEqual([]);
+    expect((await listBusinessReferrals(s.businessId, q({ environment: "TEST", search: "c1003" }))).data.map((r) => r.referralId)).toEqual([s.r1.id]);
     expect((await listBusinessReferrals(s.businessId, q({ environment: "TEST", status: "REJECTED" }))).data.map((r) => r.reason)).toEqual(["DISPOSABLE_EMAIL"]);
     expect((await listBusinessReferrals(s.businessId, q({ environment: "TEST", campaign: "spring" }))).data).toHaveLength(1);
     expect((await listBusinessReferrals(s.businessId, q({ environment: "TEST", apiKeyId: s.key.id }))).data).toHaveLength(1);

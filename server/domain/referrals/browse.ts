@@ -28,9 +28,16 @@ export const toParticipantRef = (p: Pick<Participant, "id" | "referralCode" | "h
   name: p.name,
 });
 
+/**
+ * The term as literal text inside a LIKE pattern: Prisma's `contains` wraps it in % … % as it is,
+ * so a % or _ typed into the search box would otherwise be a wildcard ("100%_" matched every code
+ * with "100" and one more character in it). Backslash is PostgreSQL's default LIKE escape.
+ */
+const likeLiteral = (term: string) => term.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+
 /** Case-insensitive substring match on everything a person may be searched by. */
 function participantMatches(term: string): Prisma.ParticipantWhereInput {
-  const c = { contains: term, mode: "insensitive" as const };
+  const c = { contains: likeLiteral(term), mode: "insensitive" as const };
   return { OR: [{ email: c }, { name: c }, { referralCode: c }, { handle: c }, { externalId: c }, { walletAddress: c }] };
 }
 
