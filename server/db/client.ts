@@ -52,19 +52,45 @@ async function wrapPglite(pg: PGlite): Promise<Opened> {
 // too. Raw SQL also compares with (now() AT TIME ZONE 'UTC'), which is right in any session.
 const UTC_SESSION = "-c TimeZone=UTC";
 
-// No request waits forever on a dead server or a half-open socket (a crashed or restarting
-// PostgreSQL): opening a connection gives up after 5 s, a query without any answer after 20 s,
-// and TCP keep-alive notices vanished peers. Those failures are answered 503 + Retry-After.
+// Bounds on every connection of the app's pool. Both waits that can be long are bounded, and
+// where the bound is enforced matters:
+// - A statement gets at most DATABASE_STATEMENT_TIMEOUT_MS (20 s), enforced by the server
+//   (statement_timeout, lock waits included): the statement is cancelled, its transaction fails,
+//   and the ROLLBACK that follows runs at once. A bound kept only in the client (pg's
+//   query_timeout) leaves the statement running: measured, a worker's lockPool waiting behind a
+//   slow batch outlived it, the ROLLBACK queued behind it outlived it too and was dropped from
+//   the connection's queue unsent, and once the lock came the connection sat idle in its
+//   transaction, holding the business's pool lock, until the process died (every later batch
+//   of that business waited behind it).
+// - A transaction left idle for DATABASE_IDLE_IN_TRANSACTION_MS (60 s) is ended by the server
+//   (idle_in_transaction_session_timeout): whatever goes wrong in a process, no connection of it
+//   holds locks for longer. No transaction of ours waits on anything but the database.
+// - No answer at all (a dead server, a half-open socket): after the statement bound plus 5 s the
+//   connection is destroyed (noAnswerMs, BoundedClient), which fails its queued statements and
+//   takes it out of the pool; opening a connection gives up after 5 s; TCP keep-alive notices
+//   vanished peers. Those failures are answered 503 + Retry-After.
 // Waiting for a free pooled connection is another matter: under a burst every connection is busy
 // in a transaction and the others queue, for as long as Prisma's maxWait (15 s, below). pg-pool
 // has one setting for both waits, so the pool's is the queue's bound and each connection gets
 // its own 5 s bound (CONNECT_TIMEOUT_MS) from the client class.
 const CONNECT_TIMEOUT_MS = 5_000;
 const QUEUE_WAIT_MS = 15_000;
-const CONNECTION_BOUNDS = { connectionTimeoutMillis: QUEUE_WAIT_MS, query_timeout: 20_000, keepAlive: true };
+
+/** The server-side bounds and the client's, from the environment (read when the pool opens). */
+export function connectionBounds() {
+  const statementMs = env.dbStatementTimeoutMs;
+  return {
+    statementMs,
+    idleInTransactionMs: env.dbIdleInTransactionMs,
+    noAnswerMs: statementMs + 5_000,
+    /** When a connection first drops its cached query plans (DISCARD PLANS, refreshPlans); 0 = never. */
+    planRefreshMs: env.dbPlanRefreshMs,
+  };
+}
 
 const END_HOOK = Symbol("rts.endHook");
-type HookedClient = PoolClient & { [END_HOOK]?: () => void };
+const ERROR_HOOK = Symbol("rts.errorHook");
+type HookedClient = PoolClient & { [END_HOOK]?: () => void; [ERROR_HOOK]?: () => void };
 
 /**
  * A connection that dies while checked out (PostgreSQL crashed or restarted mid-transaction)
@@ -88,6 +114,12 @@ function freeClientsThatDie(pool: Pool) {
       };
       client[END_HOOK] = onEnd;
       client.once("end", onEnd);
+      // The server may end a checked-out connection between statements (an idle transaction past
+      // its bound): its error then has no query to go to, and pg would throw it from the client.
+      // The "end" that follows releases the connection.
+      const onError = () => {};
+      client[ERROR_HOOK] = onError;
+      client.on("error", onError);
     });
   });
   pool.on("release", (_err: Error | undefined, c: unknown) => {
@@ -97,7 +129,96 @@ function freeClientsThatDie(pool: Pool) {
       client.removeListener("end", hook);
       delete client[END_HOOK];
     }
+    const onError = client[ERROR_HOOK];
+    if (onError) {
+      client.removeListener("error", onError);
+      delete client[ERROR_HOOK];
+    }
   });
+}
+
+/**
+ * Query plans cached by a connection are dropped (DISCARD PLANS) at checkout, so that they follow
+ * the tables' growth: first `firstMs` after the connection opened, then at intervals that double
+ * up to 64 × that (2 s, 4 s … about 2 minutes with the default). A backend keeps its plans of
+ * prepared statements, foreign-key checks and trigger statements until something invalidates
+ * them; ANALYZE does, so with autovacuum on a plan is remade once its table has grown enough.
+ * Without it (a server with autovacuum off, or before autovacuum gets round to a table), a plan
+ * made when the table was tiny stays: measured, the foreign-key checks of a worker that started
+ * on a fresh database read Participant, Referral and Reward by sequential scan, one per check,
+ * and its drain fell to 240 events/s as those tables grew (docs/reliability.md). Tables grow
+ * fastest relative to their size when they are young, hence the doubling: early refreshes while
+ * a fresh database fills, next to none in a long drain (a refresh every 2 s measured a few per
+ * cent slower). The statement goes ahead of the caller's first one, in the connection's queue.
+ */
+function refreshPlans(pool: Pool, firstMs: number) {
+  if (firstMs <= 0) return;
+  const due = new WeakMap<object, { at: number; every: number }>();
+  pool.on("connect", (c) => void due.set(c, { at: Date.now() + firstMs, every: firstMs }));
+  pool.on("acquire", (c) => {
+    const d = due.get(c);
+    const now = Date.now();
+    if (!d || now < d.at) return;
+    d.every = Math.min(64 * firstMs, 2 * d.every);
+    d.at = now + d.every;
+    c.query("DISCARD PLANS").catch(() => undefined); // a dead connection fails its caller's statement too
+  });
+}
+
+/**
+ * The app's pool of PostgreSQL connections: each one in UTC, under the bounds above (server-side
+ * statement and idle-in-transaction timeouts, the no-answer bound), its plans refreshed, and
+ * released from the pool if it dies while checked out. Exported for tests of those bounds.
+ */
+export async function openAppPool(url: string, max: number, bounds: ReturnType<typeof connectionBounds>): Promise<Pool> {
+  const pg = await import("pg");
+  class BoundedClient extends pg.default.Client {
+    constructor(config?: ConstructorParameters<typeof pg.default.Client>[0]) {
+      super({ ...(typeof config === "string" ? { connectionString: config } : config), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    }
+    override query(...args: unknown[]): never {
+      // The direct channel's handshake (directSql): the statement names the transaction's token.
+      const [config, values] = args as [{ text?: unknown } | string, unknown[] | undefined];
+      if (typeof config === "object" && config?.text === DIRECT_HANDSHAKE) {
+        const token = (values ?? (config as { values?: unknown[] }).values)?.[0];
+        if (typeof token === "string") directChannels.set(token, this);
+      }
+      // No answer within the bound: the server is gone or the socket half-open (a live server
+      // cancels the statement first, statement_timeout). The connection is destroyed, so that no
+      // statement queued behind this one (a ROLLBACK) can be dropped while its transaction
+      // lives on: every query on it fails, and the pool lets it go (freeClientsThatDie).
+      const timer = setTimeout(() => (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy(), bounds.noAnswerMs);
+      timer.unref();
+      const answered = () => clearTimeout(timer);
+      const cb = args.findIndex((a) => typeof a === "function");
+      if (cb >= 0) {
+        const callback = args[cb] as (...r: unknown[]) => void;
+        args[cb] = (...r: unknown[]) => {
+          answered();
+          callback(...r);
+        };
+      }
+      const result = (super.query as (...a: unknown[]) => unknown)(...args);
+      if (cb < 0) {
+        if (result && typeof (result as Promise<unknown>).then === "function") (result as Promise<unknown>).then(answered, answered);
+        else answered(); // a submittable (not used here) answers through its own events
+      }
+      return result as never;
+    }
+  }
+  const appPool = new pg.default.Pool({
+    connectionString: url,
+    max,
+    options: UTC_SESSION,
+    connectionTimeoutMillis: QUEUE_WAIT_MS,
+    keepAlive: true,
+    statement_timeout: bounds.statementMs,
+    idle_in_transaction_session_timeout: bounds.idleInTransactionMs,
+    Client: BoundedClient,
+  });
+  freeClientsThatDie(appPool);
+  refreshPlans(appPool, bounds.planRefreshMs);
+  return appPool;
 }
 
 async function openPostgres(url: string): Promise<Opened> {
@@ -108,23 +229,7 @@ async function openPostgres(url: string): Promise<Opened> {
     query: (sql, params) => pool.query(sql, params),
     exec: async (sql) => void (await pool.query(sql)),
   };
-  const max = Number(process.env.DATABASE_POOL_SIZE ?? 10);
-  class BoundedClient extends pg.default.Client {
-    constructor(config?: ConstructorParameters<typeof pg.default.Client>[0]) {
-      super({ ...(typeof config === "string" ? { connectionString: config } : config), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-    }
-    // The direct channel's handshake (directSql): the statement names the transaction's token.
-    override query(...args: unknown[]): never {
-      const [config, values] = args as [{ text?: unknown } | string, unknown[] | undefined];
-      if (typeof config === "object" && config?.text === DIRECT_HANDSHAKE) {
-        const token = (values ?? (config as { values?: unknown[] }).values)?.[0];
-        if (typeof token === "string") directChannels.set(token, this);
-      }
-      return (super.query as (...a: unknown[]) => never)(...args);
-    }
-  }
-  const appPool = new pg.default.Pool({ connectionString: url, max, options: UTC_SESSION, ...CONNECTION_BOUNDS, Client: BoundedClient });
-  freeClientsThatDie(appPool);
+  const appPool = await openAppPool(url, Number(process.env.DATABASE_POOL_SIZE ?? 10), connectionBounds());
   // timestamp(3) columns hold UTC wall-clock time: read them as UTC, as Prisma does.
   utcTypes = { getTypeParser: (oid: number, format?: string) => (oid === 1114 ? (v: string) => new Date(`${v.replace(" ", "T")}Z`) : pg.default.types.getTypeParser(oid, format as "text")) };
   const direct: DirectQuery = (sql, values) => appPool.query({ text: sql, values, types: utcTypes } as never);

@@ -54,6 +54,18 @@ export const env = {
   get inngestEnabled() {
     return !!process.env.INNGEST_EVENT_KEY || (!!process.env.INNGEST_DEV && process.env.INNGEST_DEV !== "0");
   },
+  /** Longest a statement may run, lock waits included (PostgreSQL statement_timeout; ms). */
+  get dbStatementTimeoutMs() {
+    return Math.max(100, int(process.env.DATABASE_STATEMENT_TIMEOUT_MS, 20_000));
+  },
+  /** Longest a transaction may sit idle between statements before the server ends it (ms). */
+  get dbIdleInTransactionMs() {
+    return Math.max(100, int(process.env.DATABASE_IDLE_IN_TRANSACTION_MS, 60_000));
+  },
+  /** When a pooled connection first drops its cached query plans, the interval then doubling (ms, 0 = never); server/db/client.ts. */
+  get dbPlanRefreshMs() {
+    return int(process.env.DATABASE_PLAN_REFRESH_MS, 2_000);
+  },
   get jobMaxAttempts() {
     return int(process.env.JOB_MAX_ATTEMPTS, 5);
   },
