@@ -1,6 +1,7 @@
 // Drain rate of full-path events (new referred user, referral, qualification, reward, ledger) by
 // `npm run worker` processes on PostgreSQL, with a chosen amount of prior history.
 //   npx tsx bench/drain.ts            DRAIN_EVENTS (5000), DRAIN_WORKERS ("1,2"), DRAIN_PRIOR ("10000"), DRAIN_SHAPE (new | repeat),
+//                                     DRAIN_ANALYZE (seed | queue | none),
 //                                     BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres)
 // For each prior-row count and worker count: a fresh database, PRIOR rows of history (events,
 // referrals, rewards, ledger entries, finished jobs) for the same business, then DRAIN_EVENTS
@@ -23,6 +24,13 @@ const PRIOR = (process.env.DRAIN_PRIOR ?? "10000").split(",").map(Number);
  * without the referral code, as a shop reports a known customer's purchase).
  */
 const SHAPE = process.env.DRAIN_SHAPE === "repeat" ? "repeat" : "new";
+/**
+ * When the database is analysed: `seed` (default: VACUUM ANALYZE of the seeded history, as a
+ * settled production database), `queue` (ANALYZE only once the events are queued: the tables the
+ * drain writes are analysed while nearly empty, as autovacuum would early on; with DRAIN_PRIOR=0
+ * this is the case of docs/reliability.md's stale plans), or `none` (never).
+ */
+const ANALYZE = process.env.DRAIN_ANALYZE === "queue" || process.env.DRAIN_ANALYZE === "none" ? process.env.DRAIN_ANALYZE : "seed";
 
 export async function freshDb() {
   const admin = new pg.Client({ connectionString: ADMIN });
@@ -48,7 +56,7 @@ export async function freshDb() {
   };
 }
 
-export async function seed(c: pg.Client, prior: number) {
+export async function seed(c: pg.Client, prior: number, settle = true) {
   await c.query(`
     INSERT INTO "Business" (id, name, "ownerId", "updatedAt") VALUES ('bench', 'Bench', 'o-bench', now());
     INSERT INTO "BusinessConfig" ("businessId", "referralRewardWei", "bonusWei", "updatedAt") VALUES ('bench', 1000, 500, now());
@@ -74,6 +82,7 @@ export async function seed(c: pg.Client, prior: number) {
   }
   // A settled database, as in production: vacuumed and analysed history, dirty pages written out,
   // so that the measured drain does not share the machine with autovacuum catching up on the seed.
+  if (!settle) return;
   await c.query("VACUUM ANALYZE");
   await c.query("CHECKPOINT");
 }
@@ -124,8 +133,9 @@ export async function waitForDrain(c: pg.Client, since?: string): Promise<number
 export async function drainOnce(prior: number, workers: number, events = EVENTS) {
   const d = await freshDb();
   try {
-    await seed(d.c, prior);
+    await seed(d.c, prior, ANALYZE === "seed");
     await queue(d.url, events);
+    if (ANALYZE === "queue") await d.c.query("ANALYZE");
     const since = await dbNow(d.c);
     const children = Array.from({ length: workers }, () =>
       spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "scripts", "worker.ts")], {
