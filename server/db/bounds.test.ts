@@ -8,10 +8,9 @@ import { randomBytes } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { dbKind, openAppPool, type connectionBounds } from "./client";
+import { dbKind, openAppPool, type ConnectionBounds as Bounds } from "./client";
 import { PrismaClient } from "./generated";
 
-type Bounds = ReturnType<typeof connectionBounds>;
 const BOUNDS: Bounds = { statementMs: 300, idleInTransactionMs: 60_000, noAnswerMs: 5_000, planRefreshMs: 0 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const onPostgres = () => dbKind() === "postgres";
@@ -42,7 +41,7 @@ async function newUser(c: pg.Client) {
   return id;
 }
 
-/** Backends of this database, other than `except`, that sit in an open transaction. */
+/** Backends of this database, other than the asking one, that sit idle in an open transaction. */
 async function idleInTransaction(c: pg.Client) {
   const r = await c.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'`);
   return r.rows[0].n as number;

@@ -76,8 +76,10 @@ const UTC_SESSION = "-c TimeZone=UTC";
 const CONNECT_TIMEOUT_MS = 5_000;
 const QUEUE_WAIT_MS = 15_000;
 
+export type ConnectionBounds = ReturnType<typeof connectionBounds>;
+
 /** The server-side bounds and the client's, from the environment (read when the pool opens). */
-export function connectionBounds() {
+function connectionBounds() {
   const statementMs = env.dbStatementTimeoutMs;
   return {
     statementMs,
@@ -88,9 +90,9 @@ export function connectionBounds() {
   };
 }
 
-const END_HOOK = Symbol("rts.endHook");
-const ERROR_HOOK = Symbol("rts.errorHook");
-type HookedClient = PoolClient & { [END_HOOK]?: () => void; [ERROR_HOOK]?: () => void };
+/** Removes the listeners freeClientsThatDie put on a checked-out connection. */
+const DETACH = Symbol("rts.detach");
+type HookedClient = PoolClient & { [DETACH]?: () => void };
 
 /**
  * A connection that dies while checked out (PostgreSQL crashed or restarted mid-transaction)
@@ -112,29 +114,20 @@ function freeClientsThatDie(pool: Pool) {
           /* already released */
         }
       };
-      client[END_HOOK] = onEnd;
-      client.once("end", onEnd);
       // The server may end a checked-out connection between statements (an idle transaction past
       // its bound): its error then has no query to go to, and pg would throw it from the client.
       // The "end" that follows releases the connection.
       const onError = () => {};
-      client[ERROR_HOOK] = onError;
+      client.once("end", onEnd);
       client.on("error", onError);
+      client[DETACH] = () => {
+        client.removeListener("end", onEnd);
+        client.removeListener("error", onError);
+        delete client[DETACH];
+      };
     });
   });
-  pool.on("release", (_err: Error | undefined, c: unknown) => {
-    const client = c as HookedClient;
-    const hook = client[END_HOOK];
-    if (hook) {
-      client.removeListener("end", hook);
-      delete client[END_HOOK];
-    }
-    const onError = client[ERROR_HOOK];
-    if (onError) {
-      client.removeListener("error", onError);
-      delete client[ERROR_HOOK];
-    }
-  });
+  pool.on("release", (_err: Error | undefined, c: unknown) => (c as HookedClient)[DETACH]?.());
 }
 
 /**
@@ -170,7 +163,7 @@ function refreshPlans(pool: Pool, firstMs: number) {
  * statement and idle-in-transaction timeouts, the no-answer bound), its plans refreshed, and
  * released from the pool if it dies while checked out. Exported for tests of those bounds.
  */
-export async function openAppPool(url: string, max: number, bounds: ReturnType<typeof connectionBounds>): Promise<Pool> {
+export async function openAppPool(url: string, max: number, bounds: ConnectionBounds): Promise<Pool> {
   const pg = await import("pg");
   class BoundedClient extends pg.default.Client {
     constructor(config?: ConstructorParameters<typeof pg.default.Client>[0]) {
