@@ -272,7 +272,7 @@ async function main() {
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(" / ")}. Every event runs the full path (a referrer, a new referred user: participant, referral, qualification, referral reward and bonus, two ledger debits). ` +
-      `Workers: \`npm run worker\` (JOB_BATCH_SIZE ${process.env.JOB_BATCH_SIZE ?? 1000}, JOB_BATCH_TX_SIZE ${process.env.JOB_BATCH_TX_SIZE ?? 500}, JOB_POLL_MS 100 or 50).`,
+      `Workers: \`npm run worker\` (JOB_BATCH_SIZE ${process.env.JOB_BATCH_SIZE ?? 1000}, JOB_BATCH_TX_SIZE ${process.env.JOB_BATCH_TX_SIZE ?? 1000}, JOB_POLL_MS 100 or 50).`,
     "",
   );
   lines.push("| measure | figure |", "|---|---:|");

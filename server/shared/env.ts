@@ -90,7 +90,7 @@ export const env = {
   },
   /** Most jobs in one batch transaction (one business+environment, one pool lock). */
   get jobBatchTxSize() {
-    return Math.min(1000, Math.max(1, int(process.env.JOB_BATCH_TX_SIZE, 500)));
+    return Math.min(1000, Math.max(1, int(process.env.JOB_BATCH_TX_SIZE, 1000)));
   },
   /** Finished (SUCCEEDED / FAILED) jobs are deleted this many days after they finished. */
   get jobRetentionDays() {
