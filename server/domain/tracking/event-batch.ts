@@ -63,7 +63,7 @@ const DAY_MS = 86_400_000;
  * so that the database starts writing soon after the run's reads. Tests lower it to cross many
  * chunk boundaries.
  */
-export const writeTuning = { chunk: 100 };
+export const writeTuning = { chunk: 200 };
 
 /** Events taken by this path (of them, repeat events of users referred before), and events it left to the one-by-one path (process lifetime; logs and tests). */
 export const fastPathStats = { fast: 0, repeat: 0, slow: 0 };
