@@ -5,7 +5,7 @@
 // Timestamps are compared in UTC (`now() AT TIME ZONE 'UTC'`): Prisma stores DateTime as UTC in
 // timestamp(3) columns, whatever the database server's TimeZone.
 import { randomUUID } from "node:crypto";
-import { db, rawRows, txSql } from "../db/client";
+import { db, dbKind, rawRows, txSql } from "../db/client";
 import type { Job, Prisma } from "../db/generated";
 import { AppError, toAppError } from "../shared/errors";
 import { env } from "../shared/env";
@@ -229,9 +229,10 @@ export async function executeClaimedJobs(jobs: Job[], parallel = 4): Promise<Map
   }
   // A batch transaction holds the business's pool lock until it commits: bounded in size, so
   // that synchronous requests of that business wait little and a batch ends well within its lease.
+  const txSize = env.jobBatchTxSize ?? (dbKind() === "postgres" ? 1000 : 500);
   for (const g of groups.values()) {
     g.sort(arrival);
-    for (let i = 0; i < g.length; i += env.jobBatchTxSize) units.push(g.slice(i, i + env.jobBatchTxSize));
+    for (let i = 0; i < g.length; i += txSize) units.push(g.slice(i, i + txSize));
   }
   // Turns on the pool lock, taken now, in arrival order: a business's batches lock its pool in
   // that order, whatever lane runs them and whenever it gets there (also across claims).

@@ -88,9 +88,14 @@ export const env = {
   get jobBatchSize() {
     return Math.min(1000, Math.max(1, int(process.env.JOB_BATCH_SIZE, 1000)));
   },
-  /** Most jobs in one batch transaction (one business+environment, one pool lock). */
-  get jobBatchTxSize() {
-    return Math.min(1000, Math.max(1, int(process.env.JOB_BATCH_TX_SIZE, 1000)));
+  /**
+   * Most jobs in one batch transaction (one business+environment, one pool lock); null when unset:
+   * the runner then takes 1000 on PostgreSQL and 500 on PGlite (one connection for the whole
+   * process, which a batch holds until it commits: every request waits behind it).
+   */
+  get jobBatchTxSize(): number | null {
+    const n = int(process.env.JOB_BATCH_TX_SIZE, 0);
+    return n > 0 ? Math.min(1000, n) : null;
   },
   /** Finished (SUCCEEDED / FAILED) jobs are deleted this many days after they finished. */
   get jobRetentionDays() {
