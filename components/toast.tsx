@@ -29,8 +29,8 @@ export function ToastProvider({ children }: { children: ReactNode }) {
             role={t.tone === "error" ? "alert" : "status"}
             className={cx(
               "pointer-events-auto w-full max-w-sm rounded-lg px-4 py-3 text-sm font-medium shadow-lg ring-1",
-              t.tone === "success" && "bg-emerald-600 text-white ring-emerald-700",
-              t.tone === "error" && "bg-rose-600 text-white ring-rose-700",
+              t.tone === "success" && "bg-emerald-700 text-white ring-emerald-800",
+              t.tone === "error" && "bg-rose-700 text-white ring-rose-800",
               t.tone === "info" && "bg-slate-900 text-white ring-slate-800",
             )}
           >
