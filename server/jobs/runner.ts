@@ -6,6 +6,7 @@
 // processes (web instances with JOB_RUNNER=off) and jobs left RUNNING by a crashed process
 // (their lease expired). Several runners share one database safely: claims skip locked rows.
 import { dbKind } from "../db/client";
+import { keepTableStats } from "../db/table-stats";
 import { env } from "../shared/env";
 import { claimDueJobs, executeClaimedJobs } from "./execute";
 
@@ -22,6 +23,7 @@ export function startEmbeddedRunner(): EmbeddedRunner {
   let wakeUp: (() => void) | undefined;
   let woken = false;
   const inFlight = new Set<Promise<unknown>>();
+  let stats: Promise<void> = Promise.resolve();
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -46,6 +48,9 @@ export function startEmbeddedRunner(): EmbeddedRunner {
       try {
         const jobs = await claimDueJobs(batch);
         claimed = jobs.length;
+        // With work arriving, the tables it grows keep their planner statistics (db/table-stats.ts),
+        // checked beside the claims, not in their way.
+        if (jobs.length && env.tableStatsCheckMs > 0) stats = stats.then(() => keepTableStats(env.tableStatsCheckMs));
         if (jobs.length) {
           const p: Promise<unknown> = executeClaimedJobs(jobs)
             .catch((e) => console.error("[jobs] a runner step crashed:", e))
@@ -77,6 +82,7 @@ export function startEmbeddedRunner(): EmbeddedRunner {
       wakeUp?.();
       await loop;
       await Promise.all(inFlight);
+      await stats;
     },
   };
 }

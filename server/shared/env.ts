@@ -72,6 +72,10 @@ export const env = {
   get jobPollMs() {
     return int(process.env.JOB_POLL_MS, 250);
   },
+  /** How often a runner checks whether the job path's tables outgrew their planner statistics (0: never). */
+  get tableStatsCheckMs() {
+    return int(process.env.TABLE_STATS_CHECK_MS, 30_000);
+  },
   get jobLeaseMs() {
     return int(process.env.JOB_LEASE_MS, 30_000);
   },
