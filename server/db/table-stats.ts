@@ -28,11 +28,13 @@ export async function analyzeGrownTables(): Promise<string[]> {
        FROM unnest($1::text[]) AS t(name) JOIN pg_class c ON c.oid = to_regclass(quote_ident(t.name))`,
     [...TABLES],
   );
-  const grown = rows.filter((r) => r.pages >= MIN_PAGES && r.pages > r.known * GROWTH).map((r) => r.name);
-  for (const name of grown) {
-    if (!(TABLES as readonly string[]).includes(name)) continue;
-    await db.$executeRawUnsafe(`ANALYZE "${name}"`);
-  }
+  const size = new Map(rows.map((r) => [r.name, r]));
+  // The names quoted into ANALYZE are the fixed list's own, never the database's answer.
+  const grown = TABLES.filter((name) => {
+    const r = size.get(name);
+    return r !== undefined && r.pages >= MIN_PAGES && r.pages > r.known * GROWTH;
+  });
+  for (const name of grown) await db.$executeRawUnsafe(`ANALYZE "${name}"`);
   return grown;
 }
 

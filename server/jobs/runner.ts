@@ -48,10 +48,10 @@ export function startEmbeddedRunner(): EmbeddedRunner {
       try {
         const jobs = await claimDueJobs(batch);
         claimed = jobs.length;
-        // With work arriving, the tables it grows keep their planner statistics (db/table-stats.ts),
-        // checked beside the claims, not in their way.
-        if (jobs.length && env.tableStatsCheckMs > 0) stats = stats.then(() => keepTableStats(env.tableStatsCheckMs));
         if (jobs.length) {
+          // With work arriving, the tables it grows keep their planner statistics
+          // (db/table-stats.ts), checked beside the claims, not in their way.
+          if (env.tableStatsCheckMs > 0) stats = stats.then(() => keepTableStats(env.tableStatsCheckMs));
           const p: Promise<unknown> = executeClaimedJobs(jobs)
             .catch((e) => console.error("[jobs] a runner step crashed:", e))
             .finally(() => inFlight.delete(p));
