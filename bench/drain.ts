@@ -1,7 +1,7 @@
 // Drain rate of full-path events (new referred user, referral, qualification, reward, ledger) by
 // `npm run worker` processes on PostgreSQL, with a chosen amount of prior history.
 //   npx tsx bench/drain.ts            DRAIN_EVENTS (5000), DRAIN_WORKERS ("1,2"), DRAIN_PRIOR ("10000"), DRAIN_SHAPE (new | repeat),
-//                                     DRAIN_ANALYZE (seed | queue | none),
+//                                     DRAIN_ANALYZE (seed | queue | none), DRAIN_EXPLAIN_MS (off),
 //                                     BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres)
 // For each prior-row count and worker count: a fresh database, PRIOR rows of history (events,
 // referrals, rewards, ledger entries, finished jobs) for the same business, then DRAIN_EVENTS
@@ -31,6 +31,12 @@ const SHAPE = process.env.DRAIN_SHAPE === "repeat" ? "repeat" : "new";
  * this is the case of docs/reliability.md's stale plans), or `none` (never).
  */
 const ANALYZE = process.env.DRAIN_ANALYZE === "queue" || process.env.DRAIN_ANALYZE === "none" ? process.env.DRAIN_ANALYZE : "seed";
+/**
+ * DRAIN_EXPLAIN_MS=n: every statement of the drain's database slower than n ms has its plan
+ * written to the PostgreSQL server's log (auto_explain, loaded per session; needs a superuser,
+ * as the default BENCH_PG_URL is). Off by default: it slows the drain it looks at.
+ */
+const EXPLAIN_MS = process.env.DRAIN_EXPLAIN_MS;
 
 export async function freshDb() {
   const admin = new pg.Client({ connectionString: ADMIN });
@@ -43,6 +49,10 @@ export async function freshDb() {
   const c = new pg.Client({ connectionString: u.toString() });
   await c.connect();
   await applyMigrations({ query: (s, p) => c.query(s, p), exec: async (s) => void (await c.query(s)) });
+  if (EXPLAIN_MS !== undefined && /^\d+$/.test(EXPLAIN_MS)) {
+    await c.query(`ALTER DATABASE ${name} SET session_preload_libraries = 'auto_explain'`);
+    await c.query(`ALTER DATABASE ${name} SET auto_explain.log_min_duration = '${EXPLAIN_MS}ms'`);
+  }
   return {
     url: u.toString(),
     c,
@@ -114,6 +124,23 @@ function run(args: string[], extraEnv: Record<string, string>, stdio: "ignore" |
 export const dbNow = async (c: pg.Client): Promise<string> => (await c.query(`SELECT (now() AT TIME ZONE 'UTC')::text AS t`)).rows[0].t as string;
 
 /**
+ * The time between consecutive batch commits of a drain (a batch's jobs share one finishedAt),
+ * as the mean of each tenth of the drain, in ms: flat when a batch costs the same at the end of
+ * the drain as at its start, rising when the cost grows with the tables.
+ */
+export async function batchMsByTenth(c: pg.Client, since: string): Promise<number[]> {
+  const { rows } = await c.query<{ f: Date }>(`SELECT DISTINCT "finishedAt" AS f FROM "Job" WHERE "startedAt" >= $1::timestamp ORDER BY 1`, [since]);
+  const gaps = rows.slice(1).map((r, i) => r.f.getTime() - rows[i].f.getTime());
+  const per = Math.max(1, Math.ceil(gaps.length / 10));
+  const out: number[] = [];
+  for (let i = 0; i < gaps.length; i += per) {
+    const part = gaps.slice(i, i + per);
+    out.push(Math.round(part.reduce((a, b) => a + b, 0) / part.length));
+  }
+  return out;
+}
+
+/**
  * Waits until no job is queued or running, and answers the seconds from the first claim to the
  * last finish of the jobs that ran since `since` (their startedAt / finishedAt, so the poll's own
  * period adds no error). The poll is one EXISTS on the (status, runAt) index every 250 ms: a count
@@ -145,6 +172,7 @@ export async function drainOnce(prior: number, workers: number, events = EVENTS)
       }),
     );
     const seconds = await waitForDrain(d.c, since);
+    const batchMs = await batchMsByTenth(d.c, since);
     for (const ch of children) ch.kill("SIGTERM");
     await Promise.all(children.map((ch) => new Promise((res) => (ch.exitCode !== null ? res(null) : ch.once("exit", res)))));
     const check = await d.c.query(
@@ -153,7 +181,7 @@ export async function drainOnce(prior: number, workers: number, events = EVENTS)
               (SELECT "balanceWei"::text FROM "Pool" WHERE "businessId" = 'bench') AS balance,
               (SELECT SUM("amountWei")::text FROM "LedgerEntry" WHERE "businessId" = 'bench') AS ledger`,
     );
-    return { prior, workers, events, seconds, rate: events / seconds, ...(check.rows[0] as { ok: number; paid: number; balance: string; ledger: string }) };
+    return { prior, workers, events, seconds, rate: events / seconds, batchMs, ...(check.rows[0] as { ok: number; paid: number; balance: string; ledger: string }) };
   } finally {
     await d.drop();
   }
@@ -170,8 +198,11 @@ async function main() {
     }
   }
   console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(1)).join(" / ")}`);
-  console.log("\n| prior rows | workers | events | seconds | events/s | jobs ok | rewards paid | pool = ledger |\n|---:|---:|---:|---:|---:|---:|---:|---|");
-  for (const r of rows) console.log(`| ${r.prior.toLocaleString("en")} | ${r.workers} | ${EVENTS} | ${r.seconds.toFixed(1)} | ${Math.round(r.rate)} | ${r.ok} | ${r.paid} | ${r.balance === r.ledger ? "yes" : `NO (${r.balance} vs ${r.ledger})`} |`);
+  console.log("\n| prior rows | workers | events | seconds | events/s | ms between batch commits, by tenth of the drain | jobs ok | rewards paid | pool = ledger |\n|---:|---:|---:|---:|---:|---|---:|---:|---|");
+  for (const r of rows)
+    console.log(
+      `| ${r.prior.toLocaleString("en")} | ${r.workers} | ${EVENTS} | ${r.seconds.toFixed(1)} | ${Math.round(r.rate)} | ${r.batchMs.join(" ")} | ${r.ok} | ${r.paid} | ${r.balance === r.ledger ? "yes" : `NO (${r.balance} vs ${r.ledger})`} |`,
+    );
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {

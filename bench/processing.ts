@@ -292,6 +292,10 @@ async function main() {
   lines.push(
     `| drain, 10,000 prior rows, 1 worker (two runs) | ${fmt(smallRate)} events/s (${fmt(small.rate)} and ${fmt(small2.rate)}; ${fmt(small.events)} events each, ${small.ok} jobs ok, ${small.paid} rewards paid, pool = ledger: ${ledgerOk(small, small2)}) |`,
   );
+  const tenths = (r: (typeof drains)[number]) => `${fmt(r.batchMs[0] ?? 0)} → ${fmt(r.batchMs[r.batchMs.length - 1] ?? 0)} ms`;
+  lines.push(
+    `| time between batch commits, first → last tenth of each 1-worker drain (flat: cost does not grow as the drain fills the tables) | 10,000 prior: ${tenths(small)}, ${tenths(small2)}; ${fmt(PRIOR_LARGE)} prior: ${tenths(large)}, ${tenths(large2)} |`,
+  );
   lines.push(`| drain, 10,000 prior rows, 2 workers | ${fmt(two.rate)} events/s (pool = ledger: ${ledgerOk(two)}) |`);
   lines.push(
     `| drain, ${fmt(PRIOR_LARGE)} prior rows, 1 worker (two runs, alternating with the above) | ${fmt(largeRate)} events/s (${fmt(large.rate)} and ${fmt(large2.rate)}) = ${fmt((largeRate / smallRate) * 100)} % of the 10,000-row figure (pool = ledger: ${ledgerOk(large, large2)}) |`,
