@@ -44,7 +44,7 @@ export async function sweepRetention(opts: RetentionOptions = {}): Promise<Reten
   const jobs = await deleteInBatches(
     `DELETE FROM "Job" WHERE id IN (
        SELECT id FROM "Job" WHERE status IN ('SUCCEEDED', 'FAILED') AND "finishedAt" < $1::timestamp(3)
-        ORDER BY status, "finishedAt" LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+        ORDER BY "finishedAt" LIMIT $2 FOR UPDATE SKIP LOCKED)`,
     new Date(now.getTime() - days * DAY_MS),
     batchSize,
     maxBatches,
