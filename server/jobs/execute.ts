@@ -351,15 +351,15 @@ async function executeEventBatchInTurn(ordered: Job[], turn: Turn): Promise<Map<
         let completed: Promise<unknown> = Promise.resolve();
         if (succeeded.length) {
           const now = new Date().toISOString();
-          // The results as one JSON parameter: a jsonb[] costs pg an escaping pass per element and
-          // the database an array parse before each result's own; each result is read as jsonb
-          // once (json_to_recordset into a jsonb column is several times slower: it re-reads each
-          // value as text).
+          // The results as one jsonb parameter: a jsonb[] costs pg an escaping pass per element and
+          // the database an array parse before each result's own; the document is parsed once and
+          // each result taken out of it as jsonb as it is (json_to_recordset into a jsonb column is
+          // several times slower: it re-reads each value as text).
           const sql = await txSql(tx);
           completed = sql.execute(
             `UPDATE "Job" AS j SET status = 'SUCCEEDED', result = d.result, "lastError" = NULL, "lockedUntil" = NULL, "lockedBy" = NULL,
                     "finishedAt" = $2::timestamp(3), "updatedAt" = $2::timestamp(3)
-               FROM (SELECT x->>'id' AS id, (x->'result')::jsonb AS result FROM json_array_elements($1::json) AS x) AS d
+               FROM (SELECT x->>'id' AS id, x->'result' AS result FROM jsonb_array_elements($1::jsonb) AS x) AS d
               WHERE j.id = d.id AND j.id = ANY($3::text[])`,
             JSON.stringify(succeeded.map((s) => ({ id: s.job.id, result: s.result }))),
             now,

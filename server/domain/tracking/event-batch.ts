@@ -609,9 +609,11 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
  */
 async function writeChunk(sql: DirectSql, scope: { businessId: string; environment: Environment; now: Date }, w: ChunkWrites): Promise<void> {
   const values: unknown[] = [scope.businessId, scope.environment, scope.now.toISOString()];
+  // jsonb, not json: parsed once into its binary form and taken apart row by row from it (a json
+  // parameter is parsed on input and again by json_to_recordset, which builds a hash table per row).
   const json = (rows: unknown[]) => {
     values.push(JSON.stringify(rows));
-    return `json_to_recordset($${values.length}::json)`;
+    return `jsonb_to_recordset($${values.length}::jsonb)`;
   };
   // The ids again as an array: the planner knows an array's length, not a JSON document's (it
   // assumes 100 rows), so the rows to update are found through the primary key, not a scan.
