@@ -77,14 +77,18 @@ describe("tenant keys", () => {
 });
 
 describe("sparse indexes", () => {
-  it("a handle is still taken once per business and environment, while any number of participants have none", async () => {
+  it("a handle, an email, an external id is still taken once per business and environment, while any number of participants have none", async () => {
     const a = await tenant();
-    await a.person("TEST", { handle: "ann" });
-    await expect(a.person("TEST", { handle: "ann" })).rejects.toThrow();
-    await a.person("LIVE", { handle: "ann" });
-    await a.person();
-    await a.person();
-    expect(await db.participant.count({ where: { businessId: a.businessId, handle: null } })).toBe(2);
+    for (const field of ["handle", "email", "externalId"] as const) {
+      await a.person("TEST", { [field]: `ann-${field}` });
+      await expect(a.person("TEST", { [field]: `ann-${field}` })).rejects.toThrow();
+      await a.person("LIVE", { [field]: `ann-${field}` });
+      await a.person("TEST", { [field]: null });
+      await a.person("TEST", { [field]: null });
+    }
+    expect(await db.participant.count({ where: { businessId: a.businessId, handle: null } })).toBe(10);
+    expect(await db.participant.count({ where: { businessId: a.businessId, email: null } })).toBe(2);
+    expect(await db.participant.count({ where: { businessId: a.businessId, externalId: null } })).toBe(10);
   });
 
   it("a transaction hash is still credited once per environment, while any number of entries have none", async () => {
@@ -104,7 +108,8 @@ describe("sparse indexes", () => {
     const rows = await rawRows<{ name: string; def: string }>(
       `SELECT indexname AS name, indexdef AS def FROM pg_indexes
         WHERE indexname IN ('Reward_payoutId_idx', 'LedgerEntry_environment_txHash_key', 'TrackedEvent_businessId_environment_campaign_createdAt_idx',
-                            'TrackedEvent_referralId_idx', 'Participant_businessId_environment_handle_key', 'Job_status_runAt_idx', 'Job_finishedAt_idx')
+                            'TrackedEvent_referralId_idx', 'Participant_businessId_environment_handle_key', 'Participant_businessId_environment_email_key',
+                            'Participant_businessId_environment_externalId_key', 'Job_status_runAt_idx', 'Job_finishedAt_idx')
         ORDER BY indexname`,
     );
     const where = Object.fromEntries(rows.map((r) => [r.name, r.def.replace(/^.* WHERE /, "").replace(/::text|::"JobStatus"|[()"]/g, "")]));
@@ -112,6 +117,8 @@ describe("sparse indexes", () => {
       Job_finishedAt_idx: "status = ANY ARRAY['SUCCEEDED', 'FAILED']",
       Job_status_runAt_idx: "status = ANY ARRAY['QUEUED', 'RUNNING']",
       LedgerEntry_environment_txHash_key: "txHash IS NOT NULL",
+      Participant_businessId_environment_email_key: "email IS NOT NULL",
+      Participant_businessId_environment_externalId_key: "externalId IS NOT NULL",
       Participant_businessId_environment_handle_key: "handle IS NOT NULL",
       Reward_payoutId_idx: "payoutId IS NOT NULL",
       TrackedEvent_businessId_environment_campaign_createdAt_idx: "campaign IS NOT NULL",

@@ -21,9 +21,14 @@ CREATE INDEX "TrackedEvent_businessId_environment_campaign_createdAt_idx" ON "Tr
 DROP INDEX "TrackedEvent_referralId_idx";
 CREATE INDEX "TrackedEvent_referralId_idx" ON "TrackedEvent" ("referralId") WHERE "referralId" IS NOT NULL;
 
--- A handle is taken once per business and environment: only participants that have one.
+-- A handle, an email, an external user id is taken once per business and environment: only
+-- participants that have one (a referred user known by email has no external id, and so on).
 DROP INDEX "Participant_businessId_environment_handle_key";
 CREATE UNIQUE INDEX "Participant_businessId_environment_handle_key" ON "Participant" ("businessId", "environment", "handle") WHERE "handle" IS NOT NULL;
+DROP INDEX "Participant_businessId_environment_email_key";
+CREATE UNIQUE INDEX "Participant_businessId_environment_email_key" ON "Participant" ("businessId", "environment", "email") WHERE "email" IS NOT NULL;
+DROP INDEX "Participant_businessId_environment_externalId_key";
+CREATE UNIQUE INDEX "Participant_businessId_environment_externalId_key" ON "Participant" ("businessId", "environment", "externalId") WHERE "externalId" IS NOT NULL;
 
 -- The claim reads queued and running jobs (due, or with an expired lease); retention reads
 -- finished ones. Each index now holds only its own: a job's claim and its completion each write
@@ -32,3 +37,10 @@ DROP INDEX "Job_status_runAt_idx";
 CREATE INDEX "Job_status_runAt_idx" ON "Job" ("status", "runAt") WHERE "status" IN ('QUEUED', 'RUNNING');
 DROP INDEX "Job_status_finishedAt_idx";
 CREATE INDEX "Job_finishedAt_idx" ON "Job" ("finishedAt") WHERE "status" IN ('SUCCEEDED', 'FAILED');
+
+-- The payout state trigger (0050) does nothing unless a PAID reward comes without its payout
+-- state: the condition now stands on the trigger itself, so rows that bring it (the worker's
+-- batch writes compute it for the statement) do not call the function at all.
+DROP TRIGGER "Reward_payout_state" ON "Reward";
+CREATE TRIGGER "Reward_payout_state" BEFORE INSERT OR UPDATE OF "status" ON "Reward"
+  FOR EACH ROW WHEN (NEW."status" = 'PAID' AND NEW."payoutStatus" IS NULL) EXECUTE FUNCTION "reward_payout_state"();
