@@ -20,6 +20,9 @@ const HOT: { name: string; sql: string }[] = [
   { name: "handler: event by id", sql: `SELECT * FROM "TrackedEvent" WHERE id = 'ev-123'` },
   { name: "handler: referrer by code or handle", sql: `SELECT id FROM "Participant" WHERE "businessId" = 'big' AND environment = 'TEST' AND ("referralCode" = 'CODE123' OR handle = 'code123') LIMIT 1` },
   { name: "handler: referred user by email", sql: `SELECT id FROM "Participant" WHERE "businessId" = 'big' AND environment = 'TEST' AND email = 'u123@example.com'` },
+  // The worker batch's set lookups (event-batch.ts): arrays of values against indexes that hold non-NULL values only.
+  { name: "batch: referrers by codes or handles", sql: `SELECT id FROM "Participant" WHERE "businessId" = 'big' AND environment = 'TEST' AND ("referralCode" = ANY('{CODE123,CODE124}'::text[]) OR handle = ANY('{code123,code124}'::text[]))` },
+  { name: "batch: referred identities by email and external id", sql: `SELECT id FROM "Participant" WHERE "businessId" = 'big' AND environment = 'TEST' AND email = ANY('{u123@example.com,u124@example.com}'::text[]) UNION ALL SELECT id FROM "Participant" WHERE "businessId" = 'big' AND environment = 'TEST' AND "externalId" = ANY('{x123,x124}'::text[])` },
   { name: "handler: the referred user's referral", sql: `SELECT id FROM "Referral" WHERE "referredId" = 'p-124' AND "businessId" = 'big' AND environment = 'TEST' ORDER BY "createdAt" DESC LIMIT 1` },
   { name: "anti-abuse: one referral per referred user", sql: `SELECT id FROM "Referral" WHERE "businessId" = 'big' AND environment = 'TEST' AND "referredId" = 'p-124' AND "referrerId" <> 'p-1' AND status <> 'REJECTED' LIMIT 1` },
   { name: "anti-abuse: referrer's referrals today", sql: `SELECT count(*) FROM "Referral" WHERE "businessId" = 'big' AND environment = 'TEST' AND "referrerId" = 'p-1' AND status <> 'REJECTED' AND "createdAt" >= now() - interval '1 day'` },
