@@ -5,7 +5,7 @@
 -- a handle) or in a state the index is not read for (a finished job in the claim's index, a
 -- queued one in retention's). Every query that uses these indexes asks for a non-NULL value or
 -- for the statuses kept, so each one still serves its queries, and the unique ones enforce the
--- same rule: NULLs never clashed. Measured in bench/RESULTS.md ("Sparse indexes").
+-- same rule: NULLs never clashed. Measured in bench/RESULTS.md ("Sparse indexes, tenant keys, `jsonb` parameters").
 
 -- Payout links: only rewards inside a payout.
 DROP INDEX "Reward_payoutId_idx";

@@ -8,7 +8,8 @@
 -- participant row that names it does (Participant_businessId_fkey), and deleting a business still
 -- deletes its rewards and referrals, through its participants (ON DELETE CASCADE along both keys).
 -- The same for a referral's referrer and referred participant. Fewer checks per processed event
--- (three of its eighteen) and a stronger rule: bench/RESULTS.md, "Sparse indexes and tenant keys".
+-- (three of its eighteen) and a stronger rule: bench/RESULTS.md, "Sparse indexes, tenant keys, `jsonb`
+-- parameters".
 
 CREATE UNIQUE INDEX "Participant_id_businessId_environment_key" ON "Participant" ("id", "businessId", "environment");
 
