@@ -8,7 +8,7 @@ import type { Scope } from "../domain/participants/schemas";
 import { processEvent, resolveReferrer } from "../domain/tracking/service";
 import { performReferralApply } from "../domain/referrals/service";
 import { applyReferralInput } from "../domain/referrals/schemas";
-import { runPayouts } from "../domain/payouts/service";
+import { runPayouts } from "../domain/payouts/run";
 import { deliveryPayloadOf, recordWebhookAttempt, sendWebhookMessage, type SendResult } from "../domain/webhooks/deliver";
 
 export interface JobHandler {

@@ -1,5 +1,6 @@
 import { listPayoutsInput, listPayoutsOutput, runPayoutsInput, runPayoutsOutput } from "../domain/payouts/schemas";
-import { listPayouts, runPayouts } from "../domain/payouts/service";
+import { listPayouts } from "../domain/payouts/list";
+import { runPayouts } from "../domain/payouts/run";
 import { businessProcedure, ownerProcedure, router } from "../trpc/init";
 
 export const payoutsRouter = router({

@@ -9,7 +9,9 @@ import { createPublicClient, http, parseEther, type Address } from "viem";
 import { freePort, startApp, type RunningApp } from "../support/app";
 import { ownDatabase } from "../support/database";
 import { startLocalChain } from "../../scripts/local-chain.mjs";
-import type * as PayoutService from "../../server/domain/payouts/service";
+import type * as PayoutCreate from "../../server/domain/payouts/create";
+import type * as PayoutSender from "../../server/domain/payouts/sender";
+import type * as PayoutSettle from "../../server/domain/payouts/settle";
 import { balanceOf, earn, figures, fund, payoutBusiness, referrerWithWallet, runPayouts, type ChainApp } from "./payouts-helpers";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -31,10 +33,10 @@ async function boot(extra: Record<string, string> = {}) {
 }
 
 /** Runs `fn` with the app's domain code in this process (the app is down: PGlite allows one process). */
-type PayoutSteps = typeof PayoutService;
+type PayoutSteps = typeof PayoutSender & typeof PayoutCreate & typeof PayoutSettle;
 async function inProcess<T>(fn: (m: PayoutSteps) => Promise<T>): Promise<T> {
   Object.assign(process.env, dbEnv, { CHAIN_RPC_URL_TEST: rpc });
-  const m = await import("../../server/domain/payouts/service");
+  const m = { ...(await import("../../server/domain/payouts/sender")), ...(await import("../../server/domain/payouts/create")), ...(await import("../../server/domain/payouts/settle")) };
   const { closeDb } = await import("../../server/db/client");
   try {
     return await fn(m);

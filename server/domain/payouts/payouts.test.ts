@@ -12,7 +12,9 @@ import { walletAddress } from "../participants/schemas";
 import { updateParticipantWallet } from "../participants/wallet";
 import { updateSpendInput } from "../config/schemas";
 import { reverseRewards } from "./reversals";
-import { createNextPayout, participantDebtWei, releaseHolds, runPayouts, senderFor } from "./service";
+import { createNextPayout, participantDebtWei } from "./create";
+import { releaseHolds, runPayouts } from "./run";
+import { senderFor } from "./sender";
 import { participantTotals, poolFigures } from "./totals";
 
 const hex = () => randomBytes(5).toString("hex");

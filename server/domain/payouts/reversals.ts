@@ -1,7 +1,7 @@
 // Reversals (refunds, chargebacks): the rewards of a referred user's referrals are reversed.
 // Not yet paid out (ON_HOLD, PAYABLE): REVERSED and their ETH credited back to the pool
 // (ledger kind REVERSAL). Already paid out or being paid (IN_PAYOUT, PAID_OUT): REVERSED with
-// a CLAWBACK, a debt of the participant that their next payouts offset first (payouts/service.ts).
+// a CLAWBACK, a debt of the participant that their next payouts offset first (payouts/create.ts).
 // One reversal per reward (unique index), so a repeated call or event reverses nothing twice.
 import { db, type Tx } from "../../db/client";
 import type { TrackedEvent } from "../../db/generated";

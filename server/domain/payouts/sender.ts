@@ -1,0 +1,140 @@
+// The business's sending account (deposit address and key), fee quotes, gas estimates, local
+// signing, and the signed versions of a payout's transaction (PayoutTransaction).
+import { keccak256, type Address, type Hash, type Hex, type PublicClient, TransactionReceiptNotFoundError } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { db, type Tx } from "../../db/client";
+import { onChain, publicClientFor, requireChainTarget, type ChainTarget } from "../../chain/clients";
+import { depositAccountFor } from "../../chain/deposit-address";
+import { AppError, notFound } from "../../shared/errors";
+import type { Environment } from "../../shared/environment";
+import { weiToDb } from "../../shared/money";
+
+export const TX_OPTIONS = { timeout: 60_000, maxWait: 60_000 };
+
+export interface Sender {
+  businessId: string;
+  /** Read once per run (runPayouts) so that the locked section makes fewer chain calls. */
+  chainId?: number;
+  fees?: FeeQuote;
+  environment: Environment;
+  target: ChainTarget;
+  account: HDAccount;
+  address: Address;
+  client: PublicClient;
+}
+
+/** The business's sending account for an environment, or 503 CHAIN_UNAVAILABLE with the reason. */
+export async function senderFor(businessId: string, environment: Environment): Promise<Sender> {
+  const target = requireChainTarget(environment);
+  const b = await db.business.findUnique({ where: { id: businessId }, select: { depositIndex: true } });
+  if (!b) throw notFound("Business");
+  const account = depositAccountFor(environment, b.depositIndex);
+  if (!account) throw new AppError("CHAIN_UNAVAILABLE", `No ${environment} deposit key can be derived: check DEPOSIT_MNEMONIC`, { environment });
+  return { businessId, environment, target, account, address: account.address, client: publicClientFor(target.rpcUrl) };
+}
+
+export interface FeeQuote {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/** EIP-1559 fees: twice the current base fee plus the tip, so a rising base fee does not strand it. */
+export async function quoteFees(s: Sender): Promise<FeeQuote> {
+  return onChain(s.target, "fees", async () => {
+    const block = await s.client.getBlock({ blockTag: "latest" });
+    const base = block.baseFeePerGas ?? (await s.client.getGasPrice());
+    let tip: bigint;
+    try {
+      tip = await s.client.estimateMaxPriorityFeePerGas();
+    } catch {
+      tip = 1_000_000_000n;
+    }
+    if (tip <= 0n) tip = 1n;
+    return { maxFeePerGas: base * 2n + tip, maxPriorityFeePerGas: tip };
+  });
+}
+
+export async function gasLimitFor(s: Sender, to: Address, value: bigint): Promise<bigint> {
+  return onChain(s.target, "estimateGas", async () => {
+    try {
+      // A plain transfer costs 21 000; a contract wallet may need more (estimated with the
+      // value, so a reverting receiver shows up here rather than on chain).
+      return await s.client.estimateGas({ account: s.address, to, value });
+    } catch (e) {
+      const msg = String((e as Error).message);
+      if (/insufficient funds/i.test(msg)) return 21_000n;
+      throw e;
+    }
+  });
+}
+
+export interface SignedTransfer {
+  rawTx: Hex;
+  txHash: Hash;
+  nonce: number;
+  gasLimit: bigint;
+  fees: FeeQuote;
+  chainId: number;
+}
+
+/** Signs a transfer locally (the key never leaves the process). Signing alone sends nothing. */
+export async function signTransfer(s: Sender, p: { to: Address; value: bigint; nonce: number; gasLimit: bigint; fees: FeeQuote; chainId: number }): Promise<SignedTransfer> {
+  const rawTx = await s.account.signTransaction({
+    type: "eip1559",
+    chainId: p.chainId,
+    nonce: p.nonce,
+    to: p.to,
+    value: p.value,
+    gas: p.gasLimit,
+    maxFeePerGas: p.fees.maxFeePerGas,
+    maxPriorityFeePerGas: p.fees.maxPriorityFeePerGas,
+  });
+  return { rawTx, txHash: keccak256(rawTx), nonce: p.nonce, gasLimit: p.gasLimit, fees: p.fees, chainId: p.chainId };
+}
+
+export function recordTransaction(tx: Tx, payoutId: string, t: SignedTransfer) {
+  return tx.payoutTransaction.create({
+    data: {
+      payoutId,
+      txHash: t.txHash,
+      rawTx: t.rawTx,
+      nonce: t.nonce,
+      maxFeePerGas: weiToDb(t.fees.maxFeePerGas),
+      maxPriorityFeePerGas: weiToDb(t.fees.maxPriorityFeePerGas),
+      gasLimit: weiToDb(t.gasLimit),
+    },
+  });
+}
+
+
+export function rpcMessage(e: unknown): string {
+  const parts: string[] = [];
+  let cur: unknown = e;
+  for (let i = 0; cur && i < 6; i++) {
+    const m = (cur as { details?: string; shortMessage?: string; message?: string });
+    parts.push(m.details ?? "", m.shortMessage ?? "", m.message ?? "");
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return parts.join(" | ");
+}
+
+export async function receiptOf(s: Sender, hash: Hash) {
+  return onChain(s.target, "getTransactionReceipt", async () => {
+    try {
+      return await s.client.getTransactionReceipt({ hash });
+    } catch (e) {
+      if (e instanceof TransactionReceiptNotFoundError) return null;
+      throw e;
+    }
+  });
+}
+
+/** The mined receipt of any signed version of the payout, if one is mined. */
+export async function minedVersion(s: Sender, payoutId: string) {
+  const versions = await db.payoutTransaction.findMany({ where: { payoutId }, orderBy: { createdAt: "asc" } });
+  for (const v of versions) {
+    const receipt = await receiptOf(s, v.txHash as Hash);
+    if (receipt) return { version: v, receipt };
+  }
+  return null;
+}

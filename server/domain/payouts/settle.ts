@@ -1,0 +1,197 @@
+// Steps 2 and 3 of a payout: broadcast the recorded transaction (PENDING → SENT), then check it
+// on chain (CONFIRMED, back after a reorg, replaced when stuck under the base fee), or FAILED
+// while nothing of it can be mined.
+import type { Address, Hex } from "viem";
+import { db } from "../../db/client";
+import { isChainDown, onChain } from "../../chain/clients";
+import { AppError } from "../../shared/errors";
+import { env } from "../../shared/env";
+import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
+import { creditLedger, debitLedger, getBalanceWei, lockPool } from "../ledger/service";
+import { emitWebhookEvent } from "../webhooks/emit";
+import { payoutWebhook, type PayoutRow } from "./list";
+import { minedVersion, recordTransaction, rpcMessage, signTransfer, TX_OPTIONS, type Sender } from "./sender";
+
+/** Fee bump of a replacement: nodes require at least +10% on both fees; use +25%. */
+const BUMP_NUM = 125n;
+const BUMP_DEN = 100n;
+
+const ALREADY_KNOWN = /already known|known transaction|already imported|already in (the )?(mempool|pool)|transaction already exists/i;
+const NONCE_USED = /nonce too low|nonce has already been used|NONCE_EXPIRED|nonce.*(is )?lower than/i;
+/**
+ * Sends the payout's recorded raw transaction. PENDING → SENT. The chain down leaves it as it
+ * is (503 to the caller); a definitive rejection of a PENDING payout fails it.
+ */
+export async function broadcastPayout(s: Sender, payoutId: string): Promise<PayoutRow> {
+  const p = await db.payout.findUniqueOrThrow({ where: { id: payoutId } });
+  if ((p.status !== "PENDING" && p.status !== "SENT") || !p.rawTx) return p;
+  try {
+    await s.client.sendRawTransaction({ serializedTransaction: p.rawTx as Hex });
+  } catch (e) {
+    // Unreachable node: stays as it is (503 to the caller), resent by the next run.
+    if (isChainDown(e)) throw new AppError("CHAIN_UNAVAILABLE", `The ${s.environment} chain is not reachable (sendRawTransaction); try again shortly`, { environment: s.environment });
+    const msg = rpcMessage(e);
+    if (ALREADY_KNOWN.test(msg)) {
+      // The node has it already (a rebroadcast, or a concurrent run sent it): success.
+    } else if (NONCE_USED.test(msg)) {
+      // Our nonce is used: by this payout (mined before a crash, or by a concurrent run) or, if
+      // none of its versions is mined, by something else.
+      const mined = await minedVersion(s, p.id);
+      if (!mined) {
+        if (p.status === "PENDING") return failPayout(s, p.id, `NONCE_CONSUMED: nonce ${p.nonce} of ${s.address} was used by another transaction; nothing was sent`);
+        return p;
+      }
+    } else if (p.status === "PENDING") {
+      return failPayout(s, p.id, `BROADCAST_REJECTED: ${(e as { shortMessage?: string }).shortMessage ?? String((e as Error).message).slice(0, 300)}`);
+    } else {
+      await db.payout.update({ where: { id: p.id }, data: { error: `Rebroadcast refused: ${String((e as { shortMessage?: string }).shortMessage ?? (e as Error).message).slice(0, 300)}` } });
+      return db.payout.findUniqueOrThrow({ where: { id: p.id } });
+    }
+  }
+  // PENDING → SENT and its payout.sent event commit together (once: a rebroadcast finds it SENT).
+  await db.$transaction(async (tx) => {
+    const r = await tx.payout.updateMany({ where: { id: p.id, status: "PENDING" }, data: { status: "SENT", sentAt: new Date() } });
+    if (r.count === 1) await emitWebhookEvent(tx, payoutWebhook("payout.sent", await tx.payout.findUniqueOrThrow({ where: { id: p.id } }))); // webhook
+  }, TX_OPTIONS);
+  return db.payout.findUniqueOrThrow({ where: { id: p.id } });
+}
+
+/**
+ * FAILED, only for a payout that nothing can still mine (PENDING: never accepted by the node):
+ * its rewards return to PAYABLE, its gas reserve (less gasSpentWei, when a reverted transaction
+ * did burn gas) to the pool, and rewards reversed meanwhile return to the pool too.
+ */
+async function failPayout(s: Sender, payoutId: string, reason: string, from: "PENDING" | "SENT" = "PENDING", gasSpentWei = 0n): Promise<PayoutRow> {
+  await db.$transaction(async (tx) => {
+    await lockPool(tx, s.businessId, s.environment);
+    const r = await tx.payout.updateMany({
+      where: { id: payoutId, status: from },
+      data: { status: "FAILED", error: reason.slice(0, 1000), failedAt: new Date(), gasWei: gasSpentWei > 0n ? weiToDb(gasSpentWei) : undefined },
+    });
+    if (r.count !== 1) return;
+    const p = await tx.payout.findUniqueOrThrow({ where: { id: payoutId } });
+    await emitWebhookEvent(tx, payoutWebhook("payout.failed", p)); // webhook
+    await tx.reward.updateMany({ where: { payoutId, payoutStatus: "IN_PAYOUT" }, data: { payoutStatus: "PAYABLE", payoutId: null } });
+    // Reversed while in this payout: it was never paid out after all, so the ETH goes back to the pool.
+    const reversed = await tx.reward.findMany({ where: { payoutId, payoutStatus: "REVERSED" }, select: { id: true } });
+    for (const rw of reversed) {
+      const rev = await tx.rewardReversal.updateManyAndReturn({ where: { rewardId: rw.id, outcome: "CLAWBACK" }, data: { outcome: "RETURNED_TO_POOL" } });
+      await tx.reward.update({ where: { id: rw.id }, data: { payoutId: null } });
+      if (rev[0] && toBigInt(rev[0].amountWei) > 0n) {
+        await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: toBigInt(rev[0].amountWei), kind: "REVERSAL", memo: `Reversed reward ${rw.id} returned to the pool (its payout failed)` });
+      }
+    }
+    const refund = toBigInt(p.gasReservedWei) - gasSpentWei;
+    if (refund > 0n) {
+      await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: refund, kind: "GAS", memo: `Gas reserve of failed payout ${payoutId} returned` });
+    }
+  }, TX_OPTIONS);
+  return db.payout.findUniqueOrThrow({ where: { id: payoutId } });
+}
+
+// ───────────── step 3: check (confirm, reorg, stuck fee) ─────────────
+
+/** Checks a SENT payout on chain and moves it on: CONFIRMED, back (reorg), replaced (stuck fee), or as it is. */
+export async function checkPayout(s: Sender, payoutId: string, now = new Date()): Promise<PayoutRow> {
+  const p = await db.payout.findUniqueOrThrow({ where: { id: payoutId } });
+  if (p.status !== "SENT") return p;
+  const mined = await minedVersion(s, p.id);
+  if (mined) {
+    const { receipt, version } = mined;
+    const gasSpentWei = receipt.gasUsed * receipt.effectiveGasPrice;
+    if (receipt.status !== "success") {
+      // The receiver refused the ETH: nothing was transferred, the gas is spent.
+      return failPayout(s, p.id, `TX_REVERTED: the wallet ${p.walletAddress} refused the transfer (tx ${version.txHash})`, "SENT", gasSpentWei);
+    }
+    const head = await onChain(s.target, "getBlockNumber", () => s.client.getBlockNumber({ cacheTime: 0 }));
+    const confirmations = Number(head - receipt.blockNumber + 1n);
+    if (confirmations < s.target.confirmations) {
+      await db.payout.update({ where: { id: p.id }, data: { blockNumber: receipt.blockNumber, txHash: version.txHash, rawTx: version.rawTx } });
+      return db.payout.findUniqueOrThrow({ where: { id: p.id } });
+    }
+    await confirmPayout(s, p, version.txHash, receipt.blockNumber, gasSpentWei, now);
+    return db.payout.findUniqueOrThrow({ where: { id: p.id } });
+  }
+  // Not mined (any more).
+  if (p.blockNumber !== null) {
+    await db.payout.update({
+      where: { id: p.id },
+      data: { blockNumber: null, error: `Dropped from block ${p.blockNumber} by a chain reorganisation; rebroadcast` },
+    });
+  }
+  const latest = await db.payoutTransaction.findFirst({ where: { payoutId: p.id }, orderBy: { createdAt: "desc" } });
+  if (latest && p.sentAt && now.getTime() - p.sentAt.getTime() >= env.payoutStuckAfterMs) {
+    const block = await onChain(s.target, "getBlock", () => s.client.getBlock({ blockTag: "latest" }));
+    const base = block.baseFeePerGas ?? 0n;
+    if (toBigInt(latest.maxFeePerGas) < base) return replaceStuck(s, p, latest, base);
+  }
+  return broadcastPayout(s, p.id);
+}
+
+async function confirmPayout(s: Sender, p: PayoutRow, txHash: string, blockNumber: bigint, gasSpentWei: bigint, now: Date) {
+  await db.$transaction(async (tx) => {
+    await lockPool(tx, s.businessId, s.environment);
+    const r = await tx.payout.updateMany({
+      where: { id: p.id, status: "SENT" },
+      data: { status: "CONFIRMED", confirmedAt: now, txHash, blockNumber, gasWei: weiToDb(gasSpentWei), error: null },
+    });
+    if (r.count !== 1) return;
+    await emitWebhookEvent(tx, payoutWebhook("payout.confirmed", await tx.payout.findUniqueOrThrow({ where: { id: p.id } }))); // webhook
+    await tx.reward.updateMany({ where: { payoutId: p.id, payoutStatus: "IN_PAYOUT" }, data: { payoutStatus: "PAID_OUT" } });
+    const reserve = toBigInt(p.gasReservedWei);
+    if (reserve > gasSpentWei) {
+      await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: reserve - gasSpentWei, kind: "GAS", memo: `Unused gas reserve of payout ${p.id} returned (used ${weiToEth(gasSpentWei)} ETH)` });
+    } else if (gasSpentWei > reserve) {
+      const pool = await lockPool(tx, s.businessId, s.environment);
+      await debitLedger(tx, pool, { businessId: s.businessId, environment: s.environment, amountWei: gasSpentWei - reserve, kind: "GAS", memo: `Gas of payout ${p.id} above its reserve` });
+    }
+    const offset = toBigInt(p.offsetWei);
+    if (offset > 0n) {
+      await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: offset, kind: "REVERSAL", memo: `Payout ${p.id}: ${weiToEth(offset)} ETH of rewards kept to offset clawed-back rewards` });
+    }
+  }, TX_OPTIONS);
+}
+
+/** Replaces a transaction stuck under the base fee: same nonce, same transfer, higher fees. */
+async function replaceStuck(s: Sender, p: PayoutRow, latest: { maxFeePerGas: { toFixed(): string }; maxPriorityFeePerGas: { toFixed(): string }; gasLimit: { toFixed(): string } }, baseFee: bigint): Promise<PayoutRow> {
+  const oldMax = toBigInt(latest.maxFeePerGas);
+  const oldTip = toBigInt(latest.maxPriorityFeePerGas);
+  const gasLimit = toBigInt(latest.gasLimit);
+  const tip = (oldTip * BUMP_NUM) / BUMP_DEN + 1n;
+  const bumped = (oldMax * BUMP_NUM) / BUMP_DEN + 1n;
+  const fees = { maxPriorityFeePerGas: tip, maxFeePerGas: bumped > baseFee * 2n + tip ? bumped : baseFee * 2n + tip };
+  const signed = await signTransfer(s, { to: p.walletAddress as Address, value: toBigInt(p.amountWei), nonce: p.nonce!, gasLimit, fees, chainId: p.chainId! });
+  const extraReserve = gasLimit * fees.maxFeePerGas - toBigInt(p.gasReservedWei);
+  const ok = await db.$transaction(async (tx) => {
+    const pool = await lockPool(tx, s.businessId, s.environment);
+    if (extraReserve > 0n && (await getBalanceWei(tx, s.businessId, s.environment)) < extraReserve) return false;
+    const r = await tx.payout.updateMany({
+      where: { id: p.id, status: "SENT", txHash: p.txHash },
+      data: { txHash: signed.txHash, rawTx: signed.rawTx, gasReservedWei: extraReserve > 0n ? weiToDb(gasLimit * fees.maxFeePerGas) : undefined, error: `Replaced a transaction stuck under the base fee (${p.txHash})` },
+    });
+    if (r.count !== 1) return false;
+    await recordTransaction(tx, p.id, signed);
+    if (extraReserve > 0n) {
+      await debitLedger(tx, pool, { businessId: s.businessId, environment: s.environment, amountWei: extraReserve, kind: "GAS", memo: `Extra gas reserved to replace the stuck transaction of payout ${p.id}` });
+    }
+    return true;
+  }, TX_OPTIONS);
+  if (!ok) return broadcastPayout(s, p.id);
+  return broadcastPayout(s, p.id);
+}
+
+// ───────────── every open payout ─────────────
+
+/** Brings every unfinished payout of the sender forward: broadcast PENDING, check SENT. */
+export async function settlePayouts(s: Sender): Promise<void> {
+  const open = await db.payout.findMany({
+    where: { businessId: s.businessId, environment: s.environment, status: { in: ["PENDING", "SENT"] } },
+    orderBy: [{ nonce: "asc" }, { createdAt: "asc" }],
+    select: { id: true, status: true },
+  });
+  for (const p of open) {
+    if (p.status === "PENDING") await broadcastPayout(s, p.id);
+    else await checkPayout(s, p.id);
+  }
+}
+
