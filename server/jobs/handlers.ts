@@ -78,7 +78,7 @@ export const handlers: Record<JobType, JobHandler> = {
     // Payouts commit step by step (sign and record, then broadcast, then confirm) outside the
     // job's transaction; a crash anywhere is recovered by the next run, never paying twice.
     async perform(job) {
-      const out = await runPayouts(job.businessId, job.environment);
+      const out = (await runPayouts(job.businessId, job.environment)).payouts;
       return { payoutIds: out.map((p) => p.payoutId), statuses: out.map((p) => p.status) };
     },
     async run(_tx, _job, prepared) {

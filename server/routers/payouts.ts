@@ -8,7 +8,7 @@ export const payoutsRouter = router({
     .meta({ openapi: { method: "POST", path: "/business/payouts/run", tags: ["payouts"], summary: "Pay payable rewards on chain, one payout per participant with a wallet (owner)", protect: true } })
     .input(runPayoutsInput)
     .output(runPayoutsOutput)
-    .mutation(async ({ ctx, input }) => ({ payouts: await runPayouts(ctx.businessId, input.environment) })),
+    .mutation(({ ctx, input }) => runPayouts(ctx.businessId, input.environment)),
   list: businessProcedure
     .meta({ openapi: { method: "GET", path: "/business/payouts", tags: ["payouts"], summary: "Payouts, newest first (filters, cursor pagination)", protect: true } })
     .input(listPayoutsInput)

@@ -138,6 +138,21 @@ export const env = {
   get payoutStuckAfterMs() {
     return int(process.env.PAYOUT_STUCK_AFTER_MS, 15_000);
   },
+  /**
+   * Gas limit of a payout transfer: 21,000 (a plain transfer) plus 9,000 for a contract wallet's
+   * receive function (a proxy forwarding to its implementation and logging the deposit). A wallet
+   * whose transfer needs more is refused. Never below 21,000.
+   */
+  get payoutMaxGas() {
+    return BigInt(Math.max(21_000, int(process.env.PAYOUT_MAX_GAS, 30_000)));
+  },
+  /**
+   * A payout is held back (not sent, its rewards stay payable) while the gas it reserves would
+   * exceed this percentage of the ETH it sends; 0 turns the check off.
+   */
+  get payoutMaxGasPercent() {
+    return int(process.env.PAYOUT_MAX_GAS_PERCENT, 10);
+  },
   get isProduction() {
     return process.env.NODE_ENV === "production";
   },

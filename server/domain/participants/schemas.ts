@@ -10,16 +10,38 @@ const handle = z
   .trim()
   .toLowerCase()
   .regex(/^[a-z0-9][a-z0-9_.-]{1,39}$/, "2–40 characters: letters, digits, '_', '.', '-'");
+/** Highest address of the reserved low range (0x…ffff): the zero address, precompiles and protocol addresses. */
+const RESERVED_TOP = 0xffffn;
+/** Precompiled contracts at the time of writing: 0x01–0x11 (through Prague's BLS12-381) and 0x0100 (P-256). */
+const PRECOMPILE = (n: bigint) => (n >= 1n && n <= 0x11n) || n === 0x100n;
+
 /**
- * An EVM address: 0x + 40 hex digits; mixed case must carry a valid EIP-55 checksum. Stored and
- * answered checksummed.
+ * Why an address can never be a payout wallet, or null: the zero address, a precompile, or the
+ * rest of the reserved low range up to 0x…ffff (no one holds a key there; a transfer is burnt or
+ * runs protocol code). One rule for every input that sets a wallet and for the payout run.
+ */
+export function reservedWalletReason(address: string): string | null {
+  const n = BigInt(address);
+  if (n === 0n) return "The zero address cannot receive payouts";
+  if (PRECOMPILE(n)) return "This address is a precompiled contract, not a wallet";
+  if (n <= RESERVED_TOP) return "Addresses up to 0x…ffff are reserved for the protocol, not wallets";
+  return null;
+}
+
+/**
+ * An EVM address: 0x + 40 hex digits; mixed case must carry a valid EIP-55 checksum; not in the
+ * reserved low range (reservedWalletReason). Stored and answered checksummed.
  */
 export const walletAddress = z
   .string()
   .trim()
   .max(42)
   .refine((v) => isAddress(v, { strict: true }), "Must be an EVM address: 0x followed by 40 hex digits (a mixed-case address must have a valid checksum)")
-  .transform((v) => getAddress(v));
+  .transform((v) => getAddress(v))
+  .superRefine((v, ctx) => {
+    const reason = reservedWalletReason(v);
+    if (reason) ctx.addIssue({ code: "custom", message: reason });
+  });
 export const personName = z.string().trim().min(1).max(200);
 
 export const upsertParticipantInput = z

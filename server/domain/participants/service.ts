@@ -7,6 +7,7 @@ import type { Participant } from "../../db/generated";
 import { AppError } from "../../shared/errors";
 import { pooledRandomBytes } from "../../shared/ids";
 import type { ParticipantOutput, Scope, UpsertParticipantInput } from "./schemas";
+import { assertPayoutWallet } from "./wallet-rules";
 
 // No 0/O/1/I: codes are read aloud and typed by people.
 const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
@@ -114,6 +115,7 @@ function toParticipantOutput(p: Participant, created: boolean): ParticipantOutpu
 
 /** POST /sdk/participants: upsert by userId, else email; returns the code the user shares. */
 export async function upsertParticipant(scope: Scope, input: UpsertParticipantInput): Promise<ParticipantOutput> {
+  await assertPayoutWallet(scope.businessId, input.walletAddress);
   const { participant, created } = await db.$transaction(async (tx) => {
     const out = await ensureParticipant(tx, scope, { externalId: input.userId, email: input.email, name: input.name, handle: input.handle });
     // The wallet is not an identity field: the integration's latest value wins (null clears it).

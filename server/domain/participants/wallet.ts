@@ -5,6 +5,7 @@ import { db } from "../../db/client";
 import { notFound } from "../../shared/errors";
 import { participantTotals } from "../payouts/totals";
 import { participantPayoutTotals, walletAddress } from "./schemas";
+import { assertPayoutWallet } from "./wallet-rules";
 
 export const updateParticipantInput = z.strictObject({
   participantId: z.string().min(1).max(64),
@@ -44,8 +45,10 @@ async function participantWithTotals(businessId: string, participantId: string):
   };
 }
 
+/** Saving a wallet, even the same one, clears its earlier refusal: the next run tries it again. */
 export async function updateParticipantWallet(businessId: string, input: UpdateParticipantInput): Promise<ParticipantWithTotals> {
-  const r = await db.participant.updateMany({ where: { id: input.participantId, businessId }, data: { walletAddress: input.walletAddress } });
+  await assertPayoutWallet(businessId, input.walletAddress);
+  const r = await db.participant.updateMany({ where: { id: input.participantId, businessId }, data: { walletAddress: input.walletAddress, walletFailure: null, walletFailedAt: null } });
   if (r.count !== 1) throw notFound("Participant");
   return participantWithTotals(businessId, input.participantId);
 }

@@ -1,15 +1,20 @@
 // Step 1 of a payout: the next participant's payable rewards become one transfer, signed and
 // recorded (PENDING) in one transaction under the sender lock, with its gas reserve debited.
+// A wallet that refuses (reverts in estimation, needs more than PAYOUT_MAX_GAS, or is not a
+// wallet at all) fails its payout and is skipped by later runs until it changes.
 import type { Address } from "viem";
 import { db, type Tx } from "../../db/client";
 import { onChain } from "../../chain/clients";
+import { env } from "../../shared/env";
 import { AppError } from "../../shared/errors";
 import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
 import { loadConfig } from "../config/effective";
 import { creditLedger, debitLedger, getBalanceWei, lockPool } from "../ledger/service";
+import { walletProblem } from "../participants/wallet-rules";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { payoutWebhook, type PayoutRow } from "./list";
-import { gasLimitFor, quoteFees, recordTransaction, signTransfer, TX_OPTIONS, type Sender } from "./sender";
+import type { SkippedPayout } from "./schemas";
+import { estimateTransferGas, quoteFees, recordTransaction, signTransfer, TX_OPTIONS, type Sender } from "./sender";
 
 async function lockSender(tx: Tx, s: Sender) {
   await tx.$executeRaw`
@@ -30,131 +35,177 @@ export async function participantDebtWei(client: Tx | typeof db, participantId: 
   return d > 0n ? d : 0n;
 }
 
-/** The next nonce: the chain's pending count, never below the highest live nonce already recorded. */
-async function nextNonce(tx: Tx, s: Sender): Promise<number> {
-  const chain = await onChain(s.target, "getTransactionCount", () => s.client.getTransactionCount({ address: s.address, blockTag: "pending" }));
+/** The next nonce: the chain's pending count (read before the lock), never below the highest live nonce recorded. */
+async function nextNonce(tx: Tx, s: Sender, chainCount: number): Promise<number> {
   const rows = await tx.$queryRaw<Array<{ n: number | null }>>`
     SELECT MAX("nonce") AS "n" FROM "Payout"
     WHERE "environment" = ${s.environment}::"Environment" AND "fromAddress" = ${s.address} AND "status" <> 'FAILED'`;
   const recorded = rows[0]?.n;
-  return Math.max(chain, recorded === null || recorded === undefined ? 0 : Number(recorded) + 1);
+  return Math.max(chainCount, recorded === null || recorded === undefined ? 0 : Number(recorded) + 1);
 }
 
-export type CreateStep = { kind: "none" } | { kind: "pending"; payout: PayoutRow } | { kind: "created"; payout: PayoutRow };
+export type CreateStep =
+  | { kind: "none" }
+  | { kind: "pending"; payout: PayoutRow }
+  | { kind: "created"; payout: PayoutRow }
+  | { kind: "skipped"; skipped: SkippedPayout }
+  /** The participant's rewards changed between the look and the lock: look again. */
+  | { kind: "retry" };
 
 interface Candidate {
   participantId: string;
   walletAddress: string;
-  totalWei: bigint;
 }
 
-async function candidates(tx: Tx, s: Sender, exclude: Set<string>): Promise<Candidate[]> {
-  const rows = await tx.$queryRaw<Array<{ participantId: string; walletAddress: string; total: string }>>`
-    SELECT r."participantId", p."walletAddress", SUM(r."amountWei")::text AS "total"
+/** The next participant to pay: payable rewards, a wallet that has not refused a payout, not passed over in this run. */
+async function nextCandidate(s: Sender, exclude: Set<string>): Promise<Candidate | null> {
+  const rows = await db.$queryRaw<Array<{ participantId: string; walletAddress: string }>>`
+    SELECT r."participantId", p."walletAddress"
     FROM "Reward" r JOIN "Participant" p ON p."id" = r."participantId"
     WHERE r."businessId" = ${s.businessId} AND r."environment" = ${s.environment}::"Environment"
-      AND r."payoutStatus" = 'PAYABLE' AND r."payoutId" IS NULL AND p."walletAddress" IS NOT NULL
+      AND r."payoutStatus" = 'PAYABLE' AND r."payoutId" IS NULL
+      AND p."walletAddress" IS NOT NULL AND p."walletFailedAt" IS NULL
+      AND NOT (r."participantId" = ANY(${[...exclude]}::text[]))
     GROUP BY r."participantId", p."walletAddress"
-    ORDER BY MIN(r."payableAt"), r."participantId"`;
-  return rows.filter((r) => !exclude.has(r.participantId)).map((r) => ({ participantId: r.participantId, walletAddress: r.walletAddress, totalWei: toBigInt(r.total) }));
+    ORDER BY MIN(r."payableAt"), r."participantId"
+    LIMIT 1`;
+  return rows[0] ?? null;
+}
+
+/** The participant's payable rewards (locked with FOR UPDATE inside a transaction), their sum, and what offsets it. */
+async function payableOf(client: Tx | typeof db, s: Sender, participantId: string, lock: boolean) {
+  const rewards = lock
+    ? await client.$queryRaw<Array<{ id: string; amountWei: string }>>`
+        SELECT "id", "amountWei"::text AS "amountWei" FROM "Reward"
+        WHERE "participantId" = ${participantId} AND "businessId" = ${s.businessId} AND "environment" = ${s.environment}::"Environment"
+          AND "payoutStatus" = 'PAYABLE' AND "payoutId" IS NULL
+        ORDER BY "payableAt", "id" FOR UPDATE`
+    : await client.$queryRaw<Array<{ id: string; amountWei: string }>>`
+        SELECT "id", "amountWei"::text AS "amountWei" FROM "Reward"
+        WHERE "participantId" = ${participantId} AND "businessId" = ${s.businessId} AND "environment" = ${s.environment}::"Environment"
+          AND "payoutStatus" = 'PAYABLE' AND "payoutId" IS NULL
+        ORDER BY "payableAt", "id"`;
+  const rewardsWei = rewards.reduce((a, r) => a + toBigInt(r.amountWei), 0n);
+  const debt = await participantDebtWei(client, participantId);
+  const offsetWei = debt < rewardsWei ? debt : rewardsWei;
+  return { rewardIds: rewards.map((r) => r.id), rewardsWei, offsetWei, amountWei: rewardsWei - offsetWei };
+}
+
+type Payable = Awaited<ReturnType<typeof payableOf>>;
+const samePayable = (a: Payable, b: Payable) => a.amountWei === b.amountWei && a.offsetWei === b.offsetWei && a.rewardIds.join() === b.rewardIds.join();
+
+/** Records a payout refused before signing (FAILED with its reason; the rewards stay PAYABLE), and the wallet's refusal when it is the wallet's doing. */
+async function refuse(tx: Tx, data: Parameters<Tx["payout"]["create"]>[0]["data"], reason: string, walletFault: boolean): Promise<CreateStep> {
+  const payout = await tx.payout.create({ data: { ...data, status: "FAILED", error: reason, failedAt: data.createdAt } });
+  if (walletFault) await markWalletFailed(tx, payout.participantId, payout.walletAddress, reason, payout.failedAt!);
+  await emitWebhookEvent(tx, payoutWebhook("payout.failed", payout)); // webhook
+  return { kind: "created", payout };
+}
+
+/** The participant's wallet refused a payout: runs skip them until the wallet changes (a trigger clears the mark). */
+export async function markWalletFailed(tx: Tx, participantId: string, wallet: string, reason: string, at: Date) {
+  await tx.participant.updateMany({ where: { id: participantId, walletAddress: wallet }, data: { walletFailure: reason.slice(0, 1000), walletFailedAt: at } });
 }
 
 /**
- * One payout, signed and recorded in one transaction under the sender lock; or the sender's
- * PENDING payout (to be broadcast first); or nothing left to pay. Participants that cannot be
- * paid now (below minPayoutEth, or refused for lack of ETH) are added to `exclude`.
+ * The next step of a run: the sender's PENDING payout (to be broadcast first); or one payout,
+ * signed and recorded in one transaction under the sender lock; or a participant passed over
+ * (below minPayoutEth, gas too high for the amount) or refused (FAILED: the wallet, or too
+ * little ETH); or nothing left to pay. Every chain call (gas estimate, balance, nonce) happens
+ * before the transaction, and the pool is locked only for the gas reserve's debit.
+ * Participants handled in this step are added to `exclude`.
  */
 export async function createNextPayout(s: Sender, exclude: Set<string>, now = new Date()): Promise<CreateStep> {
-  // Cheap look first, without the lock: most concurrent runs find nothing to do.
-  const [pendingNow, payableNow] = await Promise.all([
-    db.payout.findFirst({ where: { environment: s.environment, fromAddress: s.address, status: "PENDING" }, select: { id: true } }),
-    db.reward.findFirst({
-      where: { businessId: s.businessId, environment: s.environment, payoutStatus: "PAYABLE", payoutId: null, participantId: { notIn: [...exclude] }, participant: { walletAddress: { not: null } } },
-      select: { id: true },
-    }),
-  ]);
-  if (!pendingNow && !payableNow) return { kind: "none" };
+  const pendingNow = await db.payout.findFirst({ where: { environment: s.environment, fromAddress: s.address, status: "PENDING" }, orderBy: { nonce: "asc" } });
+  if (pendingNow) return { kind: "pending", payout: pendingNow };
+  const c = await nextCandidate(s, exclude);
+  if (!c) return { kind: "none" };
+  exclude.add(c.participantId);
+  const seen = await payableOf(db, s, c.participantId, false);
+  if (seen.rewardIds.length === 0) return { kind: "retry" };
+  const cfg = await loadConfig(db, s.businessId, s.environment);
+  const minPayout = toBigInt(cfg.minPayoutWei);
+  const { amountWei, offsetWei, rewardsWei } = seen;
+  if (amountWei > 0n && amountWei < minPayout) {
+    return { kind: "skipped", skipped: { participantId: c.participantId, code: "BELOW_MINIMUM", message: `${weiToEth(amountWei)} ETH is below the minimum payout of ${weiToEth(minPayout)} ETH` } };
+  }
+  const base = {
+    businessId: s.businessId,
+    environment: s.environment,
+    participantId: c.participantId,
+    walletAddress: c.walletAddress,
+    fromAddress: s.address,
+    rewardsWei: weiToDb(rewardsWei),
+    offsetWei: weiToDb(offsetWei),
+    amountWei: weiToDb(amountWei),
+    rewardIds: seen.rewardIds,
+    createdAt: now,
+  };
+
+  if (amountWei === 0n) {
+    // Entirely offset by earlier clawbacks: settled without a transaction.
+    return db.$transaction(async (tx): Promise<CreateStep> => {
+      await lockSender(tx, s);
+      if (!samePayable(seen, await payableOf(tx, s, c.participantId, true))) return { kind: "retry" };
+      const payout = await tx.payout.create({ data: { ...base, status: "CONFIRMED", sentAt: now, confirmedAt: now, gasWei: "0" } });
+      await claimRewards(tx, payout.id, seen.rewardIds, "PAID_OUT");
+      await lockPool(tx, s.businessId, s.environment);
+      await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: offsetWei, kind: "REVERSAL", memo: `Payout ${payout.id}: ${weiToEth(offsetWei)} ETH of rewards offset against clawed-back rewards` });
+      return { kind: "created", payout };
+    }, TX_OPTIONS);
+  }
+
+  const refusal = walletProblem(c.walletAddress, s.depositIndex);
+  if (refusal) return db.$transaction((tx) => refuse(tx, base, `WALLET_REFUSED: ${refusal}`, true), TX_OPTIONS);
+  // The chain, before any lock.
+  const chainId = s.chainId ?? (await onChain(s.target, "getChainId", () => s.client.getChainId()));
+  const fees = s.fees ?? (await quoteFees(s));
+  const estimate = await estimateTransferGas(s, c.walletAddress as Address, amountWei);
+  if ("refused" in estimate) return db.$transaction((tx) => refuse(tx, { ...base, chainId }, estimate.refused, true), TX_OPTIONS);
+  const gasLimit = estimate.gas;
+  const reserveWei = gasLimit * fees.maxFeePerGas;
+  const maxPercent = BigInt(env.payoutMaxGasPercent);
+  if (maxPercent > 0n && reserveWei * 100n > amountWei * maxPercent) {
+    return {
+      kind: "skipped",
+      skipped: { participantId: c.participantId, code: "GAS_TOO_HIGH", message: `Held back: its gas (up to ${weiToEth(reserveWei)} ETH) would exceed ${maxPercent}% of the ${weiToEth(amountWei)} ETH it pays (PAYOUT_MAX_GAS_PERCENT)` },
+    };
+  }
+  const onChainWei = await onChain(s.target, "getBalance", () => s.client.getBalance({ address: s.address, blockTag: "pending" }));
+  const chainNonce = await onChain(s.target, "getTransactionCount", () => s.client.getTransactionCount({ address: s.address, blockTag: "pending" }));
+
   return db.$transaction(async (tx): Promise<CreateStep> => {
     await lockSender(tx, s);
     const pending = await tx.payout.findFirst({ where: { environment: s.environment, fromAddress: s.address, status: "PENDING" }, orderBy: { nonce: "asc" } });
     if (pending) return { kind: "pending", payout: pending };
-    const cfg = await loadConfig(tx, s.businessId, s.environment);
-    const minPayout = toBigInt(cfg.minPayoutWei);
-    for (const c of await candidates(tx, s, exclude)) {
-      // Lock this participant's payable rewards and re-sum them under the lock.
-      const rewards = await tx.$queryRaw<Array<{ id: string; amountWei: string }>>`
-        SELECT "id", "amountWei"::text AS "amountWei" FROM "Reward"
-        WHERE "participantId" = ${c.participantId} AND "businessId" = ${s.businessId} AND "environment" = ${s.environment}::"Environment"
-          AND "payoutStatus" = 'PAYABLE' AND "payoutId" IS NULL
-        ORDER BY "payableAt", "id" FOR UPDATE`;
-      if (rewards.length === 0) continue;
-      const rewardsWei = rewards.reduce((a, r) => a + toBigInt(r.amountWei), 0n);
-      const debt = await participantDebtWei(tx, c.participantId);
-      const offsetWei = debt < rewardsWei ? debt : rewardsWei;
-      const amountWei = rewardsWei - offsetWei;
-      if (amountWei > 0n && amountWei < minPayout) {
-        exclude.add(c.participantId);
-        continue;
-      }
-      exclude.add(c.participantId);
-      const rewardIds = rewards.map((r) => r.id);
-      const base = {
-        businessId: s.businessId,
-        environment: s.environment,
-        participantId: c.participantId,
-        walletAddress: c.walletAddress,
-        fromAddress: s.address,
-        rewardsWei: weiToDb(rewardsWei),
-        offsetWei: weiToDb(offsetWei),
-        amountWei: weiToDb(amountWei),
-        rewardIds,
-        createdAt: now,
-      };
-      const pool = await lockPool(tx, s.businessId, s.environment);
-
-      if (amountWei === 0n) {
-        // Entirely offset by earlier clawbacks: settled without a transaction.
-        const payout = await tx.payout.create({ data: { ...base, status: "CONFIRMED", sentAt: now, confirmedAt: now, gasWei: "0" } });
-        await claimRewards(tx, payout.id, rewardIds, "PAID_OUT");
-        await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: offsetWei, kind: "REVERSAL", memo: `Payout ${payout.id}: ${weiToEth(offsetWei)} ETH of rewards offset against clawed-back rewards` });
-        return { kind: "created", payout };
-      }
-
-      const chainId = s.chainId ?? (await onChain(s.target, "getChainId", () => s.client.getChainId()));
-      const nonce = await nextNonce(tx, s);
-      const fees = s.fees ?? (await quoteFees(s));
-      const gasLimit = await gasLimitFor(s, c.walletAddress as Address, amountWei);
-      const reserveWei = gasLimit * fees.maxFeePerGas;
-      const onChainWei = await onChain(s.target, "getBalance", () => s.client.getBalance({ address: s.address, blockTag: "pending" }));
-      const poolWei = await getBalanceWei(tx, s.businessId, s.environment);
-      let refusal: string | null = null;
-      if (onChainWei < amountWei + reserveWei) {
-        refusal = `INSUFFICIENT_FUNDS: the deposit address holds ${weiToEth(onChainWei)} ETH; this payout needs ${weiToEth(amountWei)} ETH plus up to ${weiToEth(reserveWei)} ETH of gas`;
-      } else if (poolWei < reserveWei) {
-        refusal = `INSUFFICIENT_POOL_FOR_GAS: the pool has ${weiToEth(poolWei)} ETH available; gas needs up to ${weiToEth(reserveWei)} ETH`;
-      }
-      if (refusal) {
-        // Nothing signed: recorded as FAILED with its reason; the rewards stay PAYABLE.
-        const payout = await tx.payout.create({ data: { ...base, status: "FAILED", error: refusal, failedAt: now, chainId } });
-        await emitWebhookEvent(tx, payoutWebhook("payout.failed", payout)); // webhook
-        return { kind: "created", payout };
-      }
-      const signed = await signTransfer(s, { to: c.walletAddress as Address, value: amountWei, nonce, gasLimit, fees, chainId });
-      const payout = await tx.payout.create({
-        data: { ...base, status: "PENDING", chainId, nonce, txHash: signed.txHash, rawTx: signed.rawTx, gasReservedWei: weiToDb(reserveWei) },
-      });
-      await recordTransaction(tx, payout.id, signed);
-      await claimRewards(tx, payout.id, rewardIds, "IN_PAYOUT");
-      await debitLedger(tx, pool, {
-        businessId: s.businessId,
-        environment: s.environment,
-        amountWei: reserveWei,
-        kind: "GAS",
-        memo: `Gas reserved for payout ${payout.id} (tx ${signed.txHash})`,
-      });
-      return { kind: "created", payout };
+    if (!samePayable(seen, await payableOf(tx, s, c.participantId, true))) {
+      exclude.delete(c.participantId);
+      return { kind: "retry" };
     }
-    return { kind: "none" };
+    if (onChainWei < amountWei + reserveWei) {
+      return refuse(tx, { ...base, chainId }, `INSUFFICIENT_FUNDS: the deposit address holds ${weiToEth(onChainWei)} ETH; this payout needs ${weiToEth(amountWei)} ETH plus up to ${weiToEth(reserveWei)} ETH of gas`, false);
+    }
+    const nonce = await nextNonce(tx, s, chainNonce);
+    const signed = await signTransfer(s, { to: c.walletAddress as Address, value: amountWei, nonce, gasLimit, fees, chainId });
+    // The pool's lock, only for the gas reserve's debit.
+    const pool = await lockPool(tx, s.businessId, s.environment);
+    const poolWei = await getBalanceWei(tx, s.businessId, s.environment);
+    if (poolWei < reserveWei) {
+      return refuse(tx, { ...base, chainId }, `INSUFFICIENT_POOL_FOR_GAS: the pool has ${weiToEth(poolWei)} ETH available; gas needs up to ${weiToEth(reserveWei)} ETH`, false);
+    }
+    const payout = await tx.payout.create({
+      data: { ...base, status: "PENDING", chainId, nonce, txHash: signed.txHash, rawTx: signed.rawTx, gasReservedWei: weiToDb(reserveWei) },
+    });
+    await recordTransaction(tx, payout.id, signed);
+    await claimRewards(tx, payout.id, seen.rewardIds, "IN_PAYOUT");
+    await debitLedger(tx, pool, {
+      businessId: s.businessId,
+      environment: s.environment,
+      amountWei: reserveWei,
+      kind: "GAS",
+      memo: `Gas reserved for payout ${payout.id} (tx ${signed.txHash})`,
+    });
+    return { kind: "created", payout };
   }, TX_OPTIONS);
 }
 

@@ -11,6 +11,9 @@ import { payReward } from "../rewards/payout";
 import { walletAddress } from "../participants/schemas";
 import { updateParticipantWallet } from "../participants/wallet";
 import { updateSpendInput } from "../config/schemas";
+import { upsertParticipant } from "../participants/service";
+import { depositAddressFor } from "../../chain/deposit-address";
+import { schedulePayoutJobs } from "./schedule";
 import { reverseRewards } from "./reversals";
 import { createNextPayout, participantDebtWei } from "./create";
 import { releaseHolds, runPayouts } from "./run";
@@ -106,6 +109,78 @@ describe("wallets", () => {
     expect(updateSpendInput.safeParse({ payoutHoldDays: -1 }).success).toBe(false);
     expect(updateSpendInput.safeParse({ payoutHoldDays: 1.5 }).success).toBe(false);
     expect(updateSpendInput.safeParse({ payoutHoldDays: 90, minPayoutEth: "0.05", autoPayoutEnabled: true }).success).toBe(true);
+  });
+});
+
+describe("payout wallets that cannot be one", () => {
+  const low = (hex: string) => `0x${hex.padStart(40, "0")}`;
+
+  it("the zero address, precompiles and the reserved low range (up to 0x…ffff) are refused; 0x…010000 is a wallet", () => {
+    for (const a of ["0", "1", "a", "11", "100", "ffff"]) {
+      const r = walletAddress.safeParse(low(a));
+      expect(r.success, a).toBe(false);
+    }
+    expect(walletAddress.safeParse(low("0")).error?.issues[0]?.message).toBe("The zero address cannot receive payouts");
+    expect(walletAddress.safeParse(low("9")).error?.issues[0]?.message).toMatch(/precompiled contract/);
+    expect(walletAddress.safeParse(low("10000")).success).toBe(true);
+  });
+
+  it("the business's deposit address is refused (400 on walletAddress) by the SDK upsert and the dashboard's PATCH alike", async () => {
+    const b = await business();
+    const deposit = depositAddressFor(ENV, b.depositIndex)!;
+    const { referrer } = await referral(b.id, null);
+    const refused = { code: "VALIDATION_ERROR", details: [{ path: "walletAddress", message: expect.stringMatching(/deposit address/) }] };
+    await expect(updateParticipantWallet(b.id, { participantId: referrer.id, walletAddress: deposit })).rejects.toMatchObject(refused);
+    const scope = { businessId: b.id, environment: ENV, apiKeyId: null };
+    await expect(upsertParticipant(scope, { userId: referrer.externalId!, walletAddress: deposit })).rejects.toMatchObject(refused);
+    await expect(upsertParticipant(scope, { userId: `new-${hex()}`, walletAddress: deposit })).rejects.toMatchObject(refused);
+    expect((await db.participant.findUniqueOrThrow({ where: { id: referrer.id } })).walletAddress).toBeNull();
+    expect(await db.participant.count({ where: { businessId: b.id } })).toBe(2);
+  });
+
+  it("the database refuses a wallet in the reserved low range", async () => {
+    const b = await business();
+    const { referrer } = await referral(b.id, null);
+    await expect(db.participant.update({ where: { id: referrer.id }, data: { walletAddress: low("1") } })).rejects.toThrow();
+    await expect(db.participant.update({ where: { id: referrer.id }, data: { walletAddress: low("0") } })).rejects.toThrow();
+  });
+
+  it("a wallet that cannot be one fails its payout with the reason, is skipped by later runs and the schedule, until the wallet changes", async () => {
+    const b = await business({ autoPayoutEnabled: true });
+    const deposit = depositAddressFor(ENV, b.depositIndex)!;
+    // Written before the rule existed (no route accepts it now).
+    const { referrer } = await referral(b.id, deposit);
+    await grant(b.id, referrer.id, "0.01");
+    const s = await senderFor(b.id, ENV);
+    const step = await createNextPayout(s, new Set());
+    expect(step.kind).toBe("created");
+    const failed = step.kind === "created" ? step.payout : null;
+    expect(failed).toMatchObject({ status: "FAILED", nonce: null, txHash: null, error: expect.stringMatching(/^WALLET_REFUSED: .*deposit address/) });
+    const marked = await db.participant.findUniqueOrThrow({ where: { id: referrer.id } });
+    expect(marked.walletFailure).toBe(failed!.error);
+    expect(marked.walletFailedAt).not.toBeNull();
+    // Skipped from now on: nothing to create, nothing scheduled; the reward stays payable.
+    expect((await createNextPayout(s, new Set())).kind).toBe("none");
+    await schedulePayoutJobs();
+    expect(await db.job.count({ where: { businessId: b.id, type: "REWARD_PAYOUT" } })).toBe(0);
+    expect(await db.reward.count({ where: { participantId: referrer.id, payoutStatus: "PAYABLE" } })).toBe(1);
+    // The same wallet sent again by the integration keeps the mark; a new wallet clears it (trigger).
+    await upsertParticipant({ businessId: b.id, environment: ENV, apiKeyId: null }, { userId: referrer.externalId! });
+    expect((await db.participant.findUniqueOrThrow({ where: { id: referrer.id } })).walletFailedAt).not.toBeNull();
+    await db.participant.update({ where: { id: referrer.id }, data: { walletAddress: WALLET } });
+    expect(await db.participant.findUniqueOrThrow({ where: { id: referrer.id } })).toMatchObject({ walletFailure: null, walletFailedAt: null });
+    // Saving the same wallet on the dashboard is a deliberate retry: it clears the mark too.
+    await db.participant.update({ where: { id: referrer.id }, data: { walletFailure: "TX_REVERTED: x", walletFailedAt: new Date() } });
+    await updateParticipantWallet(b.id, { participantId: referrer.id, walletAddress: WALLET });
+    expect(await db.participant.findUniqueOrThrow({ where: { id: referrer.id } })).toMatchObject({ walletFailure: null, walletFailedAt: null });
+  });
+
+  it("below minPayoutEth a participant is passed over with the reason, before any chain call", async () => {
+    const b = await business({ minPayoutWei: weiToDb(ethToWei("0.05")) });
+    const { referrer } = await referral(b.id);
+    await grant(b.id, referrer.id, "0.01");
+    const step = await createNextPayout(await senderFor(b.id, ENV), new Set());
+    expect(step).toMatchObject({ kind: "skipped", skipped: { participantId: referrer.id, code: "BELOW_MINIMUM", message: "0.01 ETH is below the minimum payout of 0.05 ETH" } });
   });
 });
 

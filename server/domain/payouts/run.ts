@@ -25,7 +25,7 @@ import { onChain } from "../../chain/clients";
 import type { Environment } from "../../shared/environment";
 import { createNextPayout } from "./create";
 import { toPayoutOutput } from "./list";
-import type { PayoutOutput } from "./schemas";
+import type { PayoutOutput, SkippedPayout } from "./schemas";
 import { broadcastPayout, checkPayout, settlePayouts } from "./settle";
 import { quoteFees, receiptOf, senderFor, type Sender } from "./sender";
 
@@ -55,10 +55,11 @@ async function waitMined(s: Sender, hashes: Hash[], ms: number) {
 /**
  * POST /business/payouts/run and the REWARD_PAYOUT job: settles unfinished payouts, releases
  * ended holds, then creates, signs, records and broadcasts one payout per participant whose
- * payable rewards reach minPayoutEth. Answers the payouts it created (FAILED ones included).
+ * payable rewards reach minPayoutEth. Answers the payouts it created (FAILED ones included) and
+ * the participants it passed over, with why. A wallet that refuses fails only its own payout.
  * Safe to run concurrently, in any number of processes.
  */
-export async function runPayouts(businessId: string, environment: Environment): Promise<PayoutOutput[]> {
+export async function runPayouts(businessId: string, environment: Environment): Promise<{ payouts: PayoutOutput[]; skipped: SkippedPayout[] }> {
   const s = await senderFor(businessId, environment);
   // The chain must answer before anything is created: down → 503, nothing written.
   s.chainId = await onChain(s.target, "getChainId", () => s.client.getChainId());
@@ -67,9 +68,15 @@ export async function runPayouts(businessId: string, environment: Environment): 
   await releaseHolds(businessId, environment);
   const exclude = new Set<string>();
   const created: string[] = [];
+  const skipped: SkippedPayout[] = [];
   for (let i = 0; i < MAX_PAYOUTS_PER_RUN; i++) {
     const step = await createNextPayout(s, exclude);
     if (step.kind === "none") break;
+    if (step.kind === "retry") continue;
+    if (step.kind === "skipped") {
+      skipped.push(step.skipped);
+      continue;
+    }
     if (step.kind === "created") created.push(step.payout.id);
     if (step.payout.status === "PENDING") {
       const after = await broadcastPayout(s, step.payout.id);
@@ -85,5 +92,5 @@ export async function runPayouts(businessId: string, environment: Environment): 
     for (const p of sent) await checkPayout(s, p.id);
   }
   const rows = await db.payout.findMany({ where: { id: { in: created } }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
-  return rows.map(toPayoutOutput);
+  return { payouts: rows.map(toPayoutOutput), skipped };
 }

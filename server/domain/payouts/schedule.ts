@@ -19,7 +19,7 @@ export async function schedulePayoutJobs(now = new Date()): Promise<QueuedJob[]>
       where: {
         businessId: { in: auto.map((a) => a.businessId) },
         OR: [{ payoutStatus: "PAYABLE" }, { payoutStatus: "ON_HOLD", payableAt: { lte: now } }],
-        participant: { walletAddress: { not: null } },
+        participant: { walletAddress: { not: null }, walletFailedAt: null },
       },
       distinct: ["businessId", "environment"],
       select: { businessId: true, environment: true },

@@ -35,7 +35,15 @@ const payoutOutput = z.object({
 export type PayoutOutput = z.infer<typeof payoutOutput>;
 
 export const runPayoutsInput = z.strictObject({ environment: environment.default("LIVE") });
-export const runPayoutsOutput = z.object({ payouts: z.array(payoutOutput) });
+/** A participant a run passed over: their rewards stay payable. */
+const skippedPayout = z.object({
+  participantId: z.string(),
+  /** BELOW_MINIMUM: under minPayoutEth. GAS_TOO_HIGH: its gas would exceed PAYOUT_MAX_GAS_PERCENT of the amount (held back). */
+  code: z.enum(["BELOW_MINIMUM", "GAS_TOO_HIGH"]),
+  message: z.string(),
+});
+export type SkippedPayout = z.infer<typeof skippedPayout>;
+export const runPayoutsOutput = z.object({ payouts: z.array(payoutOutput), skipped: z.array(skippedPayout) });
 
 export const listPayoutsInput = z.strictObject({
   environment: environment.default("LIVE"),

@@ -6,6 +6,7 @@ import { db, type Tx } from "../../db/client";
 import { onChain, publicClientFor, requireChainTarget, type ChainTarget } from "../../chain/clients";
 import { depositAccountFor } from "../../chain/deposit-address";
 import { AppError, notFound } from "../../shared/errors";
+import { env } from "../../shared/env";
 import type { Environment } from "../../shared/environment";
 import { weiToDb } from "../../shared/money";
 
@@ -20,6 +21,8 @@ export interface Sender {
   target: ChainTarget;
   account: HDAccount;
   address: Address;
+  /** The business's deposit index: its own deposit addresses are never paid (walletProblem). */
+  depositIndex: number;
   client: PublicClient;
 }
 
@@ -30,7 +33,7 @@ export async function senderFor(businessId: string, environment: Environment): P
   if (!b) throw notFound("Business");
   const account = depositAccountFor(environment, b.depositIndex);
   if (!account) throw new AppError("CHAIN_UNAVAILABLE", `No ${environment} deposit key can be derived: check DEPOSIT_MNEMONIC`, { environment });
-  return { businessId, environment, target, account, address: account.address, client: publicClientFor(target.rpcUrl) };
+  return { businessId, environment, target, account, address: account.address, depositIndex: b.depositIndex, client: publicClientFor(target.rpcUrl) };
 }
 
 export interface FeeQuote {
@@ -54,18 +57,26 @@ export async function quoteFees(s: Sender): Promise<FeeQuote> {
   });
 }
 
-export async function gasLimitFor(s: Sender, to: Address, value: bigint): Promise<bigint> {
-  return onChain(s.target, "estimateGas", async () => {
-    try {
-      // A plain transfer costs 21 000; a contract wallet may need more (estimated with the
-      // value, so a reverting receiver shows up here rather than on chain).
-      return await s.client.estimateGas({ account: s.address, to, value });
-    } catch (e) {
-      const msg = String((e as Error).message);
-      if (/insufficient funds/i.test(msg)) return 21_000n;
-      throw e;
-    }
-  });
+/**
+ * The gas limit of a transfer to `to`, or why the wallet is refused: its transfer reverts (or
+ * runs out of gas) in estimation, or it needs more than PAYOUT_MAX_GAS. Estimated with the value,
+ * so a receiver that refuses ETH shows up here rather than on chain. The chain down: 503.
+ */
+export async function estimateTransferGas(s: Sender, to: Address, value: bigint): Promise<{ gas: bigint } | { refused: string }> {
+  const max = env.payoutMaxGas;
+  let gas: bigint;
+  try {
+    gas = await onChain(s.target, "estimateGas", () => s.client.estimateGas({ account: s.address, to, value }));
+  } catch (e) {
+    if (e instanceof AppError) throw e;
+    const msg = rpcMessage(e);
+    // Too little ETH to simulate the transfer: a plain transfer's gas (the balance check refuses the payout).
+    if (/insufficient funds/i.test(msg)) return { gas: 21_000n };
+    const short = (e as { shortMessage?: string }).shortMessage ?? String((e as Error).message);
+    return { refused: `WALLET_REFUSED: a transfer to ${to} fails (${short.slice(0, 200)}); runs skip this participant until their wallet changes` };
+  }
+  if (gas > max) return { refused: `WALLET_GAS_LIMIT: a transfer to ${to} needs ${gas} gas, more than PAYOUT_MAX_GAS (${max}); runs skip this participant until their wallet changes` };
+  return { gas };
 }
 
 export interface SignedTransfer {

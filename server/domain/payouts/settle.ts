@@ -9,6 +9,7 @@ import { env } from "../../shared/env";
 import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
 import { creditLedger, debitLedger, getBalanceWei, lockPool } from "../ledger/service";
 import { emitWebhookEvent } from "../webhooks/emit";
+import { markWalletFailed } from "./create";
 import { payoutWebhook, type PayoutRow } from "./list";
 import { minedVersion, recordTransaction, rpcMessage, signTransfer, TX_OPTIONS, type Sender } from "./sender";
 
@@ -57,11 +58,12 @@ export async function broadcastPayout(s: Sender, payoutId: string): Promise<Payo
 }
 
 /**
- * FAILED, only for a payout that nothing can still mine (PENDING: never accepted by the node):
+ * FAILED, only for a payout that nothing can still mine (PENDING: never accepted by the node, or
+ * SENT and reverted on chain; `walletFault` marks the wallet so runs skip it until it changes):
  * its rewards return to PAYABLE, its gas reserve (less gasSpentWei, when a reverted transaction
  * did burn gas) to the pool, and rewards reversed meanwhile return to the pool too.
  */
-async function failPayout(s: Sender, payoutId: string, reason: string, from: "PENDING" | "SENT" = "PENDING", gasSpentWei = 0n): Promise<PayoutRow> {
+async function failPayout(s: Sender, payoutId: string, reason: string, from: "PENDING" | "SENT" = "PENDING", gasSpentWei = 0n, walletFault = false): Promise<PayoutRow> {
   await db.$transaction(async (tx) => {
     await lockPool(tx, s.businessId, s.environment);
     const r = await tx.payout.updateMany({
@@ -70,6 +72,7 @@ async function failPayout(s: Sender, payoutId: string, reason: string, from: "PE
     });
     if (r.count !== 1) return;
     const p = await tx.payout.findUniqueOrThrow({ where: { id: payoutId } });
+    if (walletFault) await markWalletFailed(tx, p.participantId, p.walletAddress, reason, p.failedAt!);
     await emitWebhookEvent(tx, payoutWebhook("payout.failed", p)); // webhook
     await tx.reward.updateMany({ where: { payoutId, payoutStatus: "IN_PAYOUT" }, data: { payoutStatus: "PAYABLE", payoutId: null } });
     // Reversed while in this payout: it was never paid out after all, so the ETH goes back to the pool.
@@ -101,7 +104,7 @@ export async function checkPayout(s: Sender, payoutId: string, now = new Date())
     const gasSpentWei = receipt.gasUsed * receipt.effectiveGasPrice;
     if (receipt.status !== "success") {
       // The receiver refused the ETH: nothing was transferred, the gas is spent.
-      return failPayout(s, p.id, `TX_REVERTED: the wallet ${p.walletAddress} refused the transfer (tx ${version.txHash})`, "SENT", gasSpentWei);
+      return failPayout(s, p.id, `TX_REVERTED: the wallet ${p.walletAddress} refused the transfer (tx ${version.txHash}); runs skip this participant until their wallet changes`, "SENT", gasSpentWei, true);
     }
     const head = await onChain(s.target, "getBlockNumber", () => s.client.getBlockNumber({ cacheTime: 0 }));
     const confirmations = Number(head - receipt.blockNumber + 1n);

@@ -431,6 +431,8 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
       handle: null,
       referralCode: generateReferralCode(),
       walletAddress: null,
+      walletFailure: null,
+      walletFailedAt: null,
       createdAt: now,
       updatedAt: now,
     };
