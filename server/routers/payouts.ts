@@ -1,4 +1,5 @@
-import { listPayoutsInput, listPayoutsOutput, runPayoutsInput, runPayoutsOutput } from "../domain/payouts/schemas";
+import { listPayoutsInput, listPayoutsOutput, payoutQueueInput, payoutQueueOutput, runPayoutsInput, runPayoutsOutput } from "../domain/payouts/schemas";
+import { payoutQueue } from "../domain/payouts/queue";
 import { listPayouts } from "../domain/payouts/list";
 import { runPayouts } from "../domain/payouts/run";
 import { businessProcedure, ownerProcedure, router } from "../trpc/init";
@@ -14,4 +15,9 @@ export const payoutsRouter = router({
     .input(listPayoutsInput)
     .output(listPayoutsOutput)
     .query(({ ctx, input }) => listPayouts(ctx.businessId, input)),
+  queue: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/payouts/queue", tags: ["payouts"], summary: "Who is owed ETH not yet in a payout, and why the next run pays them or not", protect: true } })
+    .input(payoutQueueInput)
+    .output(payoutQueueOutput)
+    .query(({ ctx, input }) => payoutQueue(ctx.businessId, input.environment)),
 });

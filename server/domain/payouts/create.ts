@@ -94,6 +94,8 @@ async function payableOf(client: Tx | typeof db, s: Sender, participantId: strin
 type Payable = Awaited<ReturnType<typeof payableOf>>;
 const samePayable = (a: Payable, b: Payable) => a.amountWei === b.amountWei && a.offsetWei === b.offsetWei && a.rewardIds.join() === b.rewardIds.join();
 
+export const belowMinimumMessage = (amountWei: bigint, minWei: bigint) => `${weiToEth(amountWei)} ETH is below the minimum payout of ${weiToEth(minWei)} ETH`;
+
 /** Records a payout refused before signing (FAILED with its reason; the rewards stay PAYABLE), and the wallet's refusal when it is the wallet's doing. */
 async function refuse(tx: Tx, data: Parameters<Tx["payout"]["create"]>[0]["data"], reason: string, walletFault: boolean): Promise<CreateStep> {
   const payout = await tx.payout.create({ data: { ...data, status: "FAILED", error: reason, failedAt: data.createdAt } });
@@ -127,7 +129,7 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
   const minPayout = toBigInt(cfg.minPayoutWei);
   const { amountWei, offsetWei, rewardsWei } = seen;
   if (amountWei > 0n && amountWei < minPayout) {
-    return { kind: "skipped", skipped: { participantId: c.participantId, code: "BELOW_MINIMUM", message: `${weiToEth(amountWei)} ETH is below the minimum payout of ${weiToEth(minPayout)} ETH` } };
+    return { kind: "skipped", skipped: { participantId: c.participantId, code: "BELOW_MINIMUM", message: belowMinimumMessage(amountWei, minPayout) } };
   }
   const base = {
     businessId: s.businessId,

@@ -3,6 +3,7 @@ import { db } from "../../db/client";
 import type { Payout } from "../../db/generated";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { weiToEth } from "../../shared/money";
+import { toParticipantRef } from "../referrals/browse";
 import type { WebhookEvent } from "../webhooks/emit";
 import type { ListPayoutsInput, PayoutOutput } from "./schemas";
 
@@ -44,7 +45,8 @@ export async function listPayouts(businessId: string, q: ListPayoutsInput) {
   await checkCursor(q.cursor, (id) => db.payout.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));
   const rows = await db.payout.findMany({
     where: { businessId, environment: q.environment, status: q.status, participantId: q.participantId },
+    include: { participant: true },
     ...pageArgs(q.limit, q.cursor),
   });
-  return toPage(rows, q.limit, toPayoutOutput);
+  return toPage(rows, q.limit, (p) => ({ ...toPayoutOutput(p), participant: toParticipantRef(p.participant) }));
 }

@@ -14,6 +14,7 @@ import { updateSpendInput } from "../config/schemas";
 import { upsertParticipant } from "../participants/service";
 import { depositAddressFor } from "../../chain/deposit-address";
 import { schedulePayoutJobs } from "./schedule";
+import { payoutQueue } from "./queue";
 import { reverseRewards } from "./reversals";
 import { createNextPayout, participantDebtWei } from "./create";
 import { releaseHolds, runPayouts } from "./run";
@@ -181,6 +182,53 @@ describe("payout wallets that cannot be one", () => {
     await grant(b.id, referrer.id, "0.01");
     const step = await createNextPayout(await senderFor(b.id, ENV), new Set());
     expect(step).toMatchObject({ kind: "skipped", skipped: { participantId: referrer.id, code: "BELOW_MINIMUM", message: "0.01 ETH is below the minimum payout of 0.05 ETH" } });
+  });
+});
+
+describe("payout queue", () => {
+  it("names each participant owed ETH with its state and reason: ready, below the minimum, on hold until a date, no wallet, wallet failed", async () => {
+    const b = await business({ minPayoutWei: weiToDb(ethToWei("0.02")) });
+    const named = async (name: string, wallet: string | null) => {
+      const { referrer } = await referral(b.id, wallet);
+      return db.participant.update({ where: { id: referrer.id }, data: { name } });
+    };
+    const ready = await named("Ready Rita", WALLET);
+    const small = await named("Small Sam", "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
+    const held = await named("Held Hana", "0x90F79bf6EB2c4f870365E785982E1f161e8D8bC1");
+    const none = await named("No-wallet Nora", null);
+    const failed = await named("Failed Fred", "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65");
+    await grant(b.id, ready.id, "0.03");
+    await grant(b.id, small.id, "0.01");
+    await grant(b.id, none.id, "0.05");
+    await grant(b.id, failed.id, "0.04");
+    await db.participant.update({ where: { id: failed.id }, data: { walletFailure: "TX_REVERTED: the wallet refused the transfer", walletFailedAt: new Date() } });
+    await db.businessConfig.update({ where: { businessId: b.id }, data: { payoutHoldDays: 3 } });
+    const h = await grant(b.id, held.id, "0.06");
+
+    const q = await payoutQueue(b.id, ENV);
+    expect(q).toMatchObject({ minPayoutEth: "0.02", payoutHoldDays: 3, autoPayoutEnabled: false, truncated: false });
+    expect(q.items.map((i) => [i.participant.name, i.state])).toEqual([
+      ["Ready Rita", "READY"],
+      ["Small Sam", "BELOW_MINIMUM"],
+      ["Held Hana", "ON_HOLD"],
+      ["Failed Fred", "WALLET_FAILED"],
+      ["No-wallet Nora", "NO_WALLET"],
+    ]);
+    expect(q.items[0]).toMatchObject({ amountEth: "0.03", reason: "Paid when payouts run" });
+    expect(q.items[1]).toMatchObject({ amountEth: "0.01", reason: "0.01 ETH is below the minimum payout of 0.02 ETH" });
+    expect(q.items[2]).toMatchObject({ payableEth: "0", onHoldEth: "0.06", nextPayableAt: h.payableAt!.toISOString() });
+    expect(q.items[3].reason).toBe("TX_REVERTED: the wallet refused the transfer");
+    expect(q.items[4].reason).toMatch(/^No payout wallet/);
+    expect(q.totals).toEqual({
+      READY: { count: 1, eth: "0.03" },
+      BELOW_MINIMUM: { count: 1, eth: "0.01" },
+      ON_HOLD: { count: 1, eth: "0.06" },
+      WALLET_FAILED: { count: 1, eth: "0.04" },
+      NO_WALLET: { count: 1, eth: "0.05" },
+    });
+    // Once the hold has ended, the held reward counts as payable.
+    const later = await payoutQueue(b.id, ENV, new Date(Date.now() + 4 * 86_400_000));
+    expect(later.items.find((i) => i.participant.participantId === held.id)).toMatchObject({ state: "READY", payableEth: "0.06" });
   });
 });
 

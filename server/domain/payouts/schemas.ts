@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../api-keys/schemas";
-import { email, externalUserId } from "../participants/schemas";
+import { email, externalUserId, participantRef } from "../participants/schemas";
 
 const payoutStatus = z.enum(["PENDING", "SENT", "CONFIRMED", "FAILED"]);
 
@@ -53,7 +53,48 @@ export const listPayoutsInput = z.strictObject({
   cursor: listCursor,
 });
 export type ListPayoutsInput = z.infer<typeof listPayoutsInput>;
-export const listPayoutsOutput = pageOutput(payoutOutput);
+/** A payout as GET /business/payouts lists it: with the participant it pays, to name them. */
+export const listPayoutsOutput = pageOutput(payoutOutput.extend({ participant: participantRef }));
+
+const queueState = z.enum(["READY", "ON_HOLD", "BELOW_MINIMUM", "NO_WALLET", "WALLET_FAILED"]);
+export type QueueState = z.infer<typeof queueState>;
+
+/** GET /business/payouts/queue: who is owed ETH not yet in a payout, and what the next run does about it. */
+export const payoutQueueInput = z.strictObject({ environment: environment.default("LIVE") });
+const queueItem = z.object({
+  participant: participantRef,
+  walletAddress: z.string().nullable(),
+  /**
+   * READY: the next run pays it. ON_HOLD: nothing payable before nextPayableAt. BELOW_MINIMUM:
+   * payable, under minPayoutEth. NO_WALLET: no payout wallet. WALLET_FAILED: the wallet refused a
+   * payout (or cannot be one); skipped until it changes.
+   */
+  state: queueState,
+  /** Payable now (hold ended), before offsets. */
+  payableEth: z.string(),
+  /** What the next run would send: payableEth less what offsets earlier clawbacks. */
+  amountEth: z.string(),
+  /** Still on hold. */
+  onHoldEth: z.string(),
+  /** When the next held reward becomes payable; null when none is on hold. */
+  nextPayableAt: z.string().nullable(),
+  /** Why, in words. */
+  reason: z.string(),
+});
+const queueTotal = z.object({ count: z.number().int(), eth: z.string() });
+export const payoutQueueOutput = z.object({
+  environment,
+  minPayoutEth: z.string(),
+  payoutHoldDays: z.number().int(),
+  autoPayoutEnabled: z.boolean(),
+  /** Per state: participants and ETH (payable plus on hold). */
+  totals: z.object({ READY: queueTotal, ON_HOLD: queueTotal, BELOW_MINIMUM: queueTotal, NO_WALLET: queueTotal, WALLET_FAILED: queueTotal }),
+  /** At most 100: ready first, then below the minimum, on hold, wallet failed, no wallet; larger amounts first. */
+  items: z.array(queueItem),
+  /** True when more participants are owed than items lists (totals count them all). */
+  truncated: z.boolean(),
+});
+export type PayoutQueueOutput = z.infer<typeof payoutQueueOutput>;
 
 const eventName = z.string().trim().min(1).max(100);
 

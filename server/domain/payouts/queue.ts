@@ -1,0 +1,92 @@
+// GET /business/payouts/queue: every participant owed ETH that no payout holds yet, in one of
+// five states (ready, on hold until a date, below the minimum, no wallet, wallet failed), with
+// the reason in words. The dashboard's Balance page shows it, and says why a run paid nothing.
+import { db } from "../../db/client";
+import { toBigInt, weiToEth } from "../../shared/money";
+import type { Environment } from "../../shared/environment";
+import { notFound } from "../../shared/errors";
+import { loadConfig } from "../config/effective";
+import { walletProblem } from "../participants/wallet-rules";
+import { toParticipantRef } from "../referrals/browse";
+import { belowMinimumMessage, participantDebtWei } from "./create";
+import type { PayoutQueueOutput, QueueState } from "./schemas";
+
+const ITEMS = 100;
+const ORDER: QueueState[] = ["READY", "BELOW_MINIMUM", "ON_HOLD", "WALLET_FAILED", "NO_WALLET"];
+
+export async function payoutQueue(businessId: string, environment: Environment, now = new Date()): Promise<PayoutQueueOutput> {
+  const b = await db.business.findUnique({ where: { id: businessId }, select: { depositIndex: true } });
+  if (!b) throw notFound("Business");
+  const cfg = await loadConfig(db, businessId, environment);
+  const minWei = toBigInt(cfg.minPayoutWei);
+  // A reward ON_HOLD whose payableAt has passed is payable: the next run releases it first.
+  const rows = await db.$queryRaw<Array<{ participantId: string; payable: string; onHold: string; nextPayableAt: Date | null }>>`
+    SELECT r."participantId",
+      COALESCE(SUM(r."amountWei") FILTER (WHERE r."payoutStatus" = 'PAYABLE' OR r."payableAt" <= ${now}), 0)::text AS "payable",
+      COALESCE(SUM(r."amountWei") FILTER (WHERE r."payoutStatus" = 'ON_HOLD' AND r."payableAt" > ${now}), 0)::text AS "onHold",
+      MIN(r."payableAt") FILTER (WHERE r."payoutStatus" = 'ON_HOLD' AND r."payableAt" > ${now}) AS "nextPayableAt"
+    FROM "Reward" r
+    WHERE r."businessId" = ${businessId} AND r."environment" = ${environment}::"Environment"
+      AND r."payoutStatus" IN ('PAYABLE', 'ON_HOLD') AND r."payoutId" IS NULL
+    GROUP BY r."participantId"`;
+  const people = new Map(
+    (await db.participant.findMany({ where: { id: { in: rows.map((r) => r.participantId) }, businessId } })).map((p) => [p.id, p]),
+  );
+  const items = [];
+  for (const r of rows) {
+    const p = people.get(r.participantId);
+    if (!p) continue;
+    const payableWei = toBigInt(r.payable);
+    const onHoldWei = toBigInt(r.onHold);
+    let amountWei = 0n;
+    if (payableWei > 0n) {
+      const debt = await participantDebtWei(db, p.id);
+      amountWei = payableWei - (debt < payableWei ? debt : payableWei);
+    }
+    const problem = p.walletAddress ? (p.walletFailure ?? walletProblem(p.walletAddress, b.depositIndex)) : null;
+    let state: QueueState;
+    let reason: string;
+    if (!p.walletAddress) {
+      state = "NO_WALLET";
+      reason = "No payout wallet: set one on the participant's page, or send walletAddress with POST /sdk/participants";
+    } else if (p.walletFailedAt || problem) {
+      state = "WALLET_FAILED";
+      reason = problem ?? "The wallet refused a payout";
+    } else if (payableWei === 0n) {
+      state = "ON_HOLD";
+      reason = `On hold until ${r.nextPayableAt?.toISOString() ?? "the holding period ends"}`;
+    } else if (amountWei > 0n && amountWei < minWei) {
+      state = "BELOW_MINIMUM";
+      reason = belowMinimumMessage(amountWei, minWei);
+    } else {
+      state = "READY";
+      reason = cfg.autoPayoutEnabled ? "Paid by the next scheduled run" : "Paid when payouts run";
+    }
+    items.push({
+      participant: toParticipantRef(p),
+      walletAddress: p.walletAddress,
+      state,
+      payableEth: weiToEth(payableWei),
+      amountEth: weiToEth(amountWei),
+      onHoldEth: weiToEth(onHoldWei),
+      nextPayableAt: r.nextPayableAt?.toISOString() ?? null,
+      reason,
+      owedWei: payableWei + onHoldWei,
+    });
+  }
+  const totals = Object.fromEntries(ORDER.map((s) => [s, { count: 0, eth: "0" }])) as PayoutQueueOutput["totals"];
+  for (const s of ORDER) {
+    const of = items.filter((i) => i.state === s);
+    totals[s] = { count: of.length, eth: weiToEth(of.reduce((a, i) => a + i.owedWei, 0n)) };
+  }
+  items.sort((a, b) => ORDER.indexOf(a.state) - ORDER.indexOf(b.state) || (b.owedWei > a.owedWei ? 1 : b.owedWei < a.owedWei ? -1 : 0) || a.participant.participantId.localeCompare(b.participant.participantId));
+  return {
+    environment,
+    minPayoutEth: weiToEth(minWei),
+    payoutHoldDays: cfg.payoutHoldDays,
+    autoPayoutEnabled: cfg.autoPayoutEnabled,
+    totals,
+    items: items.slice(0, ITEMS).map(({ owedWei: _owed, ...i }) => i),
+    truncated: items.length > ITEMS,
+  };
+}
