@@ -1,6 +1,9 @@
-// Per-API-key rate limit: RATE_LIMIT_PER_SECOND sustained with bursts up to RATE_LIMIT_BURST.
-// Counters live in memory (one process) or, when REDIS_URL is set, in Redis so that every
-// instance shares them; if Redis is unreachable the in-memory limiter takes over.
+// Per-API-key rate limit, charged per event (a /track/batch of 100 costs 100): a sustained
+// rate per second plus a burst allowance per 10 s, lower by default for publishable keys
+// (RATE_LIMIT_* and RATE_LIMIT_PUBLISHABLE_*). One request may cost at most the key's largest
+// allowance, so a batch always fits an idle key. Counters live in memory (one process) or, when
+// REDIS_URL is set, in Redis so that every instance shares them; if Redis is unreachable the
+// in-memory limiter takes over.
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { env } from "../shared/env";
 
@@ -12,24 +15,34 @@ interface Limiter {
   burst: number;
 }
 
-const g = globalThis as unknown as { __rtsSdkLimiter?: Promise<Limiter> };
+type KeyKind = "SECRET" | "PUBLISHABLE";
+const g = globalThis as unknown as { __rtsSdkLimiter?: Partial<Record<KeyKind, Promise<Limiter>>>; __rtsSdkRedis?: ReturnType<typeof connectRedis> };
 
-async function build(): Promise<Limiter> {
-  const rate = Math.max(1, env.rateLimitPerSecond);
-  const burst = Math.max(rate, env.rateLimitBurst);
-  const memory = (prefix: string, points: number, duration: number) => new RateLimiterMemory({ keyPrefix: prefix, points, duration });
-  let main: RateLimiterAbstract = memory("sdk", rate, 1);
-  let extra: RateLimiterAbstract = memory("sdk-burst", Math.max(1, burst - rate), BURST_WINDOW_S);
+async function connectRedis(url: string) {
+  const { default: Redis } = await import("ioredis");
+  // No offline queue: while Redis is down, commands fail at once and the insurance (memory)
+  // limiter answers. Wait (briefly) for the first connection so that the first requests
+  // already count in Redis; ioredis reconnects by itself afterwards.
+  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+  client.on("error", () => {});
+  await Promise.race([client.connect().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
+  return client;
+}
+
+async function build(kind: KeyKind): Promise<Limiter> {
+  const pub = kind === "PUBLISHABLE";
+  const rate = Math.max(1, pub ? env.rateLimitPublishablePerSecond : env.rateLimitPerSecond);
+  const burst = Math.max(rate, pub ? env.rateLimitPublishableBurst : env.rateLimitBurst);
+  const prefix = pub ? "sdk-pk" : "sdk";
+  const memory = (p: string, points: number, duration: number) => new RateLimiterMemory({ keyPrefix: p, points, duration });
+  // A request is charged to the per-second window, or when that is spent to the burst window
+  // (never split), which holds the whole burst: a batch as large as the burst fits an idle key.
+  let main: RateLimiterAbstract = memory(prefix, rate, 1);
+  let extra: RateLimiterAbstract = memory(`${prefix}-burst`, burst, BURST_WINDOW_S);
   if (env.redisUrl) {
-    const { default: Redis } = await import("ioredis");
-    // No offline queue: while Redis is down, commands fail at once and the insurance (memory)
-    // limiter answers. Wait (briefly) for the first connection so that the first requests
-    // already count in Redis; ioredis reconnects by itself afterwards.
-    const client = new Redis(env.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-    client.on("error", () => {});
-    await Promise.race([client.connect().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
-    main = new RateLimiterRedis({ storeClient: client, keyPrefix: "rts:sdk", points: rate, duration: 1, insuranceLimiter: main });
-    extra = new RateLimiterRedis({ storeClient: client, keyPrefix: "rts:sdk-burst", points: Math.max(1, burst - rate), duration: BURST_WINDOW_S, insuranceLimiter: extra });
+    const client = await (g.__rtsSdkRedis ??= connectRedis(env.redisUrl));
+    main = new RateLimiterRedis({ storeClient: client, keyPrefix: `rts:${prefix}`, points: rate, duration: 1, insuranceLimiter: main });
+    extra = new RateLimiterRedis({ storeClient: client, keyPrefix: `rts:${prefix}-burst`, points: burst, duration: BURST_WINDOW_S, insuranceLimiter: extra });
   }
   return { limiter: new BurstyRateLimiter(main, extra), rate, burst };
 }
@@ -39,12 +52,16 @@ export interface RateDecision {
   headers: Record<string, string>;
 }
 
-/** Consumes one request for this key; the headers go on every answer (RateLimit-*, and Retry-After on 429). */
-export async function consumeRateLimit(apiKeyId: string): Promise<RateDecision> {
-  const l = await (g.__rtsSdkLimiter ??= build());
+/**
+ * Charges `cost` (events; 1 for a plain request) to this key; the headers go on every answer
+ * (RateLimit-*, and Retry-After on 429). A cost above what one window holds is charged as that.
+ */
+export async function consumeRateLimit(apiKeyId: string, kind: KeyKind, cost = 1): Promise<RateDecision> {
+  const l = await ((g.__rtsSdkLimiter ??= {})[kind] ??= build(kind));
   const policy = `${l.rate};w=1, ${l.burst};w=${BURST_WINDOW_S}`;
+  const points = Math.max(1, Math.min(cost, l.burst));
   try {
-    const r = await l.limiter.consume(apiKeyId);
+    const r = await l.limiter.consume(apiKeyId, points);
     const reset = Math.max(1, Math.ceil(r.msBeforeNext / 1000));
     return { allowed: true, headers: headers(l.rate, Math.max(0, r.remainingPoints), reset, policy) };
   } catch (e) {

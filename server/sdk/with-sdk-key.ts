@@ -1,7 +1,7 @@
 // The one wrapper every SDK route goes through (/track, /sdk/*). In order: CORS preflight,
 // method, API key (x-service-api-key, then x-api-key, then Authorization: Bearer — the first
 // present is the one validated), the route's scope (INSUFFICIENT_SCOPE), allowedOrigins, per-key
-// rate limit, URL and JSON body checks (≤ 32 KB, json-guard.ts), then
+// rate limit (charged per event: see rate-limit.ts), URL and JSON body checks (≤ 32 KB, json-guard.ts), then
 // the handler; every failure becomes the contract's error body. Handlers are plain functions
 // of a context, so the produced (Request) => Response can be mounted anywhere.
 import { db } from "../db/client";
@@ -103,6 +103,8 @@ export interface SdkRouteOptions {
   scope: ApiKeyScope;
   /** A batch field whose items are each checked (and fail) alone, by the handler. */
   perItemField?: string;
+  /** What the request costs against the key's rate limit once its body is read (default 1: one event). */
+  cost?: (body: unknown) => number;
 }
 
 /**
@@ -140,12 +142,19 @@ export function withSdkKey(handlers: Partial<Record<Method, SdkHandler>>, option
           throw new AppError("ORIGIN_NOT_ALLOWED", origin ? `Origin ${origin} is not allowed for this API key` : "This API key only accepts requests with an allowed Origin or Referer");
         }
       }
-      const decision = await consumeRateLimit(key.apiKeyId);
-      rate = decision.headers;
-      if (!decision.allowed) throw new AppError("RATE_LIMITED", "Too many requests for this API key; retry after the delay in Retry-After");
+      // One unit before the body is read (a flood of refused requests costs nothing more), the
+      // rest of the request's cost (a batch: one per event) once it is.
+      const charge = async (cost: number) => {
+        const decision = await consumeRateLimit(key.apiKeyId, key.kind, cost);
+        rate = decision.headers;
+        if (!decision.allowed) throw new AppError("RATE_LIMITED", "Too many requests for this API key; retry after the delay in Retry-After");
+      };
+      await charge(1);
       const url = new URL(req.url);
       assertCleanUrl(url);
       const body = req.method === "GET" || req.method === "DELETE" ? undefined : await readJson(req, options.perItemField);
+      const cost = options.cost ? Math.floor(options.cost(body)) : 1;
+      if (cost > 1) await charge(cost - 1);
       const result = await handler({ req, url, key, body, scope: { businessId: key.businessId, environment: key.environment, apiKeyId: key.apiKeyId, untrusted: key.kind === "PUBLISHABLE" } });
       return Response.json(result.body, { status: result.status ?? 200, headers: { ...cors, ...rate, ...result.headers } });
     } catch (e) {

@@ -50,6 +50,42 @@ export const env = {
   get rateLimitBurst() {
     return int(process.env.RATE_LIMIT_BURST, 100);
   },
+  /** Publishable keys (browser bundles, anyone can copy them) get a lower sustained rate by default. */
+  get rateLimitPublishablePerSecond() {
+    return int(process.env.RATE_LIMIT_PUBLISHABLE_PER_SECOND, 10);
+  },
+  get rateLimitPublishableBurst() {
+    return int(process.env.RATE_LIMIT_PUBLISHABLE_BURST, 100);
+  },
+  /** /track/batch requests one API key may have in progress at once (more: 429). */
+  get batchConcurrencyPerKey() {
+    return Math.max(1, int(process.env.TRACK_BATCH_CONCURRENCY_PER_KEY, 2));
+  },
+  /** /track/batch requests one business (all its keys) may have in progress at once (more: 429). */
+  get batchConcurrencyPerBusiness() {
+    return Math.max(1, int(process.env.TRACK_BATCH_CONCURRENCY_PER_BUSINESS, 4));
+  },
+  /**
+   * Most events of a /track/batch written in one transaction; null when unset: 100 (the whole
+   * batch) on PostgreSQL, 5 on PGlite, whose one connection every other request waits for.
+   */
+  get batchTxEvents(): number | null {
+    const n = int(process.env.TRACK_BATCH_TX_EVENTS, 0);
+    return n > 0 ? Math.min(100, n) : null;
+  },
+  /** /track/batch requests writing at once in this process; null when unset: 1 on PGlite, unbounded on PostgreSQL. */
+  get batchConcurrencyGlobal(): number | null {
+    const n = int(process.env.TRACK_BATCH_CONCURRENCY, 0);
+    return n > 0 ? n : null;
+  },
+  /** "0" refuses loopback webhook endpoints on TEST too (hosted deployments); on by default for local development. */
+  get webhookAllowLoopback() {
+    return process.env.WEBHOOK_ALLOW_LOOPBACK !== "0";
+  },
+  /** Test sends (POST /business/webhooks/{id}/test) per endpoint per minute. */
+  get webhookTestPerMinute() {
+    return Math.max(1, int(process.env.WEBHOOK_TEST_PER_MINUTE, 10));
+  },
   /** Inngest is used when an event key is configured or INNGEST_DEV is set; else the embedded runner. */
   get inngestEnabled() {
     return !!process.env.INNGEST_EVENT_KEY || (!!process.env.INNGEST_DEV && process.env.INNGEST_DEV !== "0");

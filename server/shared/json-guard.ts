@@ -76,6 +76,13 @@ export function assertCleanJson(value: unknown, opts?: InspectOptions): void {
   if (p) throw invalidInput(p);
 }
 
+/** A request body must be a JSON object: an array, a string, a number or null is a 400 (never read as {}). */
+export function assertJsonObject(value: unknown): asserts value is Record<string, unknown> {
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    throw new AppError("VALIDATION_ERROR", "The body must be a JSON object", [{ path: "", message: "expected an object" }]);
+  }
+}
+
 /** Path segments (decoded) and query parameters of a URL: the same text rules. */
 export function assertCleanUrl(url: URL): void {
   for (const seg of url.pathname.split("/")) {

@@ -6,7 +6,7 @@ import { createOpenApiNodeHttpHandler, generateOpenApiDocument } from "trpc-to-o
 import { appRouter } from "../routers/_app";
 import { AppError, errorResponse } from "../shared/errors";
 import { readCapped } from "../shared/http";
-import { assertCleanJson, assertCleanUrl } from "../shared/json-guard";
+import { assertCleanJson, assertCleanUrl, assertJsonObject } from "../shared/json-guard";
 import { env } from "../shared/env";
 import { sdkOpenApiPaths, sdkSecuritySchemes } from "../sdk/openapi";
 import { appErrorOf, createContext } from "./init";
@@ -42,6 +42,7 @@ export async function handleBusinessRest(req: Request): Promise<Response> {
       // top-level "__proto__" key would silently vanish.
       try {
         assertCleanJson(body);
+        assertJsonObject(body); // the adapter would merge a top-level [] or "x" into {}
       } catch (e) {
         return errorResponse(e);
       }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ethAmount } from "../../shared/money";
+import { strictBoolean, strictNumber } from "../../shared/strict-types";
 import { environment } from "../api-keys/schemas";
 
 const generalConfigOutput = z.object({
@@ -53,12 +54,6 @@ export type ConfigOutput = z.infer<typeof configOutput>;
 
 const eventName = z.string().trim().min(1).max(100);
 
-/**
- * A JSON boolean, strictly. The REST adapter (trpc-to-openapi) switches z.boolean() schemas to
- * coercion, under which the string "false" would become true; literals are left alone.
- */
-export const strictBoolean = z.union([z.literal(true), z.literal(false)]);
-
 /** PATCH /business/config/general: every field optional; only the fields sent change. */
 export const updateGeneralInput = z.strictObject({
   environment: targetEnvironment,
@@ -83,7 +78,7 @@ export const updateSpendInput = z.strictObject({
   lowPoolAlertEth: ethAmount.optional(),
   autoRefillEnabled: strictBoolean.optional(),
   autoRefillAmountEth: ethAmount.optional(),
-  payoutHoldDays: z.number().int().min(0).max(90).optional(),
+  payoutHoldDays: strictNumber(z.number().int().min(0).max(90)).optional(),
   minPayoutEth: ethAmount.optional(),
   autoPayoutEnabled: strictBoolean.optional(),
   reversalEvents: z.array(eventName).max(100).optional(),

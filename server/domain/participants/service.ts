@@ -117,6 +117,7 @@ function toParticipantOutput(p: Participant, created: boolean): ParticipantOutpu
 export async function upsertParticipant(scope: Scope, input: UpsertParticipantInput): Promise<ParticipantOutput> {
   await assertPayoutWallet(scope.businessId, input.walletAddress);
   const { participant, created } = await db.$transaction(async (tx) => {
+    await refuseEmailFallback(tx, scope, input);
     const out = await ensureParticipant(tx, scope, { externalId: input.userId, email: input.email, name: input.name, handle: input.handle });
     // The wallet is not an identity field: the integration's latest value wins (null clears it).
     if (input.walletAddress !== undefined && input.walletAddress !== out.participant.walletAddress) {
@@ -125,4 +126,25 @@ export async function upsertParticipant(scope: Scope, input: UpsertParticipantIn
     return out;
   });
   return toParticipantOutput(participant, created);
+}
+
+/**
+ * A userId no participant has, sent with the email of an existing participant: that participant
+ * is someone else when it has another userId (409), and its wallet is never changed through the
+ * email (409); one known only by its email takes the userId, as ensureParticipant fills it in.
+ */
+async function refuseEmailFallback(tx: Tx, scope: Scope, input: UpsertParticipantInput): Promise<void> {
+  if (!input.userId || !input.email) return;
+  const base = { businessId: scope.businessId, environment: scope.environment };
+  if (await tx.participant.findUnique({ where: { businessId_environment_externalId: { ...base, externalId: input.userId } }, select: { id: true } })) return;
+  const byEmail = await tx.participant.findUnique({ where: { businessId_environment_email: { ...base, email: input.email } } });
+  if (!byEmail) return;
+  if (byEmail.externalId !== null) {
+    throw new AppError("CONFLICT", "This email belongs to another participant (another userId); send that participant's userId", [{ path: "email", message: "belongs to another participant" }]);
+  }
+  if (input.walletAddress !== undefined && byEmail.walletAddress !== null && input.walletAddress !== byEmail.walletAddress) {
+    throw new AppError("CONFLICT", "The participant found by this email already has a payout wallet; change it with its userId once linked", [
+      { path: "walletAddress", message: "cannot change through an email match" },
+    ]);
+  }
 }

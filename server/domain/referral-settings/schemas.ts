@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { strictNumber } from "../../shared/strict-types";
-import { strictBoolean } from "../config/schemas";
+import { strictBoolean, strictNumber } from "../../shared/strict-types";
 
 const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 

@@ -4,9 +4,12 @@
 //   present (the event may create a referred user and rewards), now otherwise.
 // processEvent is the one piece of processing code: the synchronous path and the job handler
 // both run it, inside the transaction that also records its outcome.
-import { db, txSql, type DirectSql, type Tx } from "../../db/client";
+import { setImmediate } from "node:timers/promises";
+import { db, dbKind, txSql, type DirectSql, type Tx } from "../../db/client";
 import type { Participant, Referral, TrackedEvent } from "../../db/generated";
 import { AppError, toAppError } from "../../shared/errors";
+import { FifoGate } from "../../shared/concurrency";
+import { env } from "../../shared/env";
 import { assertCleanJson, inspectJson, invalidInput, MAX_JSON_DEPTH } from "../../shared/json-guard";
 import { newId } from "../../shared/ids";
 import { settleEvent, type RewardSummary } from "../rewards/engine";
@@ -210,12 +213,22 @@ export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptO
 
 // ───────────── Batch ─────────────
 
+// PGlite (the embedded default) has one connection, which every other request waits for while a
+// transaction holds it, and runs in this thread: there a batch is written a few events per
+// transaction, one batch at a time, yielding to the event loop between two transactions, so
+// that other requests (other businesses, /api/health) get in between. PostgreSQL writes a
+// batch in one transaction. TRACK_BATCH_TX_EVENTS and TRACK_BATCH_CONCURRENCY override both.
+const batchGate = new FifoGate(() => env.batchConcurrencyGlobal ?? (dbKind() === "pglite" ? 1 : Infinity));
+export const batchTxEvents = () => env.batchTxEvents ?? (dbKind() === "pglite" ? 5 : 100);
+/** Batches writing now and batches waiting their turn (process-wide). */
+export const batchAdmission = () => ({ running: batchGate.running, queued: batchGate.queued });
+
 export type BatchItemResult = ({ index: number } & TrackOutput) | { index: number; success: false; error: { code: string; message: string; details?: unknown } };
 
 /**
- * POST /track/batch: up to 100 events in one transaction, each validated, deduplicated and
- * processed like a single /track; one result per event, in order. An event refused by a
- * business rule (or invalid) gets its error and writes nothing; the others proceed.
+ * POST /track/batch: up to 100 events, each validated, deduplicated and processed like a single
+ * /track, in transactions of batchTxEvents() events; one result per event, in order. An event
+ * refused by a business rule (or invalid) gets its error and writes nothing; the others proceed.
  */
 export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Promise<{ results: BatchItemResult[]; accepted: number; failed: number }> {
   const mode = await getEventProcessing(scope.businessId);
@@ -241,67 +254,80 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
     } else if (k) keysSeen.set(k, p.index);
   }
   const todo = parsed.filter((p) => !results[p.index]);
-  const jobs: QueuedJob[] = [];
   const fail = (index: number, e: unknown) => (results[index] = { index, success: false, error: toAppError(e).toBody().error });
 
-  await db.$transaction(
-    async (tx) => {
-      // Queued events: one statement for all of them, their jobs and their idempotency claims.
-      const queued = todo.filter((p) => shouldQueue(mode, p.input));
-      const claimOf = (p: (typeof todo)[number]) => (p.input.idempotencyKey ? { route: ROUTE, hash: p.hash } : undefined);
-      const written = await queueEvents(tx, scope, queued.map((p) => ({ input: p.input, idempotencyKey: p.input.idempotencyKey, claim: claimOf(p) })));
-      const keyInUse: typeof todo = [];
-      queued.forEach((p, i) => {
-        const body = written.bodies[i];
-        if (!body) return keyInUse.push(p);
-        results[p.index] = { index: p.index, ...body };
-        jobs.push(eventJob(body));
-      });
-      // Keys that exist already: a replay, a 409, or an expired record that frees the key.
-      for (const p of keyInUse) {
-        try {
-          const claim = await claimIdempotencyKey(tx, scope, p.input.idempotencyKey!, ROUTE, p.hash);
-          if (claim.replay) {
-            results[p.index] = { index: p.index, ...(claim.replay.body as TrackOutput) };
-            continue;
-          }
-          const body = (await queueEvents(tx, scope, [{ input: p.input, idempotencyKey: p.input.idempotencyKey }])).bodies[0]!;
-          await completeIdempotencyKey(tx, claim.recordId, 202, body);
+  const writeChunk = async (chunk: typeof todo) => {
+    const jobs: QueuedJob[] = [];
+    await db.$transaction(
+      async (tx) => {
+        // Queued events: one statement for all of them, their jobs and their idempotency claims.
+        const queued = chunk.filter((p) => shouldQueue(mode, p.input));
+        const claimOf = (p: (typeof todo)[number]) => (p.input.idempotencyKey ? { route: ROUTE, hash: p.hash } : undefined);
+        const written = await queueEvents(tx, scope, queued.map((p) => ({ input: p.input, idempotencyKey: p.input.idempotencyKey, claim: claimOf(p) })));
+        const keyInUse: typeof todo = [];
+        queued.forEach((p, i) => {
+          const body = written.bodies[i];
+          if (!body) return keyInUse.push(p);
           results[p.index] = { index: p.index, ...body };
           jobs.push(eventJob(body));
-        } catch (e) {
-          fail(p.index, e);
-        }
-      }
-      // Synchronous events: each through the full pipeline, in order.
-      for (const p of todo.filter((x) => !shouldQueue(mode, x.input))) {
-        const key = p.input.idempotencyKey;
-        let recordId: string | undefined;
-        let referrer: Participant | null;
-        try {
-          if (key) {
-            const claim = await claimIdempotencyKey(tx, scope, key, ROUTE, p.hash);
+        });
+        // Keys that exist already: a replay, a 409, or an expired record that frees the key.
+        for (const p of keyInUse) {
+          try {
+            const claim = await claimIdempotencyKey(tx, scope, p.input.idempotencyKey!, ROUTE, p.hash);
             if (claim.replay) {
               results[p.index] = { index: p.index, ...(claim.replay.body as TrackOutput) };
               continue;
             }
-            recordId = claim.recordId;
+            const body = (await queueEvents(tx, scope, [{ input: p.input, idempotencyKey: p.input.idempotencyKey }])).bodies[0]!;
+            await completeIdempotencyKey(tx, claim.recordId, 202, body);
+            results[p.index] = { index: p.index, ...body };
+            jobs.push(eventJob(body));
+          } catch (e) {
+            fail(p.index, e);
           }
-          referrer = await resolveReferrer(tx, scope, p.input.referrer);
-        } catch (e) {
-          if (recordId) await releaseIdempotencyKey(tx, recordId);
-          fail(p.index, e);
-          continue;
         }
-        const event = await insertEvent(tx, scope, p.input, key);
-        const body = syncOutput(await processEvent(tx, scope, event, referrer));
-        if (recordId) await completeIdempotencyKey(tx, recordId, 200, body);
-        results[p.index] = { index: p.index, ...body };
-      }
-    },
-    { timeout: 30_000 },
-  );
-  dispatchJobs(jobs);
+        // Synchronous events: each through the full pipeline, in order.
+        for (const p of chunk.filter((x) => !shouldQueue(mode, x.input))) {
+          const key = p.input.idempotencyKey;
+          let recordId: string | undefined;
+          let referrer: Participant | null;
+          try {
+            if (key) {
+              const claim = await claimIdempotencyKey(tx, scope, key, ROUTE, p.hash);
+              if (claim.replay) {
+                results[p.index] = { index: p.index, ...(claim.replay.body as TrackOutput) };
+                continue;
+              }
+              recordId = claim.recordId;
+            }
+            referrer = await resolveReferrer(tx, scope, p.input.referrer);
+          } catch (e) {
+            if (recordId) await releaseIdempotencyKey(tx, recordId);
+            fail(p.index, e);
+            continue;
+          }
+          const event = await insertEvent(tx, scope, p.input, key);
+          const body = syncOutput(await processEvent(tx, scope, event, referrer));
+          if (recordId) await completeIdempotencyKey(tx, recordId, 200, body);
+          results[p.index] = { index: p.index, ...body };
+        }
+      },
+      { timeout: 30_000 },
+    );
+    dispatchJobs(jobs);
+  };
+  // Each chunk commits (and queues its jobs) on its own: results are per event, idempotency too.
+  await batchGate.run(async () => {
+    const size = batchTxEvents();
+    for (let i = 0; i < todo.length; i += size) {
+      // PGlite answers in the same thread without I/O: a chain of its queries never lets the
+      // event loop reach timers or sockets. Yield before each chunk so that requests arrived
+      // meanwhile are read and queue their statements ahead of it.
+      if (dbKind() === "pglite") await setImmediate();
+      await writeChunk(todo.slice(i, i + size));
+    }
+  });
   const failed = results.filter((r) => r.success === false).length;
   return { results, accepted: results.length - failed, failed };
 }

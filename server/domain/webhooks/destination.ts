@@ -1,31 +1,55 @@
 // Where a webhook may go, and the one HTTP POST that takes it there.
 //
-// LIVE endpoints: https only, and every address the host resolves to must be public (not
-// loopback, private, link-local (cloud metadata 169.254.169.254), carrier-grade NAT, unique-local,
-// multicast or reserved). The check runs inside the connection's own DNS lookup, so the address
-// checked is the address connected to: a DNS answer that changes between a check and the connect
-// (DNS rebinding) cannot slip through. IP literals skip DNS and are checked before connecting.
-// TEST endpoints may be http and local, for development.
+// Every endpoint must be a public address: every address its host resolves to must be global
+// unicast (not private, link-local (cloud metadata 169.254.169.254), carrier-grade NAT,
+// unique-local, multicast, reserved, IPv4-compatible IPv6 (::/96) or other non-global ranges).
+// LIVE endpoints must use https. TEST endpoints may use http and, for local development,
+// loopback (127.0.0.0/8, ::1, localhost) unless WEBHOOK_ALLOW_LOOPBACK=0; the answer of a
+// loopback endpoint is never stored (a delivery log would otherwise read local services).
+// Host names ending with a dot ("localhost.") and single-label names are refused.
+// The check runs inside the connection's own DNS lookup, so the address checked is the address
+// connected to: a DNS answer that changes between a check and the connect (DNS rebinding)
+// cannot slip through. IP literals skip DNS and are checked before connecting.
 // Redirects are never followed (a 3xx is a failed attempt); 2xx within 10 s is success.
 import dns from "node:dns";
 import net from "node:net";
 import ipaddr from "ipaddr.js";
 import { Agent, buildConnector, request } from "undici";
+import { env } from "../../shared/env";
 import { AppError } from "../../shared/errors";
 import type { Environment } from "../../shared/environment";
 
 const DELIVERY_TIMEOUT_MS = 10_000;
 const RESPONSE_BODY_MAX = 1024;
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
+
+type AddressClass = "public" | "loopback" | "refused";
+
+/** public: globally routable unicast; loopback; refused: everything else (or not an address). */
+function classifyAddress(address: string): AddressClass {
+  if (!ipaddr.isValid(address)) return "refused";
+  let ip = ipaddr.parse(address);
+  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  const range = ip.range();
+  if (range === "loopback") return "loopback";
+  if (range !== "unicast") return "refused";
+  // IPv6 "unicast" also covers ::/96 (IPv4-compatible, e.g. ::7f00:1) and unassigned space.
+  return ip.kind() === "ipv4" || (ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6) ? "public" : "refused";
+}
 
 /** True for a globally routable unicast address. */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-  return ip.range() === "unicast";
+  return classifyAddress(address) === "public";
 }
 
-const hostOf = (u: URL) => u.hostname.replace(/^\[|\]$/g, "");
+const loopbackAllowed = (environment: Environment) => environment === "TEST" && env.webhookAllowLoopback;
+const hostOf = (u: URL) => u.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+const isLocalhostName = (host: string) => host === "localhost" || host.endsWith(".localhost");
+
+/** A loopback IP literal or a localhost name: delivered only through the loopback agent. */
+function isLoopbackHost(host: string): boolean {
+  return net.isIP(host) ? classifyAddress(host) === "loopback" : isLocalhostName(host);
+}
 
 /** Create/update-time check of an endpoint URL (connect time re-checks every resolved address). */
 export function checkDestinationUrl(environment: Environment, raw: string): string {
@@ -37,12 +61,20 @@ export function checkDestinationUrl(environment: Environment, raw: string): stri
   }
   if (u.protocol !== "https:" && u.protocol !== "http:") throw invalidUrl("Only http and https URLs are allowed");
   if (u.username || u.password) throw invalidUrl("Credentials in the URL are not allowed; verify the webhook signature instead");
-  if (environment === "LIVE") {
-    if (u.protocol !== "https:") throw invalidUrl("LIVE endpoints must use https");
-    const host = hostOf(u).toLowerCase();
-    if (net.isIP(host) ? !isPublicAddress(host) : host === "localhost" || host.endsWith(".localhost") || !host.includes(".")) {
-      throw invalidUrl("LIVE endpoints must be public addresses (no loopback, private, link-local or metadata hosts)");
-    }
+  if (environment === "LIVE" && u.protocol !== "https:") throw invalidUrl("LIVE endpoints must use https");
+  const host = hostOf(u);
+  if (host.endsWith(".")) throw invalidUrl("The host name must not end with a dot");
+  const allowed = net.isIP(host)
+    ? classifyAddress(host) === "public" || (classifyAddress(host) === "loopback" && loopbackAllowed(environment))
+    : isLocalhostName(host)
+      ? loopbackAllowed(environment)
+      : host.includes(".");
+  if (!allowed) {
+    throw invalidUrl(
+      loopbackAllowed(environment)
+        ? "TEST endpoints must be public addresses or loopback (no private, link-local, metadata, carrier-grade NAT or reserved ranges)"
+        : `${environment} endpoints must be public addresses (no loopback, private, link-local, metadata, carrier-grade NAT or reserved ranges)`,
+    );
   }
   return u.toString();
 }
@@ -54,34 +86,37 @@ class DestinationRefused extends Error {
 }
 
 type LookupCb = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type Reach = "public" | "loopback";
 
-/** dns.lookup that refuses hosts resolving to any non-public address. */
-function publicOnlyLookup(hostname: string, options: dns.LookupOptions, callback: LookupCb) {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, []);
-    const bad = addresses.find((a) => !isPublicAddress(a.address));
-    if (bad || addresses.length === 0) return callback(new DestinationRefused(`${hostname} resolves to a non-public address (${bad?.address ?? "none"}); LIVE webhooks only go to public addresses`), []);
-    if (options.all) return callback(null, addresses);
-    callback(null, addresses[0].address, addresses[0].family);
-  });
+/** dns.lookup that refuses hosts resolving to any address outside `reach`. */
+function checkedLookup(reach: Reach) {
+  return (hostname: string, options: dns.LookupOptions, callback: LookupCb) => {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const bad = addresses.find((a) => classifyAddress(a.address) !== reach);
+      if (bad || addresses.length === 0) return callback(new DestinationRefused(`${hostname} resolves to a non-${reach} address (${bad?.address ?? "none"}); webhooks only go to public addresses`), []);
+      if (options.all) return callback(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
 }
 
-function publicOnlyConnector(): buildConnector.connector {
-  const base = buildConnector({ lookup: publicOnlyLookup, timeout: DELIVERY_TIMEOUT_MS });
+function checkedConnector(reach: Reach): buildConnector.connector {
+  const base = buildConnector({ lookup: checkedLookup(reach), timeout: DELIVERY_TIMEOUT_MS });
   return (opts, cb) => {
     const host = opts.hostname.replace(/^\[|\]$/g, "");
-    if (net.isIP(host) && !isPublicAddress(host)) return cb(new DestinationRefused(`${host} is not a public address; LIVE webhooks only go to public addresses`), null);
+    if (net.isIP(host) && classifyAddress(host) !== reach) return cb(new DestinationRefused(`${host} is not a public address; webhooks only go to public addresses`), null);
     base(opts, cb);
   };
 }
 
-const g = globalThis as unknown as { __rtsWebhookAgents?: Record<Environment, Agent> };
-function agentFor(environment: Environment): Agent {
+const g = globalThis as unknown as { __rtsWebhookAgents?: Record<Reach, Agent> };
+function agentFor(reach: Reach): Agent {
   g.__rtsWebhookAgents ??= {
-    LIVE: new Agent({ connect: publicOnlyConnector(), keepAliveTimeout: 4_000, connections: 50 }),
-    TEST: new Agent({ connect: { timeout: DELIVERY_TIMEOUT_MS }, keepAliveTimeout: 4_000, connections: 50 }),
+    public: new Agent({ connect: checkedConnector("public"), keepAliveTimeout: 4_000, connections: 50 }),
+    loopback: new Agent({ connect: checkedConnector("loopback"), keepAliveTimeout: 4_000, connections: 50 }),
   };
-  return g.__rtsWebhookAgents[environment];
+  return g.__rtsWebhookAgents[reach];
 }
 
 export interface PostOutcome {
@@ -96,9 +131,18 @@ export interface PostOutcome {
 export async function postWebhook(environment: Environment, url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
   const started = Date.now();
   const took = () => Date.now() - started;
-  // The scheme is checked here; the address only at connect time (below), where it is decided.
+  // The scheme and the kind of host are checked here; the address only at connect time (below), where it is decided.
   if (environment === "LIVE" && !url.startsWith("https://")) {
     return { success: false, statusCode: null, durationMs: took(), error: "LIVE endpoints must use https", responseBody: null };
+  }
+  let loopback: boolean;
+  try {
+    loopback = isLoopbackHost(hostOf(new URL(url)));
+  } catch {
+    return { success: false, statusCode: null, durationMs: took(), error: "Not an absolute http(s) URL", responseBody: null };
+  }
+  if (loopback && !loopbackAllowed(environment)) {
+    return { success: false, statusCode: null, durationMs: took(), error: "Loopback endpoints are not allowed here; webhooks only go to public addresses", responseBody: null };
   }
   const signal = AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
   try {
@@ -106,7 +150,7 @@ export async function postWebhook(environment: Environment, url: string, headers
       method: "POST",
       headers,
       body,
-      dispatcher: agentFor(environment),
+      dispatcher: agentFor(loopback ? "loopback" : "public"),
       signal,
       headersTimeout: DELIVERY_TIMEOUT_MS,
       bodyTimeout: DELIVERY_TIMEOUT_MS,
@@ -118,7 +162,8 @@ export async function postWebhook(environment: Environment, url: string, headers
       : res.statusCode >= 300 && res.statusCode < 400
         ? `Redirect (${res.statusCode}) not followed: point the endpoint at its final URL`
         : `Endpoint answered ${res.statusCode}`;
-    return { success: ok, statusCode: res.statusCode, durationMs: took(), error, responseBody: text };
+    // A loopback endpoint's answer is not kept: it may be a local service's.
+    return { success: ok, statusCode: res.statusCode, durationMs: took(), error, responseBody: loopback ? null : text };
   } catch (e) {
     return { success: false, statusCode: null, durationMs: took(), error: describe(e, signal), responseBody: null };
   }

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { environment } from "../api-keys/schemas";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
+import { strictBoolean, strictNumber } from "../../shared/strict-types";
 
 /** Every event type a webhook can carry (payout.* are sent by the payout engine where it exists). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -44,14 +45,14 @@ export const updateWebhookInput = z.strictObject({
   events: events.optional(),
   description: description.nullable().optional(),
   /** false disables the endpoint; true re-enables it (and clears an automatic disable). */
-  enabled: z.boolean().optional(),
+  enabled: strictBoolean.optional(),
 });
 export type UpdateWebhookInput = z.infer<typeof updateWebhookInput>;
 
 export const rotateWebhookSecretInput = z.strictObject({
   webhookId: z.string().min(1).max(64),
   /** How long the old secret keeps signing beside the new one: 0 … 86,400 s (default 86,400). */
-  overlapSeconds: z.number().int().min(0).max(86_400).default(86_400),
+  overlapSeconds: strictNumber(z.number().int().min(0).max(86_400)).default(86_400),
 });
 
 export const webhookOutput = z.object({

@@ -1,9 +1,11 @@
 // Webhook endpoints of a business: create (the secret is returned once), list, update, delete,
-// rotate the signing secret (the old one keeps signing during the overlap), send a test event,
-// read the delivery log and retry a delivery. Every lookup is scoped to the caller's business:
-// another business's webhook or delivery id is a 404.
+// rotate the signing secret (the old one keeps signing during the overlap), send a test event
+// (WEBHOOK_TEST_PER_MINUTE per endpoint), read the delivery log and retry a delivery. Every
+// lookup is scoped to the caller's business: another business's webhook or delivery id is a 404.
 import { db } from "../../db/client";
 import type { WebhookEndpoint } from "../../db/generated";
+import { actionLimit } from "../../shared/action-limit";
+import { env } from "../../shared/env";
 import { AppError, notFound } from "../../shared/errors";
 import { checkCursor, toPage } from "../../shared/list-page";
 import type { Environment } from "../../shared/environment";
@@ -117,8 +119,11 @@ export async function rotateWebhookSecret(businessId: string, webhookId: string,
  * Queues a `webhook.test` message to this endpoint: first sent even when the endpoint is disabled
  * or filters events out, then retried on the normal schedule like any message.
  */
+const takeTestSend = actionLimit("webhook-test", () => env.webhookTestPerMinute, 60);
+
 export async function sendTestWebhook(businessId: string, webhookId: string) {
   const w = await getOwnedWebhook(businessId, webhookId);
+  await takeTestSend(w.id, "test sends to this endpoint");
   const queued = await db.$transaction((tx) =>
     queueWebhookMessage(tx, {
       businessId,

@@ -1,9 +1,17 @@
-// POST /track/batch: up to 100 events in one transaction, one result per event.
+// POST /track/batch: up to 100 events, one result per event; charged one rate-limit unit per
+// event, and bounded in batches in progress per key and per business (batch-slots.ts).
 import { trackBatchInput } from "../../domain/tracking/schemas";
 import { acceptEventBatch } from "../../domain/tracking/service";
 import { AppError } from "../../shared/errors";
+import { withBatchSlot } from "../batch-slots";
 import { withSdkKey } from "../with-sdk-key";
 import { objectBody } from "./body";
+
+/** One unit per event sent (what the batch asks of the service, valid or not). */
+const eventCount = (body: unknown) => {
+  const events = (body as { events?: unknown } | null)?.events;
+  return Array.isArray(events) ? events.length : 1;
+};
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = withSdkKey({
   POST: async (ctx) => {
@@ -13,6 +21,6 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = withSdkKey({
       ]);
     }
     const { events } = trackBatchInput.parse(objectBody(ctx));
-    return { body: await acceptEventBatch(ctx.scope, events) };
+    return { body: await withBatchSlot(ctx.key, () => acceptEventBatch(ctx.scope, events)) };
   },
-}, { scope: "track", perItemField: "events" });
+}, { scope: "track", perItemField: "events", cost: eventCount });
