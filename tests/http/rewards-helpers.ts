@@ -55,5 +55,5 @@ export async function addMember(owner: Owner) {
   const email = uniqueEmail("member");
   const r = await owner.call("POST", "/business/members", { email });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return signUp({ email });
+  return signUp({ email, inviteUrl: r.body.inviteUrl });
 }
