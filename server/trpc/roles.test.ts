@@ -25,8 +25,8 @@ async function call(token: string, method: string, path: string, body?: unknown)
     }),
   );
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON answer, read loosely like tests/support/http.ts
-  const body: any = await res.json();
-  return { status: res.status, body };
+  const answer: any = await res.json();
+  return { status: res.status, body: answer };
 }
 
 /** An owner, and a person who joined through the invitation link as `role`. */
