@@ -1,5 +1,7 @@
-// Reason codes (stored on events, referrals and rewards) in words for business staff. The codes
-// stay visible in exports and the API; pages show these sentences.
+// Codes in words for business staff, in one place every page uses: reason codes (stored on
+// events, referrals and rewards), reward states (the vocabulary earned / on hold / payable /
+// paid out / reversed) and reversal outcomes. The codes stay in exports and the API; pages show
+// these words.
 const WORDS: Record<string, string> = {
   DAILY_CAP: "daily limit per person reached",
   PER_EVENT_CAP: "capped by the limit per event",
@@ -18,6 +20,13 @@ const WORDS: Record<string, string> = {
   BLOCKED_EMAIL_DOMAIN: "email domain is blocked",
   DISPOSABLE_EMAIL: "disposable email address",
   REFERRER_DAILY_LIMIT: "referrer reached the daily referral limit",
+  REFERRAL_SETTLED_ELSEWHERE: "this referral was already rewarded",
+  UNSPECIFIED: "no reason recorded",
+};
+
+/** Codes with a count, e.g. "REVERSED:2" on a reversal event. */
+const COUNTED: Record<string, (n: string) => string> = {
+  REVERSED: (n) => `reversal event: ${n} reward${n === "1" ? "" : "s"} reversed`,
 };
 
 /** "PER_EVENT_CAP,DAILY_CAP" → "capped by the limit per event; daily limit per person reached". Unknown codes pass through. */
@@ -25,6 +34,35 @@ export function reasonText(reason: string | null | undefined): string {
   if (!reason) return "";
   return reason
     .split(",")
-    .map((r) => WORDS[r.trim()] ?? r.trim().toLowerCase().replace(/_/g, " "))
+    .map((r) => {
+      const code = r.trim();
+      const [head, count] = code.split(":");
+      if (count !== undefined && COUNTED[head]) return COUNTED[head](count);
+      return WORDS[code] ?? code.toLowerCase().replace(/_/g, " ");
+    })
     .join("; ");
 }
+
+type RewardState = "HELD_FOR_REVIEW" | "REFUSED" | "ON_HOLD" | "PAYABLE" | "IN_PAYOUT" | "PAID_OUT" | "REVERSED";
+
+/** A reward's state as a label and a badge colour. Earned rewards are on hold, payable, being paid out or paid out. */
+export const REWARD_STATE: Record<RewardState, { word: string; color: "green" | "amber" | "red" | "blue" | "indigo" | "gray"; means: string }> = {
+  HELD_FOR_REVIEW: { word: "Held for review", color: "amber", means: "waits for your review; nothing earned yet" },
+  REFUSED: { word: "Refused", color: "red", means: "not earned" },
+  ON_HOLD: { word: "On hold", color: "amber", means: "earned, in the hold period before it can be paid out" },
+  PAYABLE: { word: "Payable", color: "blue", means: "earned, paid out at the next payout run" },
+  IN_PAYOUT: { word: "Being paid out", color: "blue", means: "earned, in a payout being sent" },
+  PAID_OUT: { word: "Paid out", color: "green", means: "earned and sent to the participant's wallet" },
+  REVERSED: { word: "Reversed", color: "gray", means: "taken back by a reversal" },
+};
+
+export const REVERSAL_OUTCOME: Record<"RETURNED_TO_POOL" | "CLAWBACK", string> = {
+  RETURNED_TO_POOL: "Returned to the pool",
+  CLAWBACK: "Clawback: offset from their next payouts",
+};
+
+export const REVERSAL_SOURCE: Record<"EVENT" | "API" | "DASHBOARD", string> = {
+  EVENT: "reversal event",
+  API: "API",
+  DASHBOARD: "dashboard",
+};

@@ -14,11 +14,14 @@ import { Button, cx, Spinner } from "./ui";
 type Me = RouterOutputs["me"]["get"];
 const MeContext = createContext<Me | null>(null);
 /** The signed-in member. Only rendered inside the shell, after `me` has loaded. */
-export function useMe(): Me & { isOwner: boolean } {
+export function useMe(): Me & { isOwner: boolean; canChangeMoney: boolean } {
   const me = useContext(MeContext);
   if (!me) throw new Error("useMe outside the dashboard shell");
-  return { ...me, isOwner: me.role === "OWNER" };
+  // The owner or an admin may change what the pool pays (amounts, tiers, referral rules, recorded events).
+  return { ...me, isOwner: me.role === "OWNER", canChangeMoney: me.role === "OWNER" || me.role === "ADMIN" };
 }
+
+export const ROLE_WORDS = { OWNER: "Owner", ADMIN: "Admin", MEMBER: "Member" } as const;
 
 const NAV: Array<{ href: string; label: string; icon: IconName }> = [
   { href: "/dashboard", label: "Overview", icon: "home" },
@@ -142,7 +145,7 @@ export function DashboardShell({ children }: { children: ReactNode }) {
           {me.data.user.email}
         </p>
         <p className="text-xs text-slate-400" data-testid="user-role">
-          {me.data.role === "OWNER" ? "Owner" : "Member"}
+          {ROLE_WORDS[me.data.role]}
         </p>
       </div>
       <button type="button" onClick={doSignOut} disabled={signingOut} className="rounded-md p-1.5 text-slate-300 hover:bg-white/10 hover:text-white focus-visible:outline-2 focus-visible:outline-indigo-400" aria-label="Sign out" title="Sign out">

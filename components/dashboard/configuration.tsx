@@ -1,6 +1,6 @@
 "use client";
-// Configuration: general settings (any member), spend limits (owner), the tiers editor and how
-// participants fall into tiers.
+// Configuration: general settings (name and processing: any member; reward fields: owner or
+// admin), spend limits (owner), the tiers editor (owner or admin) and how participants fall into tiers.
 import { useState, type FormEvent } from "react";
 import { useEnvironment } from "../environment";
 import { contractError, errorFor, fieldErrors, formError } from "../errors";
@@ -24,7 +24,7 @@ function Scope({ env }: { env?: "TEST" | "LIVE" }) {
   );
 }
 
-function GeneralForm({ config }: { config: Config }) {
+function GeneralForm({ config, canChangeMoney }: { config: Config; canChangeMoney: boolean }) {
   const env = config.environment;
   const toast = useToast();
   const utils = trpc.useUtils();
@@ -43,27 +43,26 @@ function GeneralForm({ config }: { config: Config }) {
   const events = v.qualifyingEvents.split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
   function submit(e: FormEvent) {
     e.preventDefault();
+    const rewardFields = { rewardStrategy: v.rewardStrategy, referralRewardEth: v.referralRewardEth.trim(), bonusEth: v.bonusEth.trim(), qualifyingEvents: events };
     update.mutate({
       environment: env,
       businessName: v.businessName.trim(),
       website: v.website.trim() || null,
-      rewardStrategy: v.rewardStrategy,
-      referralRewardEth: v.referralRewardEth.trim(),
-      bonusEth: v.bonusEth.trim(),
       eventProcessing: v.eventProcessing,
-      qualifyingEvents: events,
+      ...(canChangeMoney ? rewardFields : {}),
     });
   }
   return (
     <form onSubmit={submit} noValidate aria-label="General settings" className="space-y-4">
       {top && <Notice tone="danger">{top}</Notice>}
+      {!canChangeMoney && <Notice tone="info">Only the owner or an admin can change the reward strategy, qualifying events and reward amounts.</Notice>}
       <p className="flex flex-wrap items-center gap-2 text-sm font-semibold text-slate-800">Business and processing <Scope /></p>
       <div className="grid gap-4 sm:grid-cols-2">
         <Field label="Business name" error={errorFor(errs, "businessName")}>{(p) => <Input {...p} name="businessName" value={v.businessName} onChange={set("businessName")} maxLength={120} />}</Field>
         <Field label="Website" error={errorFor(errs, "website")}>{(p) => <Input {...p} name="website" value={v.website} onChange={set("website")} placeholder="https://example.com" maxLength={2048} />}</Field>
         <Field label="Reward strategy" error={errorFor(errs, "rewardStrategy")} hint={v.rewardStrategy === "TIERED" ? "Amounts come from the referrer's tier." : "Every qualified referral earns the amounts below."}>
           {(p) => (
-            <Select {...p} name="rewardStrategy" value={v.rewardStrategy} onChange={(e) => setV((x) => ({ ...x, rewardStrategy: e.target.value as typeof x.rewardStrategy }))}>
+            <Select {...p} name="rewardStrategy" disabled={!canChangeMoney} value={v.rewardStrategy} onChange={(e) => setV((x) => ({ ...x, rewardStrategy: e.target.value as typeof x.rewardStrategy }))}>
               <option value="FIXED">Fixed</option>
               <option value="TIERED">Tiered</option>
             </Select>
@@ -80,12 +79,12 @@ function GeneralForm({ config }: { config: Config }) {
         </Field>
       </div>
       <Field label="Qualifying events" error={errorFor(errs, "qualifyingEvents")} hint="One event name per line. Empty: every event qualifies a referral.">
-        {(p) => <Textarea {...p} name="qualifyingEvents" value={v.qualifyingEvents} onChange={set("qualifyingEvents")} rows={3} placeholder="purchase" />}
+        {(p) => <Textarea {...p} name="qualifyingEvents" disabled={!canChangeMoney} value={v.qualifyingEvents} onChange={set("qualifyingEvents")} rows={3} placeholder="purchase" />}
       </Field>
       <p className="flex flex-wrap items-center gap-2 border-t border-slate-100 pt-4 text-sm font-semibold text-slate-800">Reward amounts for {envWord(env)} referrals <Scope env={env} /></p>
       <div className="grid gap-4 sm:grid-cols-2">
-        <Field label="Referral reward (ETH)" error={errorFor(errs, "referralRewardEth")} hint={`Paid to the referrer when a ${envWord(env)} referral qualifies.`}>{(p) => <Input {...p} name="referralRewardEth" inputMode="decimal" value={v.referralRewardEth} onChange={set("referralRewardEth")} />}</Field>
-        <Field label="Bonus (ETH)" error={errorFor(errs, "bonusEth")} hint="Paid to the referred user.">{(p) => <Input {...p} name="bonusEth" inputMode="decimal" value={v.bonusEth} onChange={set("bonusEth")} />}</Field>
+        <Field label="Referral reward (ETH)" error={errorFor(errs, "referralRewardEth")} hint={`Paid to the referrer when a ${envWord(env)} referral qualifies.`}>{(p) => <Input {...p} name="referralRewardEth" inputMode="decimal" disabled={!canChangeMoney} value={v.referralRewardEth} onChange={set("referralRewardEth")} />}</Field>
+        <Field label="Bonus (ETH)" error={errorFor(errs, "bonusEth")} hint="Paid to the referred user.">{(p) => <Input {...p} name="bonusEth" inputMode="decimal" disabled={!canChangeMoney} value={v.bonusEth} onChange={set("bonusEth")} />}</Field>
       </div>
       <div className="flex justify-end">
         <Button type="submit" loading={update.isPending}>Save general settings</Button>
@@ -194,7 +193,7 @@ function TierForm({ tier, onDone }: { tier?: Tier; onDone: () => void }) {
   );
 }
 
-function Tiers({ strategy }: { strategy: "FIXED" | "TIERED" }) {
+function Tiers({ strategy, canEdit }: { strategy: "FIXED" | "TIERED"; canEdit: boolean }) {
   const tiers = trpc.tiers.list.useQuery({});
   const toast = useToast();
   const utils = trpc.useUtils();
@@ -209,7 +208,7 @@ function Tiers({ strategy }: { strategy: "FIXED" | "TIERED" }) {
     onError: (e) => toast("error", formError(e) ?? "Could not delete the tier"),
   });
   return (
-    <Card title={<span className="flex flex-wrap items-center gap-2">Reward tiers <Scope /></span>} description={strategy === "TIERED" ? "Referrers earn the amounts of the highest tier they reach, in test and live." : "Tiers apply when the reward strategy is Tiered."} actions={editing === null && <Button size="sm" onClick={() => setEditing("new")}>Add tier</Button>} bodyClassName="p-5 pt-0">
+    <Card title={<span className="flex flex-wrap items-center gap-2">Reward tiers <Scope /></span>} description={strategy === "TIERED" ? "Referrers earn the amounts of the highest tier they reach, in test and live." : "Tiers apply when the reward strategy is Tiered."} actions={canEdit && editing === null && <Button size="sm" onClick={() => setEditing("new")}>Add tier</Button>} bodyClassName="p-5 pt-0">
       {editing === "new" && <div className="border-b border-slate-100 py-4"><TierForm onDone={() => setEditing(null)} /></div>}
       <ListBody loading={tiers.isLoading} error={tiers.error} onRetry={() => tiers.refetch()} isEmpty={!tiers.data?.data.length} label="tiers" rows={2} empty={<EmptyState title="No tiers yet">Add tiers such as Bronze (0+), Silver (5+) and Gold (20+) to reward your best referrers more.</EmptyState>}>
         <Table label="Tiers">
@@ -235,10 +234,12 @@ function Tiers({ strategy }: { strategy: "FIXED" | "TIERED" }) {
                   <Td className="text-right whitespace-nowrap">{formatEth(t.referralRewardEth)}</Td>
                   <Td className="text-right whitespace-nowrap">{formatEth(t.bonusEth)}</Td>
                   <Td className="text-right whitespace-nowrap">
-                    <div className="flex justify-end gap-1.5">
-                      <Button size="sm" variant="secondary" onClick={() => setEditing(t)}>Edit</Button>
-                      <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setDeleting(t)}>Delete</Button>
-                    </div>
+                    {canEdit && (
+                      <div className="flex justify-end gap-1.5">
+                        <Button size="sm" variant="secondary" onClick={() => setEditing(t)}>Edit</Button>
+                        <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setDeleting(t)}>Delete</Button>
+                      </div>
+                    )}
                   </Td>
                 </tr>
               ),
@@ -300,7 +301,7 @@ function Categorization() {
 }
 
 export function ConfigurationPage() {
-  const { isOwner } = useMe();
+  const { isOwner, canChangeMoney } = useMe();
   const { env } = useEnvironment();
   const config = trpc.config.get.useQuery({ environment: env });
   // Forms hold their own draft and restart from the server copy only when it really changed
@@ -316,9 +317,9 @@ export function ConfigurationPage() {
         <ErrorState error={config.error} onRetry={() => config.refetch()} />
       ) : (
         <div className="space-y-6">
-          <Card title="General"><GeneralForm key={generalKey} config={config.data!} /></Card>
+          <Card title="General"><GeneralForm key={generalKey} config={config.data!} canChangeMoney={canChangeMoney} /></Card>
           <Card title={`Spend limits · ${env === "TEST" ? "Test" : "Live"}`} description="Caps apply to every reward; the pool never goes negative."><SpendForm key={spendKey} config={config.data!} canEdit={isOwner} /></Card>
-          <Tiers strategy={config.data!.general.rewardStrategy} />
+          <Tiers strategy={config.data!.general.rewardStrategy} canEdit={canChangeMoney} />
           <Categorization />
         </div>
       )}

@@ -11,6 +11,7 @@ import { Icon } from "../icons";
 import { reasonText } from "../reasons";
 import { ExportLink } from "./export-link";
 import { PersonLink, personLabel } from "./people";
+import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
 import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, LoadMore, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
@@ -304,6 +305,8 @@ function TestEventForm({ onDone }: { onDone: () => void }) {
 
 export function EventsPage() {
   const { env } = useEnvironment();
+  // Recording an event may pay rewards: the owner or an admin only (members review).
+  const { canChangeMoney } = useMe();
   const [status, setStatus] = useState<Status | "">("");
   const none = { eventName: "", campaign: "", from: "", to: "" };
   const [draft, setDraft] = useState(none);
@@ -333,7 +336,7 @@ export function EventsPage() {
         title="Events"
         description="Events your integration sent to /track. Flagged events wait for your review."
         actions={
-          !creating && (
+          canChangeMoney && !creating && (
             <Button variant="secondary" onClick={() => setCreating(true)}>
               Record an event
             </Button>

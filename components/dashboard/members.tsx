@@ -7,10 +7,10 @@ import { CopyButton } from "../copy-button";
 import { errorFor, fieldErrors, formError } from "../errors";
 import { formatDate } from "../format";
 import { Icon } from "../icons";
-import { useMe } from "../shell";
+import { ROLE_WORDS, useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
-import { Badge, Button, Card, Dialog, EmptyState, Field, Input, ListBody, Notice, PageHeader, Table, Td, Th } from "../ui";
+import { Badge, Button, Card, Dialog, EmptyState, Field, Input, ListBody, Notice, PageHeader, Select, Table, Td, Th } from "../ui";
 
 type Member = RouterOutputs["members"]["list"]["data"][number];
 
@@ -36,8 +36,11 @@ function InviteLink({ member, onDone }: { member: { email: string; inviteUrl: st
   );
 }
 
+const ROLE_HINT = "Admins can also change reward amounts, tiers and referral rules and record events; members read and review.";
+
 function InviteForm({ onInvited }: { onInvited: (m: RouterOutputs["members"]["add"]) => void }) {
   const [email, setEmail] = useState("");
+  const [role, setRole] = useState<"MEMBER" | "ADMIN">("MEMBER");
   const toast = useToast();
   const utils = trpc.useUtils();
   const add = trpc.members.add.useMutation({
@@ -52,13 +55,21 @@ function InviteForm({ onInvited }: { onInvited: (m: RouterOutputs["members"]["ad
   const top = formError(add.error, ["email", "role"]);
   function submit(e: FormEvent) {
     e.preventDefault();
-    add.mutate({ email: email.trim(), role: "MEMBER" });
+    add.mutate({ email: email.trim(), role });
   }
   return (
     <form onSubmit={submit} noValidate aria-label="Invite a member" className="space-y-3">
       <div className="flex flex-col gap-3 sm:flex-row sm:items-start">
         <Field label="Email address" error={errorFor(errs, "email") ?? (top ?? undefined)} className="flex-1" hint="You get a link to send them; they join when they sign up through it.">
           {(p) => <Input {...p} name="email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="colleague@example.com" maxLength={254} required />}
+        </Field>
+        <Field label="Role" error={errorFor(errs, "role")} className="sm:w-40">
+          {(p) => (
+            <Select {...p} name="role" value={role} onChange={(e) => setRole(e.target.value === "ADMIN" ? "ADMIN" : "MEMBER")}>
+              <option value="MEMBER">Member</option>
+              <option value="ADMIN">Admin</option>
+            </Select>
+          )}
         </Field>
         <Button type="submit" loading={add.isPending} className="sm:mt-7">
           Invite member
@@ -92,6 +103,13 @@ export function MembersPage() {
       toast("success", m.status === "INVITED" ? `Invitation for ${m.email} cancelled` : `${m.name ?? m.email} removed`);
     },
   });
+  const changeRole = trpc.members.changeRole.useMutation({
+    onSuccess: (m) => {
+      void utils.members.list.invalidate();
+      toast("success", `${m.name ?? m.email} is now ${m.role === "ADMIN" ? "an admin" : "a member"}`);
+    },
+    onError: (e) => toast("error", formError(e) ?? "Could not change the role"),
+  });
   const transfer = trpc.members.transferOwnership.useMutation({
     onSuccess: () => {
       setHandingOver(null);
@@ -102,10 +120,10 @@ export function MembersPage() {
   });
   return (
     <>
-      <PageHeader title="Members" description="People who can see this dashboard. Members can view data and review events; owner actions stay with the owner." />
+      <PageHeader title="Members" description="People who can see this dashboard. Members view data and review events; admins also change what the pool pays; keys, funding, payouts and the team stay with the owner." />
       <div className="space-y-6">
         {isOwner ? (
-          <Card title="Invite a member">
+          <Card title="Invite a member" description={ROLE_HINT}>
             <div className="space-y-4">
               <InviteForm onInvited={(m) => setLink(m.inviteUrl ? m : null)} />
               {link && <InviteLink member={link} onDone={() => setLink(null)} />}
@@ -139,7 +157,7 @@ export function MembersPage() {
                       {m.name && <div className="text-xs break-all text-slate-600">{m.email}</div>}
                     </Td>
                     <Td>
-                      <Badge>{m.role}</Badge>
+                      <Badge color={m.role === "MEMBER" ? "gray" : "indigo"}>{ROLE_WORDS[m.role]}</Badge>
                     </Td>
                     <Td>
                       <Badge>{m.status}</Badge>
@@ -152,6 +170,9 @@ export function MembersPage() {
                       <Td className="text-right">
                         {m.role !== "OWNER" && (
                           <div className="flex flex-wrap justify-end gap-1.5">
+                            <Button size="sm" variant="secondary" loading={changeRole.isPending && changeRole.variables?.memberId === m.memberId} onClick={() => changeRole.mutate({ memberId: m.memberId, role: m.role === "ADMIN" ? "MEMBER" : "ADMIN" })}>
+                              {m.role === "ADMIN" ? "Make member" : "Make admin"}
+                            </Button>
                             {m.status === "INVITED" ? (
                               <>
                                 <Button size="sm" variant="secondary" loading={renew.isPending && renew.variables?.memberId === m.memberId} onClick={() => renew.mutate({ memberId: m.memberId })}>

@@ -11,6 +11,7 @@ import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
 import { contractError, fieldErrors } from "../errors";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
+import { reasonText, REWARD_STATE } from "../reasons";
 import { ExportLink } from "./export-link";
 import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, LoadMore, PageHeader, Select, Table, Td, Th } from "../ui";
 
@@ -63,7 +64,7 @@ function ReferralTable({ rows, showReferrer = true }: { rows: ReferralRow[]; sho
           <Th>Referred user</Th>
           <Th>Status</Th>
           <Th>Key · source</Th>
-          <Th className="text-right">Paid</Th>
+          <Th className="text-right">Earned</Th>
           <Th>Created</Th>
         </tr>
       </thead>
@@ -81,7 +82,7 @@ function ReferralTable({ rows, showReferrer = true }: { rows: ReferralRow[]; sho
             <Td>
               <Link href={`/dashboard/referrals/${r.referralId}`} className="inline-flex flex-col gap-1 hover:underline" aria-label={`Referral of ${personLabel(r.referred)} by ${personLabel(r.referrer)}: ${r.status.toLowerCase()}, open details`}>
                 <Badge>{r.status}</Badge>
-                {r.reason && <span className="text-xs text-slate-600">{r.reason}</span>}
+                {r.reason && <span className="text-xs text-slate-600">{reasonText(r.reason)}</span>}
               </Link>
             </Td>
             <Td className="text-xs">
@@ -202,7 +203,12 @@ function Detail({ label, children }: { label: string; children: React.ReactNode 
   );
 }
 
-const TIMELINE_ICON = { REFERRAL_CREATED: "users", EVENT: "bolt", REWARD: "gift", QUALIFIED: "check", STATUS: "shield" } as const;
+const TIMELINE_ICON = { REFERRAL_CREATED: "users", EVENT: "bolt", REWARD: "gift", QUALIFIED: "check", STATUS: "shield", REVERSAL: "close" } as const;
+/** A timeline entry's status: a reward's state in words, other statuses as they are. */
+const timelineStatus = (t: { type: string; status: string | null }) =>
+  t.status && (t.type === "REWARD" || t.type === "REVERSAL") && t.status in REWARD_STATE
+    ? <Badge color={REWARD_STATE[t.status as keyof typeof REWARD_STATE].color}>{REWARD_STATE[t.status as keyof typeof REWARD_STATE].word}</Badge>
+    : t.status && <Badge>{t.status}</Badge>;
 
 export function ReferralDetailPage({ referralId }: { referralId: string }) {
   const q = trpc.referrals.get.useQuery({ referralId }, { retry: false });
@@ -234,7 +240,7 @@ export function ReferralDetailPage({ referralId }: { referralId: string }) {
                   <PersonLink person={r.referred} />
                 </Detail>
                 <Detail label="Status">
-                  <Badge>{r.status}</Badge> {r.reason && <span className="text-xs text-slate-600">{r.reason}</span>}
+                  <Badge>{r.status}</Badge> {r.reason && <span className="text-xs text-slate-600">{reasonText(r.reason)}</span>}
                 </Detail>
                 <Detail label="Environment">
                   <Badge>{r.environment}</Badge>
@@ -242,7 +248,7 @@ export function ReferralDetailPage({ referralId }: { referralId: string }) {
                 <Detail label="API key">{r.apiKeyName ?? "None (dashboard)"}</Detail>
                 <Detail label="Source">{r.source ?? "—"}</Detail>
                 <Detail label="Campaign">{r.campaign ?? "—"}</Detail>
-                <Detail label="Paid for this referral">{formatEth(r.ethPaid)}</Detail>
+                <Detail label="Earned for this referral">{formatEth(r.ethPaid)}</Detail>
               </dl>
             </Card>
             <Card title="Timeline" description="Events, rewards and reasons, oldest first.">
@@ -254,12 +260,12 @@ export function ReferralDetailPage({ referralId }: { referralId: string }) {
                     </span>
                     <div className="min-w-0 flex-1">
                       <p className="text-sm font-medium break-words text-slate-900">
-                        {t.title} {t.status && <Badge>{t.status}</Badge>}
+                        {t.title} {timelineStatus(t)}
                       </p>
                       <p className="text-xs break-words text-slate-600">
                         {formatDateTime(t.at)}
                         {t.amountEth !== null && ` · ${formatEth(t.amountEth)}${t.requestedEth !== t.amountEth ? ` of ${formatEth(t.requestedEth)} asked` : ""}`}
-                        {t.reason && ` · reason: ${t.reason}`}
+                        {t.reason && ` · ${t.type === "REVERSAL" ? `reason: ${t.reason}` : reasonText(t.reason)}`}
                       </p>
                     </div>
                   </li>
@@ -322,7 +328,7 @@ export function ParticipantsPage() {
                   <Th>Referred by</Th>
                   <Th className="text-right">Referrals</Th>
                   <Th className="text-right">Earned</Th>
-                  <Th className="text-right">Owed</Th>
+                  <Th className="text-right">Not paid out yet</Th>
                   <Th className="text-right">Paid out</Th>
                 </tr>
               </thead>
@@ -425,7 +431,7 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
                 </Detail>
                 <Detail label="Referrals made">{p.referralsMade}</Detail>
                 <Detail label="Earned">{formatEth(p.earnedEth)}</Detail>
-                <Detail label="Owed">{formatEth(p.owedEth)}</Detail>
+                <Detail label="Not paid out yet (on hold or payable)">{formatEth(p.owedEth)}</Detail>
                 <Detail label="Paid out">{formatEth(p.paidOutEth)}</Detail>
                 {p.clawbackOwedEth !== "0" && <Detail label="Owes back">{formatEth(p.clawbackOwedEth)}</Detail>}
                 <Detail label="Environment">
@@ -445,7 +451,7 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
                   <thead>
                     <tr>
                       <Th>Kind</Th>
-                      <Th>Status</Th>
+                      <Th>State</Th>
                       <Th className="text-right">Amount</Th>
                       <Th>Reason</Th>
                       <Th>When</Th>
@@ -453,16 +459,16 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
                   </thead>
                   <tbody className="divide-y divide-slate-100">
                     {p.rewards.map((w) => (
-                      <tr key={w.rewardId}>
+                      <tr key={w.rewardId} data-testid="participant-reward-row" data-state={w.state}>
                         <Td className="text-xs">{w.kind}</Td>
                         <Td>
-                          <Badge>{w.status}</Badge>
+                          <Badge color={REWARD_STATE[w.state].color}>{REWARD_STATE[w.state].word}</Badge>
                         </Td>
                         <Td className="text-right text-xs whitespace-nowrap">
                           {formatEth(w.amountEth)}
                           {w.requestedEth !== w.amountEth && <span className="block text-slate-500">of {formatEth(w.requestedEth)}</span>}
                         </Td>
-                        <Td className="text-xs">{w.reason ?? "—"}</Td>
+                        <Td className="text-xs">{w.state === "REVERSED" ? `Reversed: ${w.reversalReason ?? "no reason given"}` : reasonText(w.reason) || "—"}</Td>
                         <Td className="text-xs whitespace-nowrap">{formatDateTime(w.paidAt ?? w.createdAt)}</Td>
                       </tr>
                     ))}

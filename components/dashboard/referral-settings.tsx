@@ -1,15 +1,22 @@
 "use client";
 // Anti-abuse rules for referrals: self-referral, duplicates, daily limits, blocked domains,
-// disposable emails, review hold and attribution window.
+// disposable emails, review hold and attribution window. The owner or an admin edits them;
+// members read them.
 import { useState, type FormEvent } from "react";
 import { errorFor, fieldErrors, formError } from "../errors";
+import { readWholeNumber } from "../numbers";
+import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
 import { Button, Card, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Textarea, Toggle } from "../ui";
 
 type Settings = RouterOutputs["referrals"]["settings"];
 
+const limitField = { min: 1, max: 1_000_000, what: "the daily limit", emptyMeans: "no limit" };
+const windowField = { min: 1, max: 3650, what: "the window in days", emptyMeans: "no window" };
+
 function SettingsForm({ settings }: { settings: Settings }) {
+  const { canChangeMoney } = useMe();
   const toast = useToast();
   const utils = trpc.useUtils();
   const [flags, setFlags] = useState({ blockSelfReferral: settings.blockSelfReferral, oneReferralPerReferredUser: settings.oneReferralPerReferredUser, blockDisposableEmails: settings.blockDisposableEmails, holdForReview: settings.holdForReview });
@@ -23,7 +30,9 @@ function SettingsForm({ settings }: { settings: Settings }) {
       toast("success", "Referral rules saved");
     },
   });
-  const errs = fieldErrors(update.error);
+  // Set on submit: a value that is not a whole number is refused here, never sent as "no limit".
+  const [local, setLocal] = useState<Record<string, string>>({});
+  const errs = { ...fieldErrors(update.error), ...local };
   const top = formError(update.error, ["maxReferralsPerReferrerPerDay", "attributionWindowDays", "blockedEmailDomains", ...Object.keys(flags)]);
   const domainLines = domains.split(/[\n,\s]+/).map((s) => s.trim()).filter(Boolean);
   const domainError = (() => {
@@ -32,15 +41,26 @@ function SettingsForm({ settings }: { settings: Settings }) {
     const i = Number(key.split(".")[1]);
     return Number.isInteger(i) && domainLines[i] ? `${domainLines[i]}: ${errs[key]}` : errs[key];
   })();
-  const num = (s: string) => (s.trim() === "" ? null : /^\d+$/.test(s.trim()) ? Number(s.trim()) : NaN);
   function submit(e: FormEvent) {
     e.preventDefault();
-    update.mutate({ ...flags, maxReferralsPerReferrerPerDay: num(maxPerDay), attributionWindowDays: num(windowDays), blockedEmailDomains: domainLines });
+    const limit = readWholeNumber(maxPerDay, limitField);
+    const window = readWholeNumber(windowDays, windowField);
+    const problems: Record<string, string> = {};
+    if (!limit.ok) problems.maxReferralsPerReferrerPerDay = limit.message;
+    if (!window.ok) problems.attributionWindowDays = window.message;
+    setLocal(problems);
+    if (!limit.ok || !window.ok) {
+      update.reset();
+      return;
+    }
+    update.mutate({ ...flags, maxReferralsPerReferrerPerDay: limit.value, attributionWindowDays: window.value, blockedEmailDomains: domainLines });
   }
   const flag = (k: keyof typeof flags) => (v: boolean) => setFlags((f) => ({ ...f, [k]: v }));
   return (
     <form onSubmit={submit} noValidate aria-label="Referral rules" className="space-y-6">
       {top && <Notice tone="danger">{top}</Notice>}
+      {!canChangeMoney && <Notice tone="info">Only the owner or an admin can change referral rules.</Notice>}
+      <fieldset disabled={!canChangeMoney} className="min-w-0 space-y-6">
       <Card title="Rules">
         <div className="divide-y divide-slate-100">
           <Toggle label="Block self-referral" description="Refuse referrals where the referrer and the referred user are the same person (email or user id)." checked={flags.blockSelfReferral} onChange={flag("blockSelfReferral")} />
@@ -56,9 +76,12 @@ function SettingsForm({ settings }: { settings: Settings }) {
         </div>
         <Field className="mt-4" label="Blocked email domains" error={domainError} hint="One per line, e.g. example.org">{(p) => <Textarea {...p} name="blockedEmailDomains" value={domains} onChange={(e) => setDomains(e.target.value)} rows={4} />}</Field>
       </Card>
-      <div className="flex justify-end">
-        <Button type="submit" loading={update.isPending}>Save rules</Button>
-      </div>
+      </fieldset>
+      {canChangeMoney && (
+        <div className="flex justify-end">
+          <Button type="submit" loading={update.isPending}>Save rules</Button>
+        </div>
+      )}
     </form>
   );
 }

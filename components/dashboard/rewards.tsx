@@ -1,5 +1,6 @@
 "use client";
-// Rewards: every reward (paid, held, refused, with why), the pool ledger, and a manual grant.
+// Rewards: every reward (earned and where it stands, held, refused, reversed, with why), the
+// reversals with their reason and outcome, the pool ledger, a manual grant and (owner) a reverse action.
 import { useState, type FormEvent } from "react";
 import { useEnvironment } from "../environment";
 import { contractError, errorFor, fieldErrors, formError } from "../errors";
@@ -9,8 +10,9 @@ import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc } from "../trpc";
-import { reasonText } from "../reasons";
-import { Badge, Button, Card, cx, EmptyState, Field, Input, ListBody, LoadMore, Notice, PageHeader, Select, Table, Td, Th } from "../ui";
+import { reasonText, REVERSAL_OUTCOME, REVERSAL_SOURCE, REWARD_STATE } from "../reasons";
+import { Badge, Button, Card, cx, Dialog, EmptyState, Field, Input, ListBody, LoadMore, Notice, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
+import type { RouterOutputs } from "../trpc";
 import { ExportLink } from "./export-link";
 
 function GrantForm() {
@@ -23,9 +25,9 @@ function GrantForm() {
       void utils.rewards.invalidate();
       void utils.funding.balance.invalidate();
       if (r.status === "PAID") {
-        toast("success", `Paid ${formatEth(r.amountEth)} to ${r.participant.email ?? r.participant.referralCode}`);
+        toast("success", `${r.participant.email ?? r.participant.referralCode} earned ${formatEth(r.amountEth)} (${REWARD_STATE[r.state].word.toLowerCase()})`);
         setV({ recipient: "", amountEth: "", reason: "" });
-      } else toast("error", `Reward ${r.status.toLowerCase()}: ${r.reason ?? "see the list"}`);
+      } else toast("error", `Reward ${REWARD_STATE[r.state].word.toLowerCase()}: ${reasonText(r.reason) || "see the list"}`);
     },
   });
   const errs = fieldErrors(grant.error);
@@ -62,11 +64,71 @@ function GrantForm() {
 }
 
 const REWARD_STATUSES = ["PAID", "HELD", "REFUSED"] as const;
+const STATUS_WORD = { PAID: "Earned (any payout state)", HELD: "Held for review", REFUSED: "Refused" } as const;
 const REWARD_KINDS = ["REFERRAL", "BONUS", "MANUAL"] as const;
 const cap = (s: string) => s.charAt(0) + s.slice(1).toLowerCase();
+const personOf = (p: { name: string | null; email: string | null; externalId: string | null; referralCode: string }) => p.name ?? p.email ?? p.externalId ?? p.referralCode;
+
+type Reward = RouterOutputs["rewards"]["list"]["data"][number];
+const REVERSIBLE = new Set(["ON_HOLD", "PAYABLE", "IN_PAYOUT", "PAID_OUT"]);
+
+/** The owner reverses one earned reward, with a reason; the outcome depends on whether it was paid out. */
+function ReverseDialog({ reward, onClose }: { reward: Reward; onClose: () => void }) {
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const [reason, setReason] = useState("");
+  const reverse = trpc.rewards.reverse.useMutation({
+    onSuccess: (v) => {
+      void utils.rewards.invalidate();
+      void utils.funding.balance.invalidate();
+      void utils.participants.invalidate();
+      void utils.referrals.invalidate();
+      toast("success", `Reward reversed: ${REVERSAL_OUTCOME[v.outcome].toLowerCase()} (${formatEth(v.amountEth)})`);
+      onClose();
+    },
+  });
+  const errs = fieldErrors(reverse.error);
+  const top = formError(reverse.error, ["reason"]);
+  const paidOut = reward.state === "PAID_OUT" || reward.state === "IN_PAYOUT";
+  return (
+    <Dialog
+      open
+      onClose={onClose}
+      title="Reverse this reward?"
+      footer={
+        <>
+          <Button variant="ghost" onClick={onClose}>Keep it</Button>
+          <Button variant="danger" type="submit" form="reverse-reward" loading={reverse.isPending}>Reverse reward</Button>
+        </>
+      }
+    >
+      <form
+        id="reverse-reward"
+        noValidate
+        aria-label="Reverse a reward"
+        className="space-y-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          reverse.mutate({ rewardId: reward.rewardId, reason: reason.trim() });
+        }}
+      >
+        <p>
+          {personOf(reward.participant)} earned <strong>{formatEth(reward.amountEth)}</strong> ({REWARD_STATE[reward.state].word.toLowerCase()}).{" "}
+          {paidOut ? "It was already paid out: it becomes a clawback, offset from their next payouts." : "It was not paid out yet: its ETH goes back to the pool."}
+        </p>
+        <Field label="Reason" error={errorFor(errs, "reason")} hint="Shown in the reversals list and sent in the reward.reversed webhook.">
+          {(p) => <Textarea {...p} name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} rows={2} placeholder="Refunded order" />}
+        </Field>
+        {top && <p className="text-sm font-medium text-rose-600" role="alert">{top}</p>}
+      </form>
+    </Dialog>
+  );
+}
 
 function RewardsList() {
   const { env } = useEnvironment();
+  const { isOwner } = useMe();
+  const [reversing, setReversing] = useState<Reward | null>(null);
   const none = { status: "", kind: "", from: "", to: "" };
   const [draft, setDraft] = useState(none);
   const [applied, setApplied] = useState(none);
@@ -100,7 +162,7 @@ function RewardsList() {
           {(p) => (
             <Select {...p} name="status" value={draft.status} onChange={set("status")}>
               <option value="">All statuses</option>
-              {REWARD_STATUSES.map((s) => <option key={s} value={s}>{cap(s)}</option>)}
+              {REWARD_STATUSES.map((s) => <option key={s} value={s}>{STATUS_WORD[s]}</option>)}
             </Select>
           )}
         </Field>
@@ -121,41 +183,96 @@ function RewardsList() {
       </form>
       <ExportLink kind="rewards" query={filters} />
     </div>
-  return (
     <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={!rows.length} label="rewards" empty={filtered ? <EmptyState icon={<Icon name="gift" className="h-8 w-8" />} title="No rewards match these filters">Try another status or clear the filters.</EmptyState> : <EmptyState icon={<Icon name="gift" className="h-8 w-8" />} title="No rewards yet">Rewards appear when referred users send qualifying events, or when you grant one.</EmptyState>}>
       <Table label="Rewards">
         <thead>
           <tr>
             <Th>Recipient</Th>
             <Th>Kind</Th>
-            <Th>Status</Th>
-            <Th className="text-right">Paid</Th>
+            <Th>State</Th>
+            <Th className="text-right">Amount</Th>
             <Th>Why</Th>
             <Th>When</Th>
+            {isOwner && <Th className="text-right"><span className="sr-only">Actions</span></Th>}
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
           {rows.map((r) => (
-            <tr key={r.rewardId} data-testid="reward-row" data-status={r.status}>
+            <tr key={r.rewardId} data-testid="reward-row" data-status={r.status} data-state={r.state}>
               <Td>
-                <div className="font-medium text-slate-900">{r.participant.name ?? r.participant.email ?? r.participant.externalId ?? r.participant.referralCode}</div>
+                <div className="font-medium break-words text-slate-900">{personOf(r.participant)}</div>
                 <div className="font-mono text-xs text-slate-500">{r.participant.referralCode}</div>
               </Td>
-              <Td><Badge color="gray">{r.kind}</Badge></Td>
-              <Td><Badge>{r.status}</Badge></Td>
-              <Td className="text-right font-medium whitespace-nowrap">
-                {formatEth(r.amountEth)}
-                {r.requestedEth !== r.amountEth && <div className="text-xs font-normal text-slate-500">asked {formatEth(r.requestedEth)}</div>}
+              <Td><Badge color="gray">{cap(r.kind)}</Badge></Td>
+              <Td><span title={REWARD_STATE[r.state].means}><Badge color={REWARD_STATE[r.state].color}>{REWARD_STATE[r.state].word}</Badge></span></Td>
+              <Td className={cx("text-right font-medium break-all", r.state === "REVERSED" && "text-slate-500 line-through")}>
+                {formatEth(r.state === "HELD_FOR_REVIEW" || r.state === "REFUSED" ? r.requestedEth : r.amountEth)}
+                {r.status === "PAID" && r.requestedEth !== r.amountEth && <div className="text-xs font-normal text-slate-500 no-underline">asked {formatEth(r.requestedEth)}</div>}
               </Td>
-              <Td className="max-w-56 text-xs"><span className="line-clamp-2">{[reasonText(r.reason), r.note].filter(Boolean).join(" · ") || "—"}</span></Td>
-              <Td className="text-xs whitespace-nowrap">{formatDateTime(r.paidAt ?? r.createdAt)}</Td>
+              <Td className="max-w-56 text-xs">
+                <span className="line-clamp-3">
+                  {r.state === "REVERSED" ? `Reversed: ${r.reversalReason ?? "no reason given"}` : [reasonText(r.reason), r.note].filter(Boolean).join(" · ") || "—"}
+                </span>
+              </Td>
+              <Td className="text-xs whitespace-nowrap">{formatDateTime(r.reversedAt ?? r.paidAt ?? r.createdAt)}</Td>
+              {isOwner && (
+                <Td className="text-right">
+                  {REVERSIBLE.has(r.state) && <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setReversing(r)}>Reverse</Button>}
+                </Td>
+              )}
             </tr>
           ))}
         </tbody>
       </Table>
       <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
     </ListBody>
+    {reversing && <ReverseDialog reward={reversing} onClose={() => setReversing(null)} />}
     </>
+  );
+}
+
+/** Every reversal of the environment: whose reward, how much, why, and what happened to the ETH. */
+function Reversals() {
+  const { env } = useEnvironment();
+  const { cursors, add } = useCursors(env);
+  const q = combinePages(trpc.useQueries((t) => cursors.map((cursor) => t.rewards.reversals({ environment: env, limit: 25, ...(cursor ? { cursor } : {}) }))), add);
+  const rows = q.rows;
+  return (
+    <Card title="Reversals" description="Earned rewards taken back (refunds, chargebacks, staff), with the reason and what happened to the ETH." bodyClassName="p-5 pt-0">
+      <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={!rows.length} label="reversals" rows={2} empty={<EmptyState title="No reversals">Rewards are reversed by a reversal event (Configuration), POST /sdk/rewards/reverse, or the Reverse button above.</EmptyState>}>
+        <>
+          <Table label="Reversals">
+            <thead>
+              <tr>
+                <Th>Participant</Th>
+                <Th className="text-right">Amount</Th>
+                <Th>Reason</Th>
+                <Th>Outcome</Th>
+                <Th>When</Th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {rows.map((v) => (
+                <tr key={v.reversalId} data-testid="reversal-row" data-outcome={v.outcome}>
+                  <Td>
+                    <div className="font-medium break-words text-slate-900">{personOf(v.participant)}</div>
+                    <div className="text-xs text-slate-500">{cap(v.rewardKind)} reward</div>
+                  </Td>
+                  <Td className="text-right font-medium break-all">{formatEth(v.amountEth)}</Td>
+                  <Td className="max-w-64 text-xs break-words">
+                    {v.reason}
+                    <div className="text-slate-500">by {REVERSAL_SOURCE[v.source]}{v.eventName ? ` “${v.eventName}”` : ""}</div>
+                  </Td>
+                  <Td className="text-xs"><Badge color={v.outcome === "CLAWBACK" ? "amber" : "gray"}>{REVERSAL_OUTCOME[v.outcome]}</Badge></Td>
+                  <Td className="text-xs whitespace-nowrap">{formatDateTime(v.createdAt)}</Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+          <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
+        </>
+      </ListBody>
+    </Card>
   );
 }
 
@@ -205,7 +322,7 @@ export function RewardsPage() {
   const { env } = useEnvironment();
   return (
     <>
-      <PageHeader title="Rewards" description={`What your ${env === "TEST" ? "test" : "live"} pool paid, held or refused, and why.`} />
+      <PageHeader title="Rewards" description={`What participants earned from your ${env === "TEST" ? "test" : "live"} pool and where each reward stands (on hold, payable, paid out, reversed), what was held or refused, and why.`} />
       <div className="space-y-6">
         {isOwner && (
           <Card title="Grant a reward" description="Manual rewards follow the same daily cap and pool balance rules.">
@@ -215,6 +332,7 @@ export function RewardsPage() {
         <Card title="Rewards" bodyClassName="p-5 pt-0">
           <RewardsList />
         </Card>
+        <Reversals />
         <Ledger />
       </div>
     </>

@@ -6,7 +6,7 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { bearer } from "better-auth/plugins/bearer";
 import { db } from "../db/client";
-import { getInvitation, onUserSignedUp, pendingInvitationFor } from "../domain/members/service";
+import { getInvitation, onUserSignedUp } from "../domain/members/service";
 import { CLIENT_IP_HEADER } from "../shared/client-ip";
 import { appOrigins } from "./csrf";
 import { inspectJson } from "../shared/json-guard";
@@ -38,15 +38,17 @@ export const auth = betterAuth({
       if (ctx.path !== "/sign-up/email") return;
       const body = (ctx.body ?? {}) as { email?: unknown; businessName?: unknown; inviteToken?: unknown };
       const businessName = typeof body.businessName === "string" ? body.businessName.trim() : "";
-      if (typeof body.inviteToken === "string") {
+      // Only the invitation's token joins a business; an invited email without it gets its own.
+      const inviteToken = typeof body.inviteToken === "string" ? body.inviteToken : null;
+      const invited = inviteToken !== null;
+      if (inviteToken !== null) {
         // Signing up through an invitation link: the link must be valid and for this email.
-        const invitation = await getInvitation(body.inviteToken).catch(() => null);
+        const invitation = await getInvitation(inviteToken).catch(() => null);
         if (!invitation) throw new APIError("BAD_REQUEST", { message: "This invitation link is not valid: it was used, cancelled or has expired. Ask the owner for a new one.", code: "INVALID_INVITATION" });
         if (typeof body.email !== "string" || body.email.trim().toLowerCase() !== invitation.email) {
           throw new APIError("BAD_REQUEST", { message: `This invitation is for ${invitation.email}: sign up with that email.`, code: "INVITATION_EMAIL_MISMATCH" });
         }
       }
-      const invited = typeof body.email === "string" && (await pendingInvitationFor(body.email));
       if (!invited && (businessName.length < 1 || businessName.length > 120)) {
         throw new APIError("BAD_REQUEST", { message: "businessName is required (1–120 characters)", code: "VALIDATION_ERROR" });
       }
@@ -56,8 +58,9 @@ export const auth = betterAuth({
     user: {
       create: {
         after: async (user, ctx) => {
-          const body = (ctx?.body ?? {}) as { businessName?: unknown };
-          await onUserSignedUp({ id: user.id, email: user.email }, typeof body.businessName === "string" ? body.businessName.trim() : "");
+          const body = (ctx?.body ?? {}) as { businessName?: unknown; inviteToken?: unknown };
+          const inviteToken = typeof body.inviteToken === "string" ? body.inviteToken : null;
+          await onUserSignedUp({ id: user.id, email: user.email }, typeof body.businessName === "string" ? body.businessName.trim() : "", inviteToken);
         },
       },
     },

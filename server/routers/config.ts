@@ -1,4 +1,5 @@
-import { configOutput, getConfigInput, updateGeneralInput, updateSpendInput } from "../domain/config/schemas";
+import { changesPay, configOutput, getConfigInput, updateGeneralInput, updateSpendInput } from "../domain/config/schemas";
+import { assertCanChangeMoney } from "../domain/members/service";
 import { getConfig, updateGeneralConfig, updateSpendConfig } from "../domain/config/service";
 import { businessProcedure, ownerProcedure, router } from "../trpc/init";
 
@@ -9,10 +10,13 @@ export const configRouter = router({
     .output(configOutput)
     .query(({ ctx, input }) => getConfig(ctx.businessId, input.environment)),
   updateGeneral: businessProcedure
-    .meta({ openapi: { method: "PATCH", path: "/business/config/general", tags: ["config"], summary: "Update general configuration (any member)", protect: true } })
+    .meta({ openapi: { method: "PATCH", path: "/business/config/general", tags: ["config"], summary: "Update general configuration (name, website, processing: any member; reward fields: owner or admin)", protect: true } })
     .input(updateGeneralInput)
     .output(configOutput)
-    .mutation(({ ctx, input }) => updateGeneralConfig(ctx.businessId, input)),
+    .mutation(({ ctx, input }) => {
+      if (changesPay(input)) assertCanChangeMoney(ctx.membership.role);
+      return updateGeneralConfig(ctx.businessId, input);
+    }),
   updateSpend: ownerProcedure
     .meta({ openapi: { method: "PATCH", path: "/business/config/spend", tags: ["config"], summary: "Update spend configuration (owner)", protect: true } })
     .input(updateSpendInput)

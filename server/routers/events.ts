@@ -2,7 +2,7 @@ import { z } from "zod";
 import { changeEventStatusInput, createEventInput, eventDecisionPreviewOutput, eventIdInput, eventOutput, listEventsInput, listEventsOutput, previewEventDecisionInput, rewardOutcomeOutput } from "../domain/events/schemas";
 import { changeEventStatus, createEvent, getEvent, listEvents, previewEventDecision } from "../domain/events/service";
 import { trackQueuedOutput, trackSyncOutput } from "../domain/tracking/schemas";
-import { businessProcedure, router } from "../trpc/init";
+import { adminProcedure, businessProcedure, router } from "../trpc/init";
 
 export const eventsRouter = router({
   list: businessProcedure
@@ -15,8 +15,8 @@ export const eventsRouter = router({
     .input(eventIdInput)
     .output(eventOutput)
     .query(({ ctx, input }) => getEvent(ctx.businessId, input.eventId)),
-  create: businessProcedure
-    .meta({ openapi: { method: "POST", path: "/business/events", tags: ["events"], summary: "Create an event through the /track pipeline", protect: true } })
+  create: adminProcedure
+    .meta({ openapi: { method: "POST", path: "/business/events", tags: ["events"], summary: "Create an event through the /track pipeline (owner or admin: it may pay rewards)", protect: true } })
     .input(createEventInput)
     .output(z.union([trackSyncOutput, trackQueuedOutput]))
     .mutation(({ ctx, input }) => createEvent(ctx.businessId, input)),

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { getCurrentMember } from "../domain/members/current";
+import { memberRole } from "../domain/members/schemas";
 import { businessProcedure, router } from "../trpc/init";
 
 const meOutput = z.object({
   user: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }),
   business: z.object({ businessId: z.string(), name: z.string() }),
-  role: z.enum(["OWNER", "MEMBER"]),
+  role: memberRole,
 });
 
 export const meRouter = router({

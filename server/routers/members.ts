@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { addMemberInput, invitationOutput, invitationTokenInput, memberIdInput, memberOutput } from "../domain/members/schemas";
-import { addMember, getInvitation, listMembers, removeMember, renewInviteLink, transferOwnership } from "../domain/members/service";
+import { addMemberInput, changeMemberRoleInput, invitationOutput, invitationTokenInput, memberIdInput, memberOutput } from "../domain/members/schemas";
+import { addMember, changeMemberRole, getInvitation, listMembers, removeMember, renewInviteLink, transferOwnership } from "../domain/members/service";
 import { env } from "../shared/env";
 import { businessProcedure, ownerProcedure, publicProcedure, router } from "../trpc/init";
 
@@ -20,6 +20,11 @@ export const membersRouter = router({
     .input(memberIdInput)
     .output(memberOutput)
     .mutation(({ ctx, input }) => renewInviteLink(ctx.businessId, input.memberId, env.appUrl)),
+  changeRole: ownerProcedure
+    .meta({ openapi: { method: "PATCH", path: "/business/members/{memberId}", tags: ["members"], summary: "Make a member an ADMIN (may change what the pool pays) or a MEMBER (reads and reviews) (owner)", protect: true } })
+    .input(changeMemberRoleInput)
+    .output(memberOutput)
+    .mutation(({ ctx, input }) => changeMemberRole(ctx.businessId, input.memberId, input.role)),
   remove: ownerProcedure
     .meta({ openapi: { method: "DELETE", path: "/business/members/{memberId}", tags: ["members"], summary: "Remove a member or cancel an invitation (owner)", protect: true } })
     .input(memberIdInput)

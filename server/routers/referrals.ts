@@ -5,7 +5,7 @@ import { referralSettingsOutput, updateReferralSettingsInput } from "../domain/r
 import { getReferralSettings, updateReferralSettings } from "../domain/referral-settings/service";
 import { listBusinessReferralsInput, listBusinessReferralsOutput, referralDetailOutput, referralIdInput } from "../domain/referrals/browse-schemas";
 import { getBusinessReferral, listBusinessReferrals } from "../domain/referrals/browse";
-import { businessProcedure, router } from "../trpc/init";
+import { adminProcedure, businessProcedure, router } from "../trpc/init";
 
 export const referralsRouter = router({
   settings: businessProcedure
@@ -13,8 +13,8 @@ export const referralsRouter = router({
     .input(z.object({}))
     .output(referralSettingsOutput)
     .query(({ ctx }) => getReferralSettings(ctx.businessId)),
-  updateSettings: businessProcedure
-    .meta({ openapi: { method: "PATCH", path: "/business/referrals/settings", tags: ["referrals"], summary: "Update anti-abuse referral settings", protect: true } })
+  updateSettings: adminProcedure
+    .meta({ openapi: { method: "PATCH", path: "/business/referrals/settings", tags: ["referrals"], summary: "Update anti-abuse referral settings (owner or admin)", protect: true } })
     .input(updateReferralSettingsInput)
     .output(referralSettingsOutput)
     .mutation(({ ctx, input }) => updateReferralSettings(ctx.businessId, input)),

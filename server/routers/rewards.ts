@@ -3,6 +3,9 @@ import { listLedgerInput, listLedgerOutput } from "../domain/ledger/schemas";
 import { listLedger } from "../domain/ledger/list";
 import { createRewardInput, createRewardOutput, listRewardsInput, listRewardsOutput, rewardOutput } from "../domain/rewards/schemas";
 import { getOwnedReward, grantManualReward, listRewards } from "../domain/rewards/service";
+import { listReversalsInput, listReversalsOutput, reverseRewardInput, reverseRewardOutput } from "../domain/payouts/reversal-schemas";
+import { getReversal, listReversals } from "../domain/payouts/reversal-list";
+import { reverseOneReward } from "../domain/payouts/reversals";
 import { businessProcedure, ownerProcedure, router } from "../trpc/init";
 
 export const rewardsRouter = router({
@@ -21,6 +24,19 @@ export const rewardsRouter = router({
     .input(z.strictObject({ rewardId: z.string().min(1).max(64) }))
     .output(rewardOutput)
     .query(({ ctx, input }) => getOwnedReward(ctx.businessId, input.rewardId)),
+  reverse: ownerProcedure
+    .meta({ openapi: { method: "POST", path: "/business/rewards/{rewardId}/reverse", tags: ["rewards"], summary: "Reverse an earned reward (owner): back to the pool if not paid out, else a clawback offset by the next payouts", protect: true } })
+    .input(reverseRewardInput)
+    .output(reverseRewardOutput)
+    .mutation(async ({ ctx, input }) => {
+      const r = await reverseOneReward(ctx.businessId, input.rewardId, input.reason, ctx.user.id);
+      return { ...(await getReversal(ctx.businessId, r.reversalId)), balanceEth: r.balanceEth };
+    }),
+  reversals: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/reversals", tags: ["rewards"], summary: "Reversals, newest first, with reason and outcome (filters, cursor pagination)", protect: true } })
+    .input(listReversalsInput)
+    .output(listReversalsOutput)
+    .query(({ ctx, input }) => listReversals(ctx.businessId, input)),
   ledger: businessProcedure
     .meta({ openapi: { method: "GET", path: "/business/ledger", tags: ["rewards"], summary: "Pool ledger entries and balance of one environment", protect: true } })
     .input(listLedgerInput)

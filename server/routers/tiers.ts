@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { createTierInput, tierCategorizationInput, tierCategorizationOutput, tierIdInput, tierOutput, updateTierInput } from "../domain/tiers/schemas";
 import { createTier, deleteTier, listTiers, tierCategorization, updateTier } from "../domain/tiers/service";
-import { businessProcedure, router } from "../trpc/init";
+import { adminProcedure, businessProcedure, router } from "../trpc/init";
 
 export const tiersRouter = router({
   list: businessProcedure
@@ -9,18 +9,18 @@ export const tiersRouter = router({
     .input(z.object({}))
     .output(z.object({ data: z.array(tierOutput), nextCursor: z.null() }))
     .query(async ({ ctx }) => ({ data: await listTiers(ctx.businessId), nextCursor: null })),
-  create: businessProcedure
-    .meta({ openapi: { method: "POST", path: "/business/config/tiers", tags: ["tiers"], summary: "Create a tier (thresholds must be distinct)", protect: true } })
+  create: adminProcedure
+    .meta({ openapi: { method: "POST", path: "/business/config/tiers", tags: ["tiers"], summary: "Create a tier (thresholds must be distinct; owner or admin)", protect: true } })
     .input(createTierInput)
     .output(tierOutput)
     .mutation(({ ctx, input }) => createTier(ctx.businessId, input)),
-  update: businessProcedure
-    .meta({ openapi: { method: "PATCH", path: "/business/config/tiers/{tierId}", tags: ["tiers"], summary: "Update a tier", protect: true } })
+  update: adminProcedure
+    .meta({ openapi: { method: "PATCH", path: "/business/config/tiers/{tierId}", tags: ["tiers"], summary: "Update a tier (owner or admin)", protect: true } })
     .input(updateTierInput)
     .output(tierOutput)
     .mutation(({ ctx, input }) => updateTier(ctx.businessId, input)),
-  delete: businessProcedure
-    .meta({ openapi: { method: "DELETE", path: "/business/config/tiers/{tierId}", tags: ["tiers"], summary: "Delete a tier", protect: true } })
+  delete: adminProcedure
+    .meta({ openapi: { method: "DELETE", path: "/business/config/tiers/{tierId}", tags: ["tiers"], summary: "Delete a tier (owner or admin)", protect: true } })
     .input(tierIdInput)
     .output(tierOutput)
     .mutation(({ ctx, input }) => deleteTier(ctx.businessId, input.tierId)),

@@ -1,11 +1,11 @@
 // Builds tRPC: context, the error formatter that carries the contract's error body, and the
-// procedures every router composes: public, business (session + role BUSINESS + membership)
-// and owner (business + owner of the business).
+// procedures every router composes: public, business (session + role BUSINESS + membership),
+// admin (business + owner or ADMIN: what changes what the pool pays) and owner.
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { assertSameOrigin } from "../auth/csrf";
 import { resolveSession, type SessionUser } from "../auth/session";
-import { findMembership } from "../domain/members/service";
+import { assertCanChangeMoney, findMembership } from "../domain/members/service";
 import { AppError, ERROR_CODES, toAppError, type ErrorCode } from "../shared/errors";
 import { assertCleanJson } from "../shared/json-guard";
 
@@ -89,6 +89,12 @@ export async function requireBusinessCaller(session: () => Promise<SessionUser |
 }
 
 export const businessProcedure = publicProcedure.use(async ({ ctx, next }) => next({ ctx: await requireBusinessCaller(ctx.session) }));
+
+/** Changes what the pool pays (amounts, tiers, referral rules, recorded events): the owner or an admin. */
+export const adminProcedure = businessProcedure.use(async ({ ctx, next }) => {
+  assertCanChangeMoney(ctx.membership.role);
+  return next();
+});
 
 export const ownerProcedure = businessProcedure.use(async ({ ctx, next }) => {
   if ((ctx.membership).role !== "OWNER") throw new AppError("NOT_OWNER", "Only the owner of the business can do this");

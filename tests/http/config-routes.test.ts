@@ -4,10 +4,14 @@ import { signUp } from "../support/http";
 import { addMember } from "./rewards-helpers";
 
 describe("PATCH /business/config/general and /spend", () => {
-  it("updates general fields (any member) and returns the whole config", async () => {
+  it("updates general fields (reward fields: owner or admin) and returns the whole config", async () => {
     const owner = await signUp({ businessName: "Before" });
     const member = await addMember(owner);
-    const r = await member.call("PATCH", "/business/config/general", {
+    const denied = await member.call("PATCH", "/business/config/general", { referralRewardEth: "0.4" });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe("NOT_OWNER");
+    const admin = await addMember(owner, "ADMIN");
+    const r = await admin.call("PATCH", "/business/config/general", {
       businessName: "After",
       website: "https://after.example.com",
       rewardStrategy: "TIERED",

@@ -121,7 +121,7 @@ describe("members and ownership", () => {
     expect(added.status).toBe(200);
     expect(added.body).toMatchObject({ email: memberEmail, role: "MEMBER", status: "INVITED" });
 
-    const member = await signUp({ email: memberEmail, businessName: "ignored" });
+    const member = await signUp({ email: memberEmail, inviteUrl: added.body.inviteUrl });
     const cfg = await member.call("GET", "/business/config");
     expect(cfg.status).toBe(200);
     expect(cfg.body.general.businessName).toBe("Team Co");

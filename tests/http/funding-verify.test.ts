@@ -173,8 +173,9 @@ describe("POST /business/funding/verify", () => {
   it("is owner-only: a member gets 403 NOT_OWNER but may read the balance", async () => {
     const owner = await signUp();
     const memberEmail = uniqueEmail("member");
-    expect((await owner.call("POST", "/business/members", { email: memberEmail })).status).toBe(200);
-    const member = await signUp({ email: memberEmail });
+    const invited = await owner.call("POST", "/business/members", { email: memberEmail });
+    expect(invited.status).toBe(200);
+    const member = await signUp({ email: memberEmail, inviteUrl: invited.body.inviteUrl });
     const hash = await sendEth(await testDepositAddress(owner), "1");
     const r = await verify(member, { txHash: hash, environment: "TEST" });
     expect(r.status).toBe(403);
@@ -244,8 +245,8 @@ describe("POST /business/funding/test-deposit", () => {
       expect(r.body.error.code).toBe("VALIDATION_ERROR");
     }
     const memberEmail = uniqueEmail("member");
-    await owner.call("POST", "/business/members", { email: memberEmail });
-    const member = await signUp({ email: memberEmail });
+    const invited = await owner.call("POST", "/business/members", { email: memberEmail });
+    const member = await signUp({ email: memberEmail, inviteUrl: invited.body.inviteUrl });
     expect((await member.call("POST", "/business/funding/test-deposit", { amountEth: "1" })).status).toBe(403);
   });
 });

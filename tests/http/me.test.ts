@@ -20,8 +20,9 @@ describe("GET /business/me", () => {
     });
 
     const memberEmail = uniqueEmail("member");
-    expect((await owner.call("POST", "/business/members", { email: memberEmail })).status).toBe(200);
-    const member = await signUp({ email: memberEmail, businessName: "ignored" });
+    const invited = await owner.call("POST", "/business/members", { email: memberEmail });
+    expect(invited.status).toBe(200);
+    const member = await signUp({ email: memberEmail, inviteUrl: invited.body.inviteUrl });
     const mine = await member.call("GET", "/business/me");
     expect(mine.status).toBe(200);
     expect(mine.body.role).toBe("MEMBER");

@@ -50,10 +50,10 @@ export async function balanceEth(owner: Owner, environment: "TEST" | "LIVE" = "T
   return r.body.balanceEth as string;
 }
 
-/** Invites a member and signs them up: their session belongs to the owner's business. */
-export async function addMember(owner: Owner) {
+/** Invites a member (or an admin) and signs them up through the link: their session belongs to the owner's business. */
+export async function addMember(owner: Owner, role: "MEMBER" | "ADMIN" = "MEMBER") {
   const email = uniqueEmail("member");
-  const r = await owner.call("POST", "/business/members", { email });
+  const r = await owner.call("POST", "/business/members", { email, role });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return signUp({ email });
+  return signUp({ email, inviteUrl: r.body.inviteUrl });
 }

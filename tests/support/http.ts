@@ -14,18 +14,28 @@ export interface Owner {
 
 export const uniqueEmail = (tag = "user") => `${tag}-${randomBytes(6).toString("hex")}@example.com`;
 
-export async function signUp(opts: { email?: string; businessName?: string; name?: string; url?: string } = {}): Promise<Owner> {
+/** Signs up a new business owner, or (with `inviteUrl`, the link POST /business/members answered) joins that business. */
+export async function signUp(opts: { email?: string; businessName?: string; name?: string; url?: string; inviteUrl?: string } = {}): Promise<Owner> {
   const url = opts.url ?? baseUrl();
   const email = opts.email ?? uniqueEmail("owner");
+  const joining = opts.inviteUrl ? { inviteToken: new URL(opts.inviteUrl).searchParams.get("invite") } : { businessName: opts.businessName ?? "Acme Test" };
   const res = await fetch(`${url}/api/auth/sign-up/email`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: url },
-    body: JSON.stringify({ email, password: "correct-horse-battery", name: "Test Owner", businessName: opts.businessName ?? "Acme Test" }),
+    body: JSON.stringify({ email, password: "correct-horse-battery", name: "Test Owner", ...joining }),
   });
   const body = (await res.json()) as { token?: string; user?: { id: string } };
   if (!res.ok || !body.token) throw new Error(`sign-up failed: ${res.status} ${JSON.stringify(body)}`);
   const token = body.token;
   return { token, email, userId: body.user!.id, call: (m, p, b) => request(url, m, p, b, { authorization: `Bearer ${token}` }) };
+}
+
+/** Invites a new email into the owner's business (as MEMBER or ADMIN) and signs it up through the link. */
+export async function inviteMember(owner: Owner, role: "MEMBER" | "ADMIN" = "MEMBER"): Promise<Owner> {
+  const email = uniqueEmail(role.toLowerCase());
+  const r = await owner.call("POST", "/business/members", { email, role });
+  if (r.status !== 200) throw new Error(`invite failed: ${r.status} ${JSON.stringify(r.body)}`);
+  return signUp({ email, inviteUrl: r.body.inviteUrl });
 }
 
 export async function request(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {

@@ -54,8 +54,12 @@ export const referralStatsOutput = z.object({
   byStatus: z.object({ PENDING: z.number().int(), QUALIFIED: z.number().int(), REWARDED: z.number().int(), FLAGGED: z.number().int(), REJECTED: z.number().int() }),
   /** (QUALIFIED + REWARDED) / total, 0 when there are none. */
   conversionRate: z.number(),
-  /** Every PAID reward of the environment (referral, bonus and manual). */
+  /** Every PAID reward of the environment (referral, bonus and manual), reversed ones included. */
   ethRewarded: z.string(),
+  /** Of those, taken back by reversals (refunds, chargebacks, staff). */
+  ethReversed: z.string(),
+  /** ethRewarded − ethReversed: what participants earned, the sum of their `earnedEth`. */
+  ethEarned: z.string(),
   ethRewardedByKind: z.object({ REFERRAL: z.string(), BONUS: z.string(), MANUAL: z.string() }),
   /** Rejected referrals by reason (SELF_REFERRAL, DISPOSABLE_EMAIL, …). */
   rejectedReferralsByReason: z.record(z.string(), z.number().int()),

@@ -69,6 +69,10 @@ export const updateGeneralInput = z.strictObject({
 });
 export type UpdateGeneralInput = z.infer<typeof updateGeneralInput>;
 
+/** The general fields that change what the pool pays: the owner or an admin only. */
+export const PAYING_GENERAL_FIELDS = ["rewardStrategy", "referralRewardEth", "bonusEth", "qualifyingEvents", "reversalEvents"] as const;
+export const changesPay = (input: UpdateGeneralInput) => PAYING_GENERAL_FIELDS.some((f) => input[f] !== undefined);
+
 /** PATCH /business/config/spend (owner): caps take null for "no cap". */
 export const updateSpendInput = z.strictObject({
   environment: targetEnvironment,

@@ -7,6 +7,7 @@ import { weiToEth } from "../../shared/money";
 import type { ListBusinessReferralsInput } from "../referrals/browse-schemas";
 import { referralWhere } from "../referrals/browse";
 import { rewardWhere, type RewardFilters } from "../rewards/service";
+import { rewardStateOf } from "../rewards/state";
 import type { ListPayoutsInput } from "../payouts/schemas";
 
 const BATCH = 500;
@@ -43,10 +44,11 @@ export async function* referralsCsv(businessId: string, q: Omit<ListBusinessRefe
 }
 
 export async function* rewardsCsv(businessId: string, q: RewardFilters): AsyncGenerator<string> {
-  yield csvLine(["rewardId", "environment", "kind", "status", "reason", "requestedEth", "amountEth", "recipientName", "recipientEmail", "recipientUserId", "recipientCode", "eventId", "referralId", "note", "createdAt", "paidAt"]);
+  // state (REVERSED, PAID_OUT, …), reversedAt and reversalReason: a reversed reward reads reversed here too.
+  yield csvLine(["rewardId", "environment", "kind", "status", "reason", "requestedEth", "amountEth", "recipientName", "recipientEmail", "recipientUserId", "recipientCode", "eventId", "referralId", "note", "createdAt", "paidAt", "state", "reversedAt", "reversalReason"]);
   const where = rewardWhere(businessId, q);
   for await (const w of pages((a) => db.reward.findMany({ ...a, where, include: { participant: true } }))) {
-    yield csvLine([w.id, w.environment, w.kind, w.status, w.reason, weiToEth(w.requestedWei), weiToEth(w.amountWei), ...who(w.participant), w.eventId, w.referralId, w.note, w.createdAt, w.paidAt]);
+    yield csvLine([w.id, w.environment, w.kind, w.status, w.reason, weiToEth(w.requestedWei), weiToEth(w.amountWei), ...who(w.participant), w.eventId, w.referralId, w.note, w.createdAt, w.paidAt, rewardStateOf(w), w.reversedAt, w.reversalReason]);
   }
 }
 

@@ -2,12 +2,13 @@
 // role in it, so the UI can hide owner-only actions from members (the server still enforces them).
 import { db } from "../../db/client";
 import { AppError } from "../../shared/errors";
+import type { MemberRole } from "./schemas";
 import type { Membership } from "./service";
 
 export interface CurrentMember {
   user: { id: string; email: string; name: string | null };
   business: { businessId: string; name: string };
-  role: "OWNER" | "MEMBER";
+  role: MemberRole;
 }
 
 export async function getCurrentMember(user: { id: string; email: string; name?: string }, membership: Membership): Promise<CurrentMember> {

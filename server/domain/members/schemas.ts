@@ -1,16 +1,25 @@
 import { z } from "zod";
 
+/** OWNER: everything. ADMIN: also what changes what the pool pays. MEMBER: reads and reviews. */
+export const memberRole = z.enum(["OWNER", "ADMIN", "MEMBER"]);
+export type MemberRole = z.infer<typeof memberRole>;
+/** The roles the owner can give (ownership moves only through a transfer). */
+const grantableRole = z.enum(["ADMIN", "MEMBER"]);
+
 export const addMemberInput = z.strictObject({
   email: z.email().max(254).transform((e) => e.toLowerCase()),
-  role: z.enum(["MEMBER"]).default("MEMBER"),
+  role: grantableRole.default("MEMBER"),
 });
+
+/** PATCH /business/members/{memberId}: the owner makes a member an admin or back. */
+export const changeMemberRoleInput = z.strictObject({ memberId: z.string().min(1).max(64), role: grantableRole });
 
 export const memberOutput = z.object({
   memberId: z.string(),
   userId: z.string().nullable(),
   email: z.string(),
   name: z.string().nullable(),
-  role: z.enum(["OWNER", "MEMBER"]),
+  role: memberRole,
   status: z.enum(["INVITED", "ACTIVE"]),
   /** When the invitation link stops working (INVITED only). */
   inviteExpiresAt: z.string().nullable(),

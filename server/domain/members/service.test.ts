@@ -39,9 +39,27 @@ describe("members", () => {
     await expect(getInvitation(second)).resolves.toMatchObject({ email });
 
     const mia = await user(email);
-    await onUserSignedUp(mia, "");
+    await onUserSignedUp(mia, "", second);
     expect(await findMembership(mia.id)).toMatchObject({ businessId, role: "MEMBER" });
     await expect(getInvitation(second)).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("an invited email joins only with its invitation's token, not by the email alone nor with another invitation's token", async () => {
+    const { businessId } = await ownerBusiness();
+    const email = `eve-${hex()}@example.com`;
+    const invited = await addMember(businessId, { email, role: "ADMIN" }, APP);
+    const other = await addMember(businessId, { email: `other-${hex()}@example.com`, role: "MEMBER" }, APP);
+    const eve = await user(email);
+    await onUserSignedUp(eve, "Eve Shop");
+    expect((await findMembership(eve.id))?.businessId).not.toBe(businessId);
+    const eve2 = await user(`eve2-${hex()}@example.com`);
+    await onUserSignedUp(eve2, "Eve Two", tokenOf(invited.inviteUrl));
+    expect((await findMembership(eve2.id))?.businessId).not.toBe(businessId);
+    const again = await user(`x-${hex()}@example.com`);
+    await onUserSignedUp(again, "X", tokenOf(other.inviteUrl));
+    expect((await findMembership(again.id))?.role).toBe("OWNER");
+    // The invitation still waits for its person.
+    await expect(getInvitation(tokenOf(invited.inviteUrl))).resolves.toMatchObject({ email });
   });
 
   it("an expired invitation neither opens nor lets its email join", async () => {
@@ -51,7 +69,7 @@ describe("members", () => {
     await db.member.update({ where: { id: invited.memberId }, data: { inviteExpiresAt: new Date(Date.now() - 1000) } });
     await expect(getInvitation(tokenOf(invited.inviteUrl))).rejects.toMatchObject({ code: "NOT_FOUND" });
     const late = await user(email);
-    await onUserSignedUp(late, "Own Shop");
+    await onUserSignedUp(late, "Own Shop", tokenOf(invited.inviteUrl));
     const m = await findMembership(late.id);
     expect(m?.businessId).not.toBe(businessId);
     expect(m?.role).toBe("OWNER");

@@ -1,11 +1,12 @@
 // Businesses and the people who run them. Sign-up creates a business owned by the new user,
-// unless an owner invited that email first, in which case the user joins that business.
+// unless it comes with the token of an invitation for that email (the link the owner sent), in
+// which case the user joins that business: an invited email alone never joins.
 // Invitations carry a one-time link (only the SHA-256 of its token is stored) that expires after
 // INVITE_TTL_DAYS; the owner can remove members, cancel invitations and hand over ownership.
 import { createHash, randomBytes } from "node:crypto";
 import { db } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
-import type { InvitationOutput, MemberOutput } from "./schemas";
+import type { InvitationOutput, MemberOutput, MemberRole } from "./schemas";
 
 const INVITE_TTL_DAYS = 7;
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
@@ -18,16 +19,22 @@ function newInvite(now = new Date()) {
 export interface Membership {
   memberId: string;
   businessId: string;
-  role: "OWNER" | "MEMBER";
+  role: MemberRole;
 }
 
-/** An unexpired, unused invitation for this email (the email is the one the owner typed). */
-const pendingWhere = (email: string) => ({ email: email.toLowerCase(), status: "INVITED" as const, userId: null, OR: [{ inviteExpiresAt: null }, { inviteExpiresAt: { gt: new Date() } }] });
-
-export async function pendingInvitationFor(email: string): Promise<boolean> {
-  const m = await db.member.findFirst({ where: pendingWhere(email) });
-  return !!m;
+/** Who may change what the pool pays (reward amounts, tiers, referral rules, recorded events): 403 NOT_OWNER for a member. */
+export function assertCanChangeMoney(role: MemberRole): void {
+  if (role !== "OWNER" && role !== "ADMIN") throw new AppError("NOT_OWNER", "Only the owner or an admin can change what the pool pays");
 }
+
+/** The unexpired, unused invitation of this token, for this email (the one the owner typed). */
+const pendingWhere = (email: string, token: string) => ({
+  email: email.toLowerCase(),
+  inviteTokenHash: hashToken(token),
+  status: "INVITED" as const,
+  userId: null,
+  inviteExpiresAt: { gt: new Date() },
+});
 
 /** The invitation a link stands for, or 404 when it is unknown, used, cancelled or expired. */
 export async function getInvitation(token: string): Promise<InvitationOutput> {
@@ -38,10 +45,11 @@ export async function getInvitation(token: string): Promise<InvitationOutput> {
   return { email: m.email, businessName: m.business.name, expiresAt: m.inviteExpiresAt.toISOString() };
 }
 
-export async function onUserSignedUp(user: { id: string; email: string }, businessName: string): Promise<void> {
+/** A new user: joins the business of `inviteToken` (when valid for their email), else owns a new one. */
+export async function onUserSignedUp(user: { id: string; email: string }, businessName: string, inviteToken: string | null = null): Promise<void> {
   const email = user.email.toLowerCase();
   await db.$transaction(async (tx) => {
-    const invite = await tx.member.findFirst({ where: pendingWhere(email), orderBy: { createdAt: "asc" } });
+    const invite = inviteToken ? await tx.member.findFirst({ where: pendingWhere(email, inviteToken) }) : null;
     if (invite) {
       // Joining uses the invitation up: its link stops working.
       await tx.member.update({ where: { id: invite.id }, data: { userId: user.id, status: "ACTIVE", inviteTokenHash: null, inviteExpiresAt: null } });
@@ -91,7 +99,7 @@ export async function listMembers(businessId: string): Promise<MemberOutput[]> {
 }
 
 /** Adds a member by email: attached at once if that person already has an account with no business, else invited. */
-export async function addMember(businessId: string, input: { email: string; role: "MEMBER" }, appUrl: string): Promise<MemberOutput> {
+export async function addMember(businessId: string, input: { email: string; role: "ADMIN" | "MEMBER" }, appUrl: string): Promise<MemberOutput> {
   const email = input.email.toLowerCase();
   const existing = await db.member.findUnique({ where: { businessId_email: { businessId, email } } });
   if (existing) throw new AppError("CONFLICT", "This email is already a member of the business");
@@ -135,6 +143,15 @@ export async function renewInviteLink(businessId: string, memberId: string, appU
     include: { user: { select: { name: true } } },
   });
   return { ...toOutput(updated), inviteUrl: inviteUrl(appUrl, invite.token) };
+}
+
+/** The owner makes a member (joined or invited) an ADMIN or a MEMBER; the owner's own role moves only by a transfer. */
+export async function changeMemberRole(businessId: string, memberId: string, role: "ADMIN" | "MEMBER"): Promise<MemberOutput> {
+  const m = await ownedMember(businessId, memberId);
+  // The role guard is in the write, so a concurrent transfer of ownership cannot be overwritten.
+  const { count } = await db.member.updateMany({ where: { id: m.id, businessId, role: { not: "OWNER" } }, data: { role } });
+  if (count === 0) throw new AppError("UNPROCESSABLE", "The owner's role changes only by transferring ownership to another member");
+  return toOutput(await db.member.findUniqueOrThrow({ where: { id: m.id }, include: { user: { select: { name: true } } } }));
 }
 
 /** Removes a member or cancels an invitation. The owner cannot be removed (transfer ownership first). */

@@ -3,11 +3,14 @@
 // (ledger kind REVERSAL). Already paid out or being paid (IN_PAYOUT, PAID_OUT): REVERSED with
 // a CLAWBACK, a debt of the participant that their next payouts offset first (payouts/create.ts).
 // One reversal per reward (unique index), so a repeated call or event reverses nothing twice.
+// Every reversal, whatever its path (API, reversal event, staff in the dashboard), goes through
+// reverseLockedRewards, which also sends its reward.reversed webhook.
 import { db, type Tx } from "../../db/client";
 import type { TrackedEvent } from "../../db/generated";
-import { AppError } from "../../shared/errors";
+import { AppError, notFound } from "../../shared/errors";
 import { toBigInt, weiToEth } from "../../shared/money";
 import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
+import { emitWebhookEvent, reversedRewardWebhook } from "../webhooks/emit";
 import type { Scope } from "../participants/schemas";
 import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tracking/idempotency";
 import type { ReversalOutput, ReverseRewardsInput, ReverseRewardsOutput } from "./schemas";
@@ -18,20 +21,31 @@ interface ReverseOptions {
   reason: string;
   eventName?: string | null;
   eventId?: string | null;
+  /** The staff user reversing from the dashboard. */
+  reversedByUserId?: string | null;
 }
 
+type LockedReward = { id: string; participantId: string; amountWei: string; payoutStatus: string | null };
+
 /** Reverses every not-yet-reversed PAID reward of the referrals of `referredId`. Caller's transaction. */
-async function reverseReferredRewards(tx: Tx, scope: Scope, referredId: string, o: ReverseOptions) {
+async function reverseReferredRewards(tx: Tx, scope: Pick<Scope, "businessId" | "environment">, referredId: string, o: ReverseOptions) {
   const referrals = await tx.referral.findMany({ where: { referredId, businessId: scope.businessId, environment: scope.environment }, select: { id: true } });
-  const pool = await lockPool(tx, scope.businessId, scope.environment);
-  void pool;
+  await lockPool(tx, scope.businessId, scope.environment);
   const rewards = referrals.length
-    ? await tx.$queryRaw<Array<{ id: string; participantId: string; amountWei: string; payoutStatus: string | null }>>`
+    ? await tx.$queryRaw<LockedReward[]>`
         SELECT "id", "participantId", "amountWei"::text AS "amountWei", "payoutStatus"::text AS "payoutStatus" FROM "Reward"
         WHERE "referralId" = ANY(${referrals.map((r) => r.id)}::text[]) AND "businessId" = ${scope.businessId}
           AND "status" = 'PAID' AND "payoutStatus" IS DISTINCT FROM 'REVERSED'
         ORDER BY "createdAt", "id" FOR UPDATE`
     : [];
+  return reverseLockedRewards(tx, scope, rewards, o);
+}
+
+/**
+ * Reverses PAID, not yet reversed rewards whose rows the caller locked (after the pool): one
+ * RewardReversal each, the ETH of those not paid out back to the pool, one reward.reversed webhook each.
+ */
+async function reverseLockedRewards(tx: Tx, scope: Pick<Scope, "businessId" | "environment">, rewards: LockedReward[], o: ReverseOptions) {
   const out: ReversalOutput[] = [];
   let returned = 0n;
   let clawback = 0n;
@@ -39,7 +53,7 @@ async function reverseReferredRewards(tx: Tx, scope: Scope, referredId: string, 
   for (const r of rewards) {
     const amount = toBigInt(r.amountWei);
     const paidOut = r.payoutStatus === "IN_PAYOUT" || r.payoutStatus === "PAID_OUT";
-    await tx.reward.update({ where: { id: r.id }, data: { payoutStatus: "REVERSED", reversedAt: now, reversalReason: o.reason } });
+    const reward = await tx.reward.update({ where: { id: r.id }, data: { payoutStatus: "REVERSED", reversedAt: now, reversalReason: o.reason } });
     const rev = await tx.rewardReversal.create({
       data: {
         businessId: scope.businessId,
@@ -51,9 +65,11 @@ async function reverseReferredRewards(tx: Tx, scope: Scope, referredId: string, 
         reason: o.reason,
         eventName: o.eventName ?? null,
         eventId: o.eventId ?? null,
+        reversedByUserId: o.reversedByUserId ?? null,
         createdAt: now,
       },
     });
+    await emitWebhookEvent(tx, reversedRewardWebhook(reward, rev)); // webhook
     if (paidOut) clawback += amount;
     else {
       returned += amount;
@@ -117,4 +133,27 @@ export async function reverseForTrackedEvent(tx: Tx, scope: Scope, event: Tracke
   const given = (event.metadata as { reason?: unknown } | null)?.reason;
   const reason = (typeof given === "string" && given.trim() ? given.trim() : `Event ${event.eventName}`).slice(0, 500);
   return reverseReferredRewards(tx, scope, referredId, { reason, eventName: event.eventName, eventId: event.id });
+}
+
+/**
+ * POST /business/rewards/:rewardId/reverse (owner): staff reverse one earned reward, with the
+ * same outcome rules as the API. Held or refused rewards paid nothing (422); a reversed one → 409.
+ */
+export async function reverseOneReward(businessId: string, rewardId: string, reason: string, userId: string) {
+  return db.$transaction(
+    async (tx) => {
+      const found = await tx.reward.findFirst({ where: { id: rewardId, businessId }, select: { environment: true } });
+      if (!found) throw notFound("Reward");
+      const scope = { businessId, environment: found.environment };
+      await lockPool(tx, businessId, found.environment);
+      const [row] = await tx.$queryRaw<Array<LockedReward & { status: string }>>`
+        SELECT "id", "participantId", "amountWei"::text AS "amountWei", "payoutStatus"::text AS "payoutStatus", "status"::text AS "status"
+        FROM "Reward" WHERE "id" = ${rewardId} AND "businessId" = ${businessId} FOR UPDATE`;
+      if (row.status !== "PAID") throw new AppError("INVALID_TRANSITION", "Only an earned reward can be reversed: this one was held for review or refused and paid nothing");
+      if (row.payoutStatus === "REVERSED") throw new AppError("CONFLICT", "This reward is already reversed");
+      const r = await reverseLockedRewards(tx, scope, [row], { reason, reversedByUserId: userId });
+      return { reversalId: r.reversals[0].reversalId, balanceEth: weiToEth(await getBalanceWei(tx, businessId, found.environment)) };
+    },
+    { timeout: 30_000, maxWait: 30_000 },
+  );
 }

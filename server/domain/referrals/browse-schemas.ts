@@ -3,6 +3,7 @@
 // /business/participants/:participantId. Outputs are plain z.object()s so that other areas can
 // `.extend()` them (e.g. wallet or payout fields on participants) without touching the lists.
 import { z } from "zod";
+import { rewardState } from "../rewards/state";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../api-keys/schemas";
 import { isoInstant } from "../events/schemas";
@@ -56,8 +57,8 @@ export const referralIdInput = z.strictObject({ referralId: id });
 
 const timelineEntry = z.object({
   at: z.string(),
-  type: z.enum(["REFERRAL_CREATED", "EVENT", "REWARD", "QUALIFIED", "STATUS"]),
-  /** One line for people, e.g. "purchase · PROCESSED". */
+  type: z.enum(["REFERRAL_CREATED", "EVENT", "REWARD", "QUALIFIED", "STATUS", "REVERSAL"]),
+  /** One line for people, e.g. "purchase · PROCESSED". A REWARD entry's status is its state (REVERSED once reversed). */
   title: z.string(),
   status: z.string().nullable(),
   reason: z.string().nullable(),
@@ -93,6 +94,9 @@ export const referralDetailOutput = businessReferralOutput.extend({
       recipient: participantRef,
       createdAt: z.string(),
       paidAt: z.string().nullable(),
+      state: rewardState,
+      reversedAt: z.string().nullable(),
+      reversalReason: z.string().nullable(),
     }),
   ),
   /** Every step, oldest first: the referral, its events, its rewards, with their reasons. */

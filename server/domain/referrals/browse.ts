@@ -18,6 +18,7 @@ import type {
   ReferralDetailOutput,
   TimelineEntry,
 } from "./browse-schemas";
+import { earnedRewardWhere, rewardStateOf } from "../rewards/state";
 
 export const toParticipantRef = (p: Pick<Participant, "id" | "referralCode" | "handle" | "externalId" | "email" | "name">): ParticipantRef => ({
   participantId: p.id,
@@ -51,7 +52,7 @@ type ReferralRow = Prisma.ReferralGetPayload<{ include: typeof referralInclude }
 /** ETH paid per referral (PAID rewards of every kind), for one page of referrals. */
 async function paidByReferral(ids: string[]): Promise<Map<string, bigint>> {
   if (!ids.length) return new Map();
-  const sums = await db.reward.groupBy({ by: ["referralId"], where: { referralId: { in: ids }, status: "PAID" }, _sum: { amountWei: true } });
+  const sums = await db.reward.groupBy({ by: ["referralId"], where: { referralId: { in: ids }, ...earnedRewardWhere }, _sum: { amountWei: true } });
   return new Map(sums.map((s) => [s.referralId!, toBigInt(s._sum.amountWei ?? 0)]));
 }
 
@@ -108,6 +109,9 @@ const toRewardView = (w: RewardRow) => ({
   recipient: toParticipantRef(w.participant),
   createdAt: w.createdAt.toISOString(),
   paidAt: w.paidAt ? w.paidAt.toISOString() : null,
+  state: rewardStateOf(w),
+  reversedAt: w.reversedAt ? w.reversedAt.toISOString() : null,
+  reversalReason: w.reversalReason,
 });
 
 const KIND_WORD = { REFERRAL: "Referral reward", BONUS: "Bonus", MANUAL: "Manual reward" } as const;
@@ -140,7 +144,7 @@ export async function getBusinessReferral(businessId: string, referralId: string
       at: w.paidAt ?? w.createdAt,
       type: "REWARD" as const,
       title: `${KIND_WORD[w.kind]} for ${nameOf(w.recipient)}`,
-      status: w.status,
+      status: w.state,
       reason: w.reason,
       eventId: w.eventId,
       rewardId: w.rewardId,
@@ -150,6 +154,9 @@ export async function getBusinessReferral(businessId: string, referralId: string
       recipient: w.recipient,
     })),
   ];
+  for (const w of rewards) {
+    if (w.reversedAt) timeline.push({ ...blank, at: w.reversedAt, type: "REVERSAL", title: `${KIND_WORD[w.kind]} for ${nameOf(w.recipient)} reversed`, status: "REVERSED", reason: w.reversalReason, eventId: w.eventId, rewardId: w.rewardId, kind: w.kind, amountEth: w.amountEth, requestedEth: w.amountEth, recipient: w.recipient });
+  }
   if (r.qualifiedAt) timeline.push({ ...blank, at: r.qualifiedAt.toISOString(), type: "QUALIFIED", title: "Referral qualified", status: "QUALIFIED" });
   if (r.status === "REJECTED" || r.status === "FLAGGED") {
     timeline.push({ ...blank, at: r.updatedAt.toISOString(), type: "STATUS", title: r.status === "REJECTED" ? "Referral rejected" : "Referral held for review", status: r.status, reason: r.reason });
@@ -168,7 +175,8 @@ export async function getBusinessReferral(businessId: string, referralId: string
 
 const participantInclude = {
   _count: { select: { referralsMade: true } },
-  referralsReceived: { include: { referrer: true }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 1 },
+  // "Referred by": the first referral that was not rejected (a refused second code names nobody).
+  referralsReceived: { where: { status: { not: "REJECTED" } }, include: { referrer: true }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 1 },
 } satisfies Prisma.ParticipantInclude;
 type ParticipantRow = Prisma.ParticipantGetPayload<{ include: typeof participantInclude }>;
 

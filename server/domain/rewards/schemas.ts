@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { ethAmount } from "../../shared/money";
 import { environment } from "../api-keys/schemas";
+import { rewardState } from "./state";
 
 export const rewardStatus = z.enum(["PAID", "HELD", "REFUSED"]);
 export const rewardKind = z.enum(["REFERRAL", "BONUS", "MANUAL"]);
@@ -41,6 +42,8 @@ export const rewardOutput = z.object({
   payoutId: z.string().nullable(),
   reversedAt: z.string().nullable(),
   reversalReason: z.string().nullable(),
+  /** Where it stands, one word (docs/api.md "Reward states"): HELD_FOR_REVIEW, REFUSED, ON_HOLD, PAYABLE, IN_PAYOUT, PAID_OUT or REVERSED. */
+  state: rewardState,
 });
 export type RewardOutput = z.infer<typeof rewardOutput>;
 

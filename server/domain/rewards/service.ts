@@ -9,6 +9,7 @@ import { loadConfig } from "../config/effective";
 import { getBalanceWei, lockPool } from "../ledger/service";
 import { payReward, REWARD_REASONS } from "./payout";
 import type { CreateRewardInput, RewardOutput } from "./schemas";
+import { rewardStateOf } from "./state";
 
 const withParticipant = { participant: { select: { referralCode: true, email: true, name: true, externalId: true } } } as const;
 type Row = Prisma.RewardGetPayload<{ include: typeof withParticipant }>;
@@ -34,6 +35,7 @@ const toRewardOutput = (r: Row): RewardOutput => ({
   payoutId: r.payoutId,
   reversedAt: r.reversedAt ? r.reversedAt.toISOString() : null,
   reversalReason: r.reversalReason,
+  state: rewardStateOf(r),
 });
 
 /** recipient = participant id, referral code or email, within the business and environment. */

@@ -8,7 +8,7 @@
 // Call sites are one line each, `await emitWebhookEvent(tx, <builder>(…))`, in the referral,
 // reward, event-review, funding and ledger code.
 import type { Tx } from "../../db/client";
-import type { Prisma, Referral, Reward, TrackedEvent } from "../../db/generated";
+import type { Prisma, Referral, Reward, RewardReversal, TrackedEvent } from "../../db/generated";
 import { newId } from "../../shared/ids";
 import { weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
@@ -98,9 +98,36 @@ export function rewardWebhook(type: "reward.created" | "reward.reversed", r: Rew
       reason: r.reason,
       createdAt: r.createdAt.toISOString(),
       paidAt: iso(r.paidAt),
+      payoutStatus: r.payoutStatus,
+      reversedAt: iso(r.reversedAt),
+      reversalReason: r.reversalReason,
     },
   };
 }
+
+/** reward.reversed for an earned reward taken back (API, reversal event or staff), with its reversal. */
+export function reversedRewardWebhook(r: Reward, v: RewardReversal): WebhookEvent {
+  const base = rewardWebhook("reward.reversed", r);
+  return {
+    ...base,
+    data: {
+      ...base.data,
+      reversal: {
+        reversalId: v.id,
+        amountEth: weiToEth(v.amountWei),
+        outcome: v.outcome,
+        reason: v.reason,
+        eventName: v.eventName,
+        eventId: v.eventId,
+        source: reversalSource(v),
+        createdAt: v.createdAt.toISOString(),
+      },
+    },
+  };
+}
+
+/** Where a reversal came from: a tracked reversal event, staff in the dashboard, or the API. */
+export const reversalSource = (v: { eventId: string | null; reversedByUserId: string | null }) => (v.eventId ? "EVENT" : v.reversedByUserId ? "DASHBOARD" : "API");
 
 export function trackedEventWebhook(type: "event.flagged" | "event.reviewed", e: TrackedEvent): WebhookEvent {
   return {
