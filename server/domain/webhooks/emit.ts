@@ -36,11 +36,22 @@ export async function emitWebhookEvent(tx: Tx, events: WebhookEvent | WebhookEve
   if (list.some((e) => e.businessId !== businessId || e.environment !== environment)) throw new Error("emitWebhookEvent: one business and environment per call");
   // One indexed query per call; nothing more when the business has no endpoint.
   const endpoints = await tx.webhookEndpoint.findMany({ where: { businessId, environment, enabled: true }, select: { id: true, events: true } });
+  return (await writeWebhookMessages(tx, webhookMessagesFor(endpoints, list))).map((m) => m.job);
+}
+
+export interface SubscribedEndpoint {
+  id: string;
+  /** The event types it takes; empty: every type. */
+  events: string[];
+}
+
+/** The messages the events make: one per event and enabled endpoint that subscribes to its type (pure; for a core that loaded the endpoints itself). */
+export function webhookMessagesFor(endpoints: SubscribedEndpoint[], events: WebhookEvent[]): WebhookMessageInput[] {
   const messages: WebhookMessageInput[] = [];
-  for (const e of list) {
+  for (const e of events) {
     for (const ep of endpoints) if (ep.events.length === 0 || ep.events.includes(e.type)) messages.push({ ...e, endpointId: ep.id });
   }
-  return (await writeWebhookMessages(tx, messages)).map((m) => m.job);
+  return messages;
 }
 
 /** One message to one endpoint (also used by the test button), with its delivery job. */
