@@ -27,8 +27,8 @@ const HOT: { name: string; sql: string }[] = [
   { name: "anti-abuse: one referral per referred user", sql: `SELECT id FROM "Referral" WHERE "businessId" = 'big' AND environment = 'TEST' AND "referredId" = 'p-124' AND "referrerId" <> 'p-1' AND status <> 'REJECTED' LIMIT 1` },
   { name: "anti-abuse: referrer's referrals today", sql: `SELECT count(*) FROM "Referral" WHERE "businessId" = 'big' AND environment = 'TEST' AND "referrerId" = 'p-1' AND status <> 'REJECTED' AND "createdAt" >= now() - interval '1 day'` },
   { name: "tiers: qualified referrals of a referrer", sql: `SELECT count(*) FROM "Referral" WHERE "businessId" = 'big' AND environment = 'TEST' AND "referrerId" = 'p-1' AND status IN ('QUALIFIED','REWARDED')` },
-  { name: "runner: claim due jobs", sql: `SELECT id FROM "Job" WHERE status = 'QUEUED' AND "runAt" <= now() ORDER BY "runAt" LIMIT 256` },
-  { name: "runner: expired leases", sql: `SELECT id FROM "Job" WHERE status = 'RUNNING' AND "lockedUntil" < now() ORDER BY "runAt" LIMIT 256` },
+  { name: "runner: claim due jobs", sql: `SELECT id FROM "Job" WHERE type = 'EVENT_PROCESS' AND status = 'QUEUED' AND "runAt" <= now() ORDER BY "runAt" LIMIT 256` },
+  { name: "runner: expired leases", sql: `SELECT id FROM "Job" WHERE type = 'EVENT_PROCESS' AND status = 'RUNNING' AND "lockedUntil" < now() ORDER BY "runAt" LIMIT 256` },
   { name: "retention: finished jobs past the period", sql: `SELECT id FROM "Job" WHERE status IN ('SUCCEEDED','FAILED') AND "finishedAt" < now() - interval '7 days' LIMIT 1000` },
   { name: "retention: expired idempotency records", sql: `SELECT id FROM "IdempotencyRecord" WHERE "expiresAt" < now() - interval '1 day' LIMIT 1000` },
 ];

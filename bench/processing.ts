@@ -10,9 +10,13 @@
 //   4. drain with 1 and 2 workers and 10,000 prior rows, and with PROC_PRIOR_LARGE (1,000,000)
 //      prior rows of history per table, the 1-worker runs of both sizes alternating, twice each
 //      (bench/drain.ts);
-//   5. the embedded default: the same drain on PGlite, in process.
+//   5. the embedded default: the same drain on PGlite, in process;
+//   6. the product's mix (bench/mix.ts: new referred users, later events of known ones, existing
+//      pairs, events naming nobody) drained by one worker with two webhook endpoints on a local
+//      receiver and without, and the time another business's queued event takes while an
+//      endpoint hangs for PROC_HANG_MS.
 // Knobs: BENCH_PG_URL, PROC_EVENTS (drain size, 30000), PROC_RATE (1000), PROC_SECONDS (30),
-// PROC_PRIOR_LARGE (1000000), PROC_ACCEPT_SECONDS (10). Prints a markdown report (append it to
+// PROC_PRIOR_LARGE (1000000), PROC_ACCEPT_SECONDS (10), PROC_MIX_EVENTS (20000), PROC_HANG_MS (10000). Prints a markdown report (append it to
 // bench/RESULTS.md). Never run by the tests: speed is measured here only.
 import autocannon from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -24,12 +28,15 @@ import { ensureBuild, ensurePrismaClient } from "../scripts/ensure.mjs";
 import { call, signUpWithTestKey } from "./api";
 import { ROOT, startBenchApp, type BenchApp } from "./app";
 import { dbNow, drainOnce, freshDb, waitForDrain } from "./drain";
+import { mixDrain, otherBusinessWhileHanging } from "./mix";
 
 const EVENTS = Number(process.env.PROC_EVENTS ?? 30_000);
 const RATE = Number(process.env.PROC_RATE ?? 1000);
 const SECONDS = Number(process.env.PROC_SECONDS ?? 30);
 const PRIOR_LARGE = Number(process.env.PROC_PRIOR_LARGE ?? 1_000_000);
 const ACCEPT_SECONDS = Number(process.env.PROC_ACCEPT_SECONDS ?? 10);
+const MIX_EVENTS = Number(process.env.PROC_MIX_EVENTS ?? 20_000);
+const HANG_MS = Number(process.env.PROC_HANG_MS ?? 10_000);
 const LOAD_AT_START = os.loadavg();
 const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -267,6 +274,13 @@ async function main() {
   console.log("▸ PGlite (embedded default)");
   const lite = await pgliteDrain(EVENTS);
   console.log(JSON.stringify(lite));
+  console.log("▸ the product's mix, with two webhook endpoints and without; another business while an endpoint hangs");
+  const mixHooks = await mixDrain(MIX_EVENTS, 10_000, 2);
+  console.log(JSON.stringify(mixHooks));
+  const mixPlain = await mixDrain(MIX_EVENTS, 10_000, 0);
+  console.log(JSON.stringify(mixPlain));
+  const hang = await otherBusinessWhileHanging(HANG_MS);
+  console.log(JSON.stringify(hang));
 
   const [small, large, two] = [drains[0], drains[1], drains[2]];
   const [small2, large2] = [drains[3], drains[4]];
@@ -304,6 +318,11 @@ async function main() {
   lines.push(
     `| sustained: ${fmt(RATE)} events/s offered for ${SECONDS} s (web + 1 worker) | ${fmt(su.offered.reqPerSec * 100)} events/s accepted; backlog sampled each second: max ${fmt(Math.max(...su.samples))}, at the end of the load ${fmt(su.atEnd)}, empty ${su.drainedAfter} s later |`,
   );
+  lines.push(
+    `| mix (40 % new referred users, 40 % later events of known ones, 10 % existing pairs, 10 % naming nobody; ${fmt(MIX_EVENTS)} events, 10,000 prior referrals), 1 worker, two webhook endpoints | ${fmt(mixHooks.rate)} events/s (${fmt(mixHooks.seconds, 1)} s); ${fmt(mixHooks.messages)} messages, ${fmt(mixHooks.received)} received by the endpoints${mixHooks.deliveriesSeconds === null ? " (deliveries not finished within the cap)" : `, all delivered ${fmt(mixHooks.deliveriesSeconds, 1)} s after the first claim`} |`,
+  );
+  lines.push(`| the same mix, no endpoint | ${fmt(mixPlain.rate)} events/s; **with endpoints / without = ${fmt(mixHooks.rate / mixPlain.rate, 2)}** |`);
+  lines.push(`| another business's queued event while an endpoint hangs ${fmt(HANG_MS / 1000)} s | **${fmt(hang.seconds, 2)} s** from queued to done (${hang.status}; ${hang.hangingWhenDone} deliveries still hanging then) |`);
   lines.push(`| event → reward latency under that load (${fmt(su.lat.n)} events) | p50 ${fmt(su.lat.p50)} ms, p99 ${fmt(su.lat.p99)} ms, max ${fmt(Number(su.lat.max))} ms |`);
   lines.push("");
   lines.push(`Backlog samples (jobs waiting, one per second): ${su.samples.join(", ")}.`, "");

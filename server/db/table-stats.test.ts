@@ -1,5 +1,5 @@
 // Planner statistics kept up by the runner: a queue table that outgrew its statistics is analysed,
-// and the claim then reads the first jobs in index order instead of sorting the whole backlog.
+// and the claim reads the first jobs in index order instead of sorting the whole backlog.
 import { afterAll, describe, expect, it } from "vitest";
 import { db, rawRows } from "./client";
 import { analyzeGrownTables } from "./table-stats";
@@ -10,7 +10,7 @@ const BIZ = "biz-table-stats";
 const claimPlan = async () =>
   (
     await rawRows<{ "QUERY PLAN": string }>(
-      `EXPLAIN SELECT id FROM "Job" WHERE status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC') ORDER BY "runAt" LIMIT 1000 FOR UPDATE SKIP LOCKED`,
+      `EXPLAIN SELECT id FROM "Job" WHERE type = 'EVENT_PROCESS' AND status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC') ORDER BY "runAt" LIMIT 1000 FOR UPDATE SKIP LOCKED`,
     )
   )
     .map((r) => r["QUERY PLAN"])
@@ -32,13 +32,13 @@ describe("table statistics", () => {
          FROM generate_series(1, 20000) i`,
       BIZ,
     );
-    // Planned from default estimates, the backlog is read whole and sorted.
-    expect(await claimPlan()).toMatch(/Sort/);
-
+    // (Planned from default estimates, the claim of one type already reads its index in order:
+    // the index leads with the type since migration 0071. The statistics still matter to the
+    // batch's other statements.)
     expect(await analyzeGrownTables()).toContain("Job");
     const plan = await claimPlan();
     expect(plan).not.toMatch(/Sort/);
-    expect(plan).toMatch(/Index Scan using "Job_status_runAt_idx"/);
+    expect(plan).toMatch(/Index Scan using "Job_type_status_runAt_idx"/);
 
     // Analysed now: not again until it grows.
     expect(await analyzeGrownTables()).not.toContain("Job");

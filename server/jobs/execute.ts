@@ -6,7 +6,7 @@
 // timestamp(3) columns, whatever the database server's TimeZone.
 import { randomUUID } from "node:crypto";
 import { db, dbKind, rawRows, txSql } from "../db/client";
-import type { Job, Prisma } from "../db/generated";
+import type { Job, JobType, Prisma } from "../db/generated";
 import { AppError, toAppError } from "../shared/errors";
 import { env } from "../shared/env";
 import { lockPool } from "../domain/ledger/service";
@@ -25,6 +25,8 @@ export type RunOutcome =
 
 class LeaseLost extends Error {}
 
+export const ALL_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY", "WEBHOOK_DELIVER", "REWARD_PAYOUT"];
+
 /** Retry delay after the n-th failed attempt: 1 s, 2 s, 4 s … capped at 5 min, with jitter. */
 export function backoffMs(attempt: number): number {
   const base = Math.min(300_000, 1000 * 2 ** Math.max(0, attempt - 1));
@@ -35,27 +37,31 @@ export function backoffMs(attempt: number): number {
 const isPermanent = (e: AppError) => e.status >= 400 && e.status < 500 && e.code !== "RATE_LIMITED" && e.code !== "CONFLICT";
 
 /**
- * Claims up to `limit` due jobs: QUEUED and due, or RUNNING with an expired lease. Two index
- * scans on (status, runAt), each stopping after `limit` rows, so a backlog of queued jobs does
- * not make every poll sort the whole backlog.
+ * Claims up to `limit` due jobs of each of the given types: QUEUED and due, or RUNNING with an
+ * expired lease. Two index scans per type on (type, status, runAt), each stopping after `limit`
+ * rows, so a backlog of queued jobs (of these types or of others) does not make a poll sort it.
  */
-export async function claimDueJobs(limit: number): Promise<Job[]> {
+export async function claimDueJobs(limit: number, types: readonly JobType[] = ALL_JOB_TYPES): Promise<Job[]> {
   const token = randomUUID();
+  // $1 lease, $2 token, $3 limit, then one parameter per type.
+  const scans = types.flatMap((_, i) => [
+    `queued${i} AS (SELECT id FROM "Job" WHERE type = $${i + 4}::"JobType" AND status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC')
+        ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
+    `expired${i} AS (SELECT id FROM "Job" WHERE type = $${i + 4}::"JobType" AND status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')
+        ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
+  ]);
+  const ids = types.flatMap((_, i) => [`SELECT id FROM queued${i}`, `SELECT id FROM expired${i}`]).join(" UNION ALL ");
   // Up to a thousand rows back: straight to the pool on PostgreSQL (rawRows, db/client.ts).
   const rows = await rawRows<Job>(
-    `WITH queued AS (
-        SELECT id FROM "Job" WHERE status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC')
-         ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED),
-      expired AS (
-        SELECT id FROM "Job" WHERE status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')
-         ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)
+    `WITH ${scans.join(",\n      ")}
      UPDATE "Job" SET status = 'RUNNING', attempts = attempts + 1, "lockedUntil" = (now() AT TIME ZONE 'UTC') + ($1::int * interval '1 millisecond'),
         "lockedBy" = $2 || ':' || id, "startedAt" = COALESCE("startedAt", (now() AT TIME ZONE 'UTC')), "updatedAt" = (now() AT TIME ZONE 'UTC')
-      WHERE id IN (SELECT id FROM queued UNION ALL SELECT id FROM expired)
+      WHERE id IN (${ids})
       RETURNING *`,
     env.jobLeaseMs,
     token,
     limit,
+    ...types,
   );
   return rows.sort((a, b) => a.runAt.getTime() - b.runAt.getTime());
 }

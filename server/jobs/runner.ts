@@ -1,52 +1,85 @@
 // The embedded job runner (default when Inngest is not configured; also the loop of
-// `npm run worker`): polls the Job table, claims up to JOB_BATCH_SIZE due jobs with a lease,
-// executes them (events of one business+environment as one batch: execute.ts
-// executeClaimedJobs), retries with backoff. It is woken right after an enqueue so queued work
-// starts at once; the poll also catches jobs whose dispatch was lost, jobs enqueued by other
-// processes (web instances with JOB_RUNNER=off) and jobs left RUNNING by a crashed process
-// (their lease expired). Several runners share one database safely: claims skip locked rows.
+// `npm run worker`): polls the Job table, claims due jobs with a lease, executes them, retries
+// with backoff. Three loops share one database connection pool and nothing else:
+// - the event loop claims EVENT_PROCESS and SDK_REFERRAL_APPLY jobs, up to JOB_BATCH_SIZE at a
+//   time, and executes them (events of one business+environment as one batch: execute.ts
+//   executeClaimedJobs);
+// - the webhook pool and the payout pool each claim their own kind of job, as many as they have
+//   free places (WEBHOOK_CONCURRENCY, PAYOUT_CONCURRENCY), and run each job on its own. A
+//   delivery can wait up to 10 s for an endpoint and a payout run for the chain: in their own
+//   bounded pools they hold up neither the events nor each other.
+// The runner is woken right after an enqueue so queued work starts at once; the poll also
+// catches jobs whose dispatch was lost, jobs enqueued by other processes (web instances with
+// JOB_RUNNER=off) or deep in the event path (webhook messages), and jobs left RUNNING by a
+// crashed process (their lease expired). Several runners share one database safely: claims skip
+// locked rows.
 import { dbKind } from "../db/client";
+import type { Job, JobType } from "../db/generated";
 import { keepTableStats } from "../db/table-stats";
 import { env } from "../shared/env";
-import { claimDueJobs, executeClaimedJobs } from "./execute";
+import { claimDueJobs, executeClaimedJob, executeClaimedJobs } from "./execute";
 
 export interface EmbeddedRunner {
   wake(): void;
   stop(): Promise<void>;
 }
 
+/** The job types of the event path, claimed by the event loop. */
+export const EVENT_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY"];
+
+/** The slow kinds of job, each in a pool of its own. */
+const POOLS: { name: string; types: readonly JobType[]; size: () => number }[] = [
+  { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency },
+  { name: "payouts", types: ["REWARD_PAYOUT"], size: () => env.payoutConcurrency },
+];
+
 /** Claims a runner executes at once (PostgreSQL, with a backlog): one running, the next one claimed. */
 const CLAIMS_IN_FLIGHT = 2;
 
-export function startEmbeddedRunner(): EmbeddedRunner {
-  let stopped = false;
+/** A sleep that a wake-up ends early (a wake-up while awake makes the next sleep return at once). */
+function alarm() {
   let wakeUp: (() => void) | undefined;
   let woken = false;
+  return {
+    sleep: (ms: number) =>
+      new Promise<void>((resolve) => {
+        if (woken) {
+          woken = false;
+          return resolve();
+        }
+        const t = setTimeout(done, ms);
+        function done() {
+          clearTimeout(t);
+          wakeUp = undefined;
+          woken = false;
+          resolve();
+        }
+        wakeUp = done;
+      }),
+    wake: () => {
+      if (wakeUp) wakeUp();
+      else woken = true;
+    },
+  };
+}
+
+interface Loop {
+  wake(): void;
+  /** Ends once the loop stopped and its work in flight finished. */
+  done: Promise<void>;
+}
+
+/** The event loop: batches of claimed event-path jobs, at most CLAIMS_IN_FLIGHT claims in hand. */
+function eventLoop(isStopped: () => boolean, afterClaim: () => void): Loop {
+  const a = alarm();
   const inFlight = new Set<Promise<unknown>>();
   let stats: Promise<void> = Promise.resolve();
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken) {
-        woken = false;
-        return resolve();
-      }
-      const t = setTimeout(done, ms);
-      function done() {
-        clearTimeout(t);
-        wakeUp = undefined;
-        woken = false;
-        resolve();
-      }
-      wakeUp = done;
-    });
-
   const loop = (async () => {
-    while (!stopped) {
+    while (!isStopped()) {
       let claimed: number;
       const batch = env.jobBatchSize;
       try {
-        const jobs = await claimDueJobs(batch);
+        const jobs = await claimDueJobs(batch, EVENT_JOB_TYPES);
         claimed = jobs.length;
         if (jobs.length) {
           // With work arriving, the tables it grows keep their planner statistics
@@ -54,7 +87,10 @@ export function startEmbeddedRunner(): EmbeddedRunner {
           if (env.tableStatsCheckMs > 0) stats = stats.then(() => keepTableStats(env.tableStatsCheckMs));
           const p: Promise<unknown> = executeClaimedJobs(jobs)
             .catch((e) => console.error("[jobs] a runner step crashed:", e))
-            .finally(() => inFlight.delete(p));
+            .finally(() => {
+              inFlight.delete(p);
+              afterClaim();
+            });
           inFlight.add(p);
         }
         // A full claim means more is waiting: on PostgreSQL the next claim is made while this one
@@ -64,25 +100,68 @@ export function startEmbeddedRunner(): EmbeddedRunner {
         while (inFlight.size >= limit) await Promise.race(inFlight);
       } catch (e) {
         console.error("[jobs] poll failed:", (e as Error).message);
-        await sleep(Math.max(1000, env.jobPollMs));
+        await a.sleep(Math.max(1000, env.jobPollMs));
         continue;
       }
       // A full batch means more may be waiting: poll again at once.
-      if (claimed < batch && !stopped) await sleep(env.jobPollMs);
+      if (claimed < batch && !isStopped()) await a.sleep(env.jobPollMs);
     }
+    await Promise.all(inFlight);
+    await stats;
   })();
+  return { wake: a.wake, done: loop };
+}
 
+/** A bounded pool for one kind of slow job: claims as many as it has free places, runs each alone. */
+function jobPool(types: readonly JobType[], size: () => number, isStopped: () => boolean): Loop {
+  const a = alarm();
+  const inFlight = new Set<Promise<unknown>>();
+  const run = (job: Job) => {
+    const p: Promise<unknown> = executeClaimedJob(job)
+      .catch((e) => console.error(`[jobs] job ${job.id} crashed:`, e))
+      .finally(() => {
+        inFlight.delete(p);
+        a.wake(); // a place is free: claim again
+      });
+    inFlight.add(p);
+  };
+  const loop = (async () => {
+    while (!isStopped()) {
+      const free = size() - inFlight.size;
+      if (free <= 0) {
+        await a.sleep(env.jobPollMs); // a job that ends wakes the loop
+        continue;
+      }
+      try {
+        const jobs = await claimDueJobs(free, types);
+        for (const job of jobs) run(job);
+        // Fewer than asked for: nothing else is due; else claim again at once for the free places left.
+        if (jobs.length < free && !isStopped()) await a.sleep(env.jobPollMs);
+      } catch (e) {
+        console.error("[jobs] poll failed:", (e as Error).message);
+        await a.sleep(Math.max(1000, env.jobPollMs));
+      }
+    }
+    await Promise.all(inFlight);
+  })();
+  return { wake: a.wake, done: loop };
+}
+
+export function startEmbeddedRunner(): EmbeddedRunner {
+  let stopped = false;
+  const isStopped = () => stopped;
+  const pools = POOLS.map((p) => jobPool(p.types, p.size, isStopped));
+  // A batch of events may have written webhook messages (and low-pool alerts, payouts): the pools look at once.
+  const events = eventLoop(isStopped, () => pools.forEach((p) => p.wake()));
+  const loops = [events, ...pools];
   return {
     wake() {
-      if (wakeUp) wakeUp();
-      else woken = true;
+      for (const l of loops) l.wake();
     },
     async stop() {
       stopped = true;
-      wakeUp?.();
-      await loop;
-      await Promise.all(inFlight);
-      await stats;
+      for (const l of loops) l.wake();
+      await Promise.all(loops.map((l) => l.done));
     },
   };
 }

@@ -137,6 +137,14 @@ export const env = {
     const n = int(process.env.JOB_BATCH_TX_SIZE, 0);
     return n > 0 ? Math.min(1000, n) : null;
   },
+  /** Webhook deliveries a runner has in flight at once, in their own pool beside the event loop (1–100). */
+  get webhookConcurrency() {
+    return Math.min(100, Math.max(1, int(process.env.WEBHOOK_CONCURRENCY, 16)));
+  },
+  /** Payout runs a runner has in flight at once, in their own pool beside the event loop (1–20). */
+  get payoutConcurrency() {
+    return Math.min(20, Math.max(1, int(process.env.PAYOUT_CONCURRENCY, 2)));
+  },
   /** Finished (SUCCEEDED / FAILED) jobs are deleted this many days after they finished. */
   get jobRetentionDays() {
     return int(process.env.JOB_RETENTION_DAYS, 7);

@@ -18,6 +18,12 @@ export interface Receiver {
   connections(): number;
   /** Statuses for the next requests, in order; afterwards 200. */
   respondWith(...statuses: number[]): void;
+  /** Requests to paths starting with `prefix` get no answer until release() (an endpoint that hangs). */
+  hang(prefix: string): void;
+  /** Requests held by hang() and not answered yet. */
+  held(): number;
+  /** Answers every held request (200) and stops holding. */
+  release(): void;
   /** Resolves once `n` requests have arrived. */
   waitFor(n: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
   close(): Promise<void>;
@@ -26,6 +32,8 @@ export interface Receiver {
 export async function startReceiver(): Promise<Receiver> {
   const received: ReceivedWebhook[] = [];
   const queue: number[] = [];
+  let hangPrefix: string | null = null;
+  const held: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -33,6 +41,7 @@ export async function startReceiver(): Promise<Receiver> {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v;
       received.push({ path: req.url ?? "/", headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() });
+      if (hangPrefix !== null && (req.url ?? "/").startsWith(hangPrefix)) return void held.push(res);
       const status = queue.shift() ?? 200;
       if (status >= 300 && status < 400) res.setHeader("location", `http://127.0.0.1:${(server.address() as AddressInfo).port}/followed`);
       res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : `status ${status}`);
@@ -48,6 +57,12 @@ export async function startReceiver(): Promise<Receiver> {
     received,
     connections: () => connections,
     respondWith: (...s) => queue.push(...s),
+    hang: (prefix) => void (hangPrefix = prefix),
+    held: () => held.length,
+    release() {
+      hangPrefix = null;
+      for (const res of held.splice(0)) if (!res.destroyed) res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+    },
     async waitFor(n, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < n) {
@@ -56,6 +71,9 @@ export async function startReceiver(): Promise<Receiver> {
       }
       return received.slice(0, n);
     },
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () => {
+      for (const res of held.splice(0)) res.destroy();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
   };
 }

@@ -3,16 +3,18 @@
 // type, one WebhookMessage (its id is the webhook-id header) and one WEBHOOK_DELIVER job. Both
 // commit or roll back with the change, so a crash can neither lose an event nor invent one.
 // The job is picked up by the embedded runner's poll or the Inngest re-dispatch loop (callers
-// deep in the engine need not dispatch).
+// deep in the engine need not dispatch). Every message is written by writeWebhookMessages, a
+// fixed number of statements for any number of events and endpoints.
 //
 // Call sites are one line each, `await emitWebhookEvent(tx, <builder>(…))`, in the referral,
 // reward, event-review, funding and ledger code.
-import type { Tx } from "../../db/client";
+import { txSql, type Tx } from "../../db/client";
 import type { Prisma, Referral, Reward, RewardReversal, TrackedEvent } from "../../db/generated";
+import { env } from "../../shared/env";
 import { newId } from "../../shared/ids";
 import { weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
-import { insertJob, type QueuedJob } from "../jobs/queue";
+import type { QueuedJob } from "../jobs/queue";
 import type { WebhookEventType } from "./schemas";
 
 export interface WebhookEvent {
@@ -22,31 +24,87 @@ export interface WebhookEvent {
   data: Prisma.InputJsonObject;
 }
 
-/** Writes the outbox rows for every matching enabled endpoint (one event or several); returns the queued jobs. */
+/**
+ * Writes the outbox rows for every matching enabled endpoint (one event or several, of one
+ * business and environment); returns the queued jobs. Two statements whatever the number of
+ * events and endpoints: the endpoints, then every message with its job (writeWebhookMessages).
+ */
 export async function emitWebhookEvent(tx: Tx, events: WebhookEvent | WebhookEvent[]): Promise<QueuedJob[]> {
   const list = Array.isArray(events) ? events : [events];
-  const jobs: QueuedJob[] = [];
-  if (list.length === 0) return jobs;
+  if (list.length === 0) return [];
   const { businessId, environment } = list[0];
+  if (list.some((e) => e.businessId !== businessId || e.environment !== environment)) throw new Error("emitWebhookEvent: one business and environment per call");
   // One indexed query per call; nothing more when the business has no endpoint.
   const endpoints = await tx.webhookEndpoint.findMany({ where: { businessId, environment, enabled: true }, select: { id: true, events: true } });
-  for (const e of list) {
-    for (const ep of endpoints) {
-      if (e.businessId !== businessId || e.environment !== environment) throw new Error("emitWebhookEvent: one business and environment per call");
-      if (ep.events.length > 0 && !ep.events.includes(e.type)) continue;
-      jobs.push((await queueWebhookMessage(tx, { ...e, endpointId: ep.id })).job);
-    }
+  return (await writeWebhookMessages(tx, webhookMessagesFor(endpoints, list))).map((m) => m.job);
+}
+
+export interface SubscribedEndpoint {
+  id: string;
+  /** The event types it takes; empty: every type. */
+  events: string[];
+}
+
+/** The messages the events make: one per event and enabled endpoint that subscribes to its type (pure; for a core that loaded the endpoints itself). */
+export function webhookMessagesFor(endpoints: SubscribedEndpoint[], events: WebhookEvent[]): WebhookMessageInput[] {
+  const messages: WebhookMessageInput[] = [];
+  for (const e of events) {
+    for (const ep of endpoints) if (ep.events.length === 0 || ep.events.includes(e.type)) messages.push({ ...e, endpointId: ep.id });
   }
-  return jobs;
+  return messages;
 }
 
 /** One message to one endpoint (also used by the test button), with its delivery job. */
-export async function queueWebhookMessage(tx: Tx, m: WebhookEvent & { endpointId: string; force?: boolean }) {
-  const id = `msg_${newId()}`;
-  const body = JSON.stringify({ type: m.type, timestamp: new Date().toISOString(), data: m.data });
-  await tx.webhookMessage.create({ data: { id, endpointId: m.endpointId, businessId: m.businessId, environment: m.environment, eventType: m.type, body } });
-  const job = await insertJob(tx, { businessId: m.businessId, environment: m.environment, apiKeyId: null }, "WEBHOOK_DELIVER", { messageId: id, manual: false, force: m.force === true });
-  return { messageId: id, job };
+export async function queueWebhookMessage(tx: Tx, m: WebhookMessageInput) {
+  const [written] = await writeWebhookMessages(tx, [m]);
+  return written;
+}
+
+export type WebhookMessageInput = WebhookEvent & { endpointId: string; force?: boolean };
+
+// Messages and their WEBHOOK_DELIVER jobs, one row of each per element of the arrays, in one
+// statement (atomic on its own, and in the caller's transaction).
+const WRITE_MESSAGES = `
+  WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[])
+      AS u(message_id, job_id, endpoint_id, business_id, env, event_type, body, force)
+  ),
+  m AS (
+    INSERT INTO "WebhookMessage" (id, "endpointId", "businessId", environment, "eventType", body, "createdAt", "updatedAt")
+    SELECT message_id, endpoint_id, business_id, env::"Environment", event_type, body, $9::timestamp(3), $9::timestamp(3) FROM input
+    RETURNING id
+  )
+  INSERT INTO "Job" (id, "businessId", environment, "apiKeyId", type, status, payload, "maxAttempts", "runAt", "createdAt", "updatedAt")
+  SELECT job_id, business_id, env::"Environment", NULL, 'WEBHOOK_DELIVER', 'QUEUED',
+         jsonb_build_object('messageId', message_id, 'manual', false, 'force', force), $10, $9::timestamp(3), $9::timestamp(3), $9::timestamp(3)
+    FROM input`;
+
+/**
+ * The one writer of outbox messages: each message with its delivery job, in one statement of the
+ * caller's transaction, for any number of messages (the event path's batches, single changes and
+ * the test button alike). Ids come from the one generator, so the answer names them before the write.
+ */
+export async function writeWebhookMessages(tx: Tx, messages: WebhookMessageInput[]): Promise<{ messageId: string; job: QueuedJob }[]> {
+  if (messages.length === 0) return [];
+  const now = new Date();
+  const timestamp = now.toISOString();
+  const rows = messages.map((m) => ({ m, messageId: `msg_${newId()}`, jobId: newId() }));
+  const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
+  const sql = await txSql(tx);
+  await sql.execute(
+    WRITE_MESSAGES,
+    col((r) => r.messageId),
+    col((r) => r.jobId),
+    col((r) => r.m.endpointId),
+    col((r) => r.m.businessId),
+    col((r) => r.m.environment),
+    col((r) => r.m.type),
+    col((r) => JSON.stringify({ type: r.m.type, timestamp, data: r.m.data })),
+    col((r) => r.m.force === true),
+    timestamp,
+    env.jobMaxAttempts,
+  );
+  return rows.map((r) => ({ messageId: r.messageId, job: { id: r.jobId, type: "WEBHOOK_DELIVER" as const } }));
 }
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);

@@ -1,0 +1,70 @@
+// The embedded runner keeps the event path free: webhook deliveries run in their own bounded pool,
+// so an endpoint that hangs (here: one that never answers until the test lets it) holds up no
+// other business's events, even with every place of the webhook pool taken.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../db/client";
+import { emitWebhookEvent } from "../domain/webhooks/emit";
+import { createWebhook } from "../domain/webhooks/service";
+import { startReceiver, type Receiver } from "../../tests/support/webhook-receiver";
+import { queuedEvent, testBusiness } from "../../tests/support/jobs-fixtures";
+import { startEmbeddedRunner } from "./runner";
+
+let rx: Receiver;
+beforeAll(async () => {
+  rx = await startReceiver();
+});
+afterAll(() => rx.close());
+
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`still waiting for ${what}: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("the runner's pools", () => {
+  it("another business's queued event finishes while an endpoint hangs with the whole webhook pool", async () => {
+    process.env.WEBHOOK_CONCURRENCY = "2";
+    process.env.JOB_POLL_MS = "50";
+    const slow = await testBusiness();
+    await createWebhook(slow.businessId, { url: `${rx.url}/hang`, environment: "TEST" });
+    rx.hang("/hang");
+    // Three messages for a pool of two: both places hang, the third waits its turn.
+    await db.$transaction((tx) =>
+      emitWebhookEvent(
+        tx,
+        [1, 2, 3].map((i) => ({ businessId: slow.businessId, environment: "TEST" as const, type: "pool.low" as const, data: { n: i } })),
+      ),
+    );
+    const runner = startEmbeddedRunner();
+    try {
+      await until("the pool to take two deliveries", async () => rx.held(), (n) => n === 2);
+      const other = await testBusiness();
+      const { job } = await queuedEvent(other, { eventName: "signup" });
+      runner.wake();
+      const done = await until("the other business's event", () => db.job.findUniqueOrThrow({ where: { id: job.id } }), (j) => j.status === "SUCCEEDED" || j.status === "FAILED");
+      expect(done.status).toBe("SUCCEEDED");
+      // It finished while the endpoint still had both deliveries in hand, unanswered: no
+      // attempt has ended yet (one ends when the endpoint answers or the delivery times out).
+      expect(rx.held()).toBe(2);
+      expect(await db.webhookMessage.count({ where: { businessId: slow.businessId, attempts: { gt: 0 } } })).toBe(0);
+      expect(rx.received.filter((r) => r.path.startsWith("/hang"))).toHaveLength(2);
+      // Once the endpoint answers, the pool goes on: every message gets its attempt.
+      rx.release();
+      const attempted = await until(
+        "every message's attempt",
+        () => db.webhookMessage.findMany({ where: { businessId: slow.businessId } }),
+        (ms) => ms.every((m) => m.attempts >= 1),
+      );
+      expect(attempted).toHaveLength(3);
+    } finally {
+      rx.release();
+      await runner.stop();
+      delete process.env.WEBHOOK_CONCURRENCY;
+      delete process.env.JOB_POLL_MS;
+    }
+  }, 120_000);
+});
