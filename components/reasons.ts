@@ -18,6 +18,10 @@ const WORDS: Record<string, string> = {
   BLOCKED_EMAIL_DOMAIN: "email domain is blocked",
   DISPOSABLE_EMAIL: "disposable email address",
   REFERRER_DAILY_LIMIT: "referrer reached the daily referral limit",
+  SAME_VISITOR: "signed up from the same device and network as the referrer's own visits",
+  CLICK_VELOCITY: "too many link clicks from one visitor in an hour",
+  WALLET_SHARED: "payout wallet shared with another participant",
+  NO_CLICK: "no click on a referral link before the sign-up",
 };
 
 /** "PER_EVENT_CAP,DAILY_CAP" → "capped by the limit per event; daily limit per person reached". Unknown codes pass through. */
