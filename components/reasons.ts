@@ -22,6 +22,10 @@ const WORDS: Record<string, string> = {
   REFERRER_DAILY_LIMIT: "referrer reached the daily referral limit",
   REFERRAL_SETTLED_ELSEWHERE: "this referral was already rewarded",
   UNSPECIFIED: "no reason recorded",
+  SAME_VISITOR: "signed up from the same device and network as the referrer's own visits",
+  CLICK_VELOCITY: "too many link clicks from one visitor in an hour",
+  WALLET_SHARED: "payout wallet shared with another participant",
+  NO_CLICK: "no click on a referral link before the sign-up",
 };
 
 /** Codes with a count, e.g. "REVERSED:2" on a reversal event. */

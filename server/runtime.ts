@@ -13,6 +13,14 @@ async function start() {
   await dbReady();
   await startJobs();
   startPayoutSchedule();
+  await startClickWriter();
+}
+
+/** Link clicks are buffered in memory and written in batches: the buffer is flushed before exit. */
+async function startClickWriter() {
+  const { flushClicks } = await import("./domain/links/clicks");
+  const { onShutdown } = await import("./shutdown");
+  onShutdown(flushClicks);
 }
 
 /** Scheduled payouts (autoPayoutEnabled) and follow-up of unfinished ones: enqueues REWARD_PAYOUT jobs. */

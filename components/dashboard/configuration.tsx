@@ -8,6 +8,7 @@ import { formatEth } from "../format";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
+import { LinksForm } from "./links-settings";
 import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, Notice, PageHeader, Select, Table, Td, Textarea, Th, Toggle } from "../ui";
 
 type Config = RouterOutputs["config"]["get"];
@@ -318,6 +319,7 @@ export function ConfigurationPage() {
       ) : (
         <div className="space-y-6">
           <Card title="General"><GeneralForm key={generalKey} config={config.data!} canChangeMoney={canChangeMoney} /></Card>
+          <Card title={`Referral links · ${env === "TEST" ? "Test" : "Live"}`} description="Each participant's link is /r/CODE on this service; clicks are counted and lead here."><LinksForm key={generalKey} config={config.data!} /></Card>
           <Card title={`Spend limits · ${env === "TEST" ? "Test" : "Live"}`} description="Caps apply to every reward; the pool never goes negative."><SpendForm key={spendKey} config={config.data!} canEdit={isOwner} /></Card>
           <Tiers strategy={config.data!.general.rewardStrategy} canEdit={canChangeMoney} />
           <Categorization />

@@ -9,6 +9,7 @@ import { Button, Card, EmptyState, ErrorState, LinkButton, ListBody, LoadingRows
 import { ActivityChart } from "./activity-chart";
 import { BalanceCards } from "./balance";
 import { EventsTable } from "./events";
+import { FunnelCard } from "./funnel";
 
 export function OverviewPage() {
   const { env } = useEnvironment();
@@ -63,6 +64,7 @@ export function OverviewPage() {
         <Card title="Events and ETH rewarded per day">
           {analytics.isLoading ? <LoadingRows rows={4} label="Loading chart" /> : analytics.error ? <ErrorState error={analytics.error} onRetry={() => analytics.refetch()} /> : <ActivityChart days={analytics.data!.days} />}
         </Card>
+        <FunnelCard />
         <Card title="Recent events" actions={<LinkButton href="/dashboard/events" variant="ghost" size="sm">View all</LinkButton>} bodyClassName="p-5 pt-0">
           <ListBody loading={recent.isLoading} error={recent.error} onRetry={() => recent.refetch()} isEmpty={!recent.data?.data.length} label="events" rows={3} empty={<EmptyState title="No events yet">Events sent to /track with a {env.toLowerCase()} key show up here.</EmptyState>}>
             <EventsTable events={recent.data?.data ?? []} compact />

@@ -1,6 +1,7 @@
 "use client";
 // Referrals and participants as lists to search (filters, cursor paging) and as detail pages:
 // who referred whom, through which key and source, and everything that happened on one timeline.
+import { ParticipantClicks } from "./funnel";
 import Link from "next/link";
 import { useState } from "react";
 import { useEnvironment } from "../environment";
@@ -440,6 +441,9 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
               </dl>
             </Card>
             <WalletCard participantId={p.participantId} walletAddress={p.walletAddress} />
+            <Card title="Referral link">
+              <ParticipantClicks participantId={p.participantId} />
+            </Card>
             <Card title="Referrals made" bodyClassName="p-5 pt-0">
               {p.referrals.length === 0 ? <p className="pt-5 text-sm text-slate-500">No referrals yet.</p> : <ReferralTable rows={p.referrals} showReferrer={false} />}
             </Card>

@@ -8,12 +8,20 @@ import { readWholeNumber } from "../numbers";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
-import { Button, Card, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Textarea, Toggle } from "../ui";
+import { reasonText } from "../reasons";
+import { Button, Card, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Select, Textarea, Toggle } from "../ui";
 
 type Settings = RouterOutputs["referrals"]["settings"];
 
 const limitField = { min: 1, max: 1_000_000, what: "the daily limit", emptyMeans: "no limit" };
 const windowField = { min: 1, max: 3650, what: "the window in days", emptyMeans: "no window" };
+const velocityField = { min: 1, max: 100_000, what: "the click velocity limit", emptyMeans: "the default" };
+const SIGNAL_LABELS: Record<keyof Settings["signals"], string> = {
+  SAME_VISITOR: "Same visitor as the referrer",
+  CLICK_VELOCITY: "Click velocity",
+  WALLET_SHARED: "Shared payout wallet",
+  NO_CLICK: "No click before sign-up",
+};
 
 function SettingsForm({ settings }: { settings: Settings }) {
   const { canChangeMoney } = useMe();
@@ -23,6 +31,8 @@ function SettingsForm({ settings }: { settings: Settings }) {
   const [maxPerDay, setMaxPerDay] = useState(settings.maxReferralsPerReferrerPerDay?.toString() ?? "");
   const [windowDays, setWindowDays] = useState(settings.attributionWindowDays?.toString() ?? "");
   const [domains, setDomains] = useState(settings.blockedEmailDomains.join("\n"));
+  const [signals, setSignals] = useState(settings.signals);
+  const [velocity, setVelocity] = useState(String(settings.clickVelocityPerHour));
   const update = trpc.referrals.updateSettings.useMutation({
     onSuccess: (s) => {
       utils.referrals.settings.setData({}, s);
@@ -45,15 +55,17 @@ function SettingsForm({ settings }: { settings: Settings }) {
     e.preventDefault();
     const limit = readWholeNumber(maxPerDay, limitField);
     const window = readWholeNumber(windowDays, windowField);
+    const perHour = readWholeNumber(velocity, velocityField);
     const problems: Record<string, string> = {};
     if (!limit.ok) problems.maxReferralsPerReferrerPerDay = limit.message;
     if (!window.ok) problems.attributionWindowDays = window.message;
+    if (!perHour.ok) problems.clickVelocityPerHour = perHour.message;
     setLocal(problems);
-    if (!limit.ok || !window.ok) {
+    if (!limit.ok || !window.ok || !perHour.ok) {
       update.reset();
       return;
     }
-    update.mutate({ ...flags, maxReferralsPerReferrerPerDay: limit.value, attributionWindowDays: window.value, blockedEmailDomains: domainLines });
+    update.mutate({ ...flags, maxReferralsPerReferrerPerDay: limit.value, attributionWindowDays: window.value, blockedEmailDomains: domainLines, signals, clickVelocityPerHour: perHour.value ?? undefined });
   }
   const flag = (k: keyof typeof flags) => (v: boolean) => setFlags((f) => ({ ...f, [k]: v }));
   return (
@@ -75,6 +87,24 @@ function SettingsForm({ settings }: { settings: Settings }) {
           <Field label="Attribution window (days)" error={errorFor(errs, "attributionWindowDays")} hint="Events after this many days no longer qualify a referral. Empty: no window.">{(p) => <Input {...p} name="attributionWindowDays" inputMode="numeric" value={windowDays} onChange={(e) => setWindowDays(e.target.value)} />}</Field>
         </div>
         <Field className="mt-4" label="Blocked email domains" error={domainError} hint="One per line, e.g. example.org">{(p) => <Textarea {...p} name="blockedEmailDomains" value={domains} onChange={(e) => setDomains(e.target.value)} rows={4} />}</Field>
+      </Card>
+      <Card title="Fraud signals" description="From referral-link clicks and payout wallets. Flag holds the referral for your review; reject refuses it.">
+        <div className="grid gap-4 sm:grid-cols-2">
+          {(Object.keys(signals) as Array<keyof Settings["signals"]>).map((s) => (
+            <Field key={s} label={SIGNAL_LABELS[s]} hint={reasonText(s)} error={errorFor(errs, `signals.${s}`)}>
+              {(p) => (
+                <Select {...p} name={`signals.${s}`} value={signals[s]} onChange={(e) => setSignals((x) => ({ ...x, [s]: e.target.value as Settings["signals"][typeof s] }))}>
+                  <option value="OFF">Off</option>
+                  <option value="FLAG">Flag for review</option>
+                  <option value="REJECT">Reject</option>
+                </Select>
+              )}
+            </Field>
+          ))}
+          <Field label="Click velocity limit (per visitor per hour)" error={errorFor(errs, "clickVelocityPerHour")} hint="Counted clicks of one visitor across all links above this fire the click-velocity signal.">
+            {(p) => <Input {...p} name="clickVelocityPerHour" inputMode="numeric" value={velocity} onChange={(e) => setVelocity(e.target.value)} />}
+          </Field>
+        </div>
       </Card>
       </fieldset>
       {canChangeMoney && (

@@ -155,4 +155,42 @@ describe("browser entry", () => {
       delete g.location;
     }
   });
+
+  it("stores a referral link's click id with its code, replaces both together, and fills clickId fields", async () => {
+    const jar = new Map<string, string>();
+    const g = globalThis as unknown as { document?: unknown; location?: unknown };
+    const inputs = { referralCode: { value: "" }, clickId: { value: "" } };
+    g.document = {
+      get cookie() {
+        return [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+      },
+      set cookie(line: string) {
+        const [pair, ...attrs] = line.split(";").map((s) => s.trim());
+        const [k, v] = pair.split("=");
+        if (attrs.some((a) => a === "Max-Age=0")) jar.delete(k);
+        else jar.set(k, v);
+      },
+      querySelectorAll: (sel: string) => (sel.includes("clickId") ? [inputs.clickId] : [inputs.referralCode]),
+    };
+    g.location = { href: "https://shop.example.com/welcome?ref=ANN123&rts_click=c1abc", protocol: "https:" };
+    try {
+      const b = await import("./browser.js");
+      expect(b.captureReferral()).toBe("ANN123");
+      expect(b.getClickId()).toBe("c1abc");
+      expect(b.fillReferralFields()).toBe(1);
+      expect(inputs).toEqual({ referralCode: { value: "ANN123" }, clickId: { value: "c1abc" } });
+      // First touch keeps the first code and its click; a newer code without a click drops the old click.
+      expect(b.captureReferral({ firstTouch: true }, "https://shop.example.com/?ref=BOB456&rts_click=c2")).toBe("ANN123");
+      expect(b.getClickId()).toBe("c1abc");
+      expect(b.captureReferral({}, "https://shop.example.com/?ref=BOB456")).toBe("BOB456");
+      expect(b.getClickId()).toBeNull();
+      expect(b.captureReferral({}, "https://shop.example.com/?ref=CAT789&rts_click=%3Cx%3E")).toBe("CAT789");
+      expect(b.getClickId()).toBeNull();
+      b.clearReferralCode();
+      expect(b.getReferralCode()).toBeNull();
+    } finally {
+      delete g.document;
+      delete g.location;
+    }
+  });
 });

@@ -10,6 +10,7 @@ export type TrackRequest = {
   };
   idempotencyKey?: string;
   source?: string;
+  clickId?: string;
 };
 
 /** 200 response of sdk-track */
@@ -56,6 +57,7 @@ export type TrackBatchRequest = {
     };
     idempotencyKey?: string;
     source?: string;
+    clickId?: string;
   }>;
 };
 
@@ -78,6 +80,7 @@ export type ApplyReferralRequest = {
   source?: string;
   campaign?: string;
   idempotencyKey?: string;
+  clickId?: string;
 };
 
 /** 200 response of sdk-referrals-apply */

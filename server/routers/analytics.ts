@@ -1,5 +1,7 @@
 import { analyticsInput, analyticsOutput } from "../domain/analytics/schemas";
 import { getAnalytics } from "../domain/analytics/service";
+import { funnelInput, funnelOutput } from "../domain/links/schemas";
+import { getFunnel } from "../domain/links/funnel";
 import { businessProcedure, router } from "../trpc/init";
 
 export const analyticsRouter = router({
@@ -8,4 +10,9 @@ export const analyticsRouter = router({
     .input(analyticsInput)
     .output(analyticsOutput)
     .query(({ ctx, input }) => getAnalytics(ctx.businessId, input)),
+  funnel: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/analytics/funnel", tags: ["analytics"], summary: "Link clicks → referrals → qualified → rewarded → ETH, grouped by referrer, campaign, utm_source or day", protect: true } })
+    .input(funnelInput)
+    .output(funnelOutput)
+    .query(({ ctx, input }) => getFunnel(ctx.businessId, input)),
 });

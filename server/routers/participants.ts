@@ -1,6 +1,8 @@
 import { listBusinessParticipantsInput, listBusinessParticipantsOutput, participantDetailOutput, participantIdInput } from "../domain/referrals/browse-schemas";
 import { getBusinessParticipant, listBusinessParticipants } from "../domain/referrals/browse";
 import { participantWithTotalsOutput, updateParticipantInput, updateParticipantWallet } from "../domain/participants/wallet";
+import { participantClicksOutput } from "../domain/links/schemas";
+import { getBusinessParticipantClicks } from "../domain/links/participant-clicks";
 import { businessProcedure, ownerProcedure, router } from "../trpc/init";
 
 export const participantsRouter = router({
@@ -14,6 +16,11 @@ export const participantsRouter = router({
     .input(participantIdInput)
     .output(participantDetailOutput)
     .query(({ ctx, input }) => getBusinessParticipant(ctx.businessId, input.participantId)),
+  clicks: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/participants/{participantId}/clicks", tags: ["participants"], summary: "Counted clicks on a participant's referral link", protect: true } })
+    .input(participantIdInput)
+    .output(participantClicksOutput)
+    .query(({ ctx, input }) => getBusinessParticipantClicks(ctx.businessId, input.participantId)),
   update: ownerProcedure
     .meta({ openapi: { method: "PATCH", path: "/business/participants/{participantId}", tags: ["participants"], summary: "Set or clear a participant's payout wallet (owner)", protect: true } })
     .input(updateParticipantInput)

@@ -197,6 +197,23 @@ export const env = {
   get payoutMaxGasPercent() {
     return int(process.env.PAYOUT_MAX_GAS_PERCENT, 10);
   },
+  /** Raw link clicks are deleted this many days after the click; daily rollups are kept. */
+  get clickRetentionDays() {
+    return Math.max(1, int(process.env.CLICK_RETENTION_DAYS, 90));
+  },
+  /** How long /r/:code remembers a code's participant and link settings (seconds). */
+  get linkCacheSeconds() {
+    return Math.min(3600, int(process.env.LINK_CACHE_SECONDS, 30));
+  },
+  /** Where a link with an unknown code goes when the installation has several destinations. */
+  get linkFallbackUrl(): string | undefined {
+    const u = process.env.LINK_FALLBACK_URL;
+    return u && /^https?:\/\//.test(u) ? u : undefined;
+  },
+  /** Most clicks kept in memory waiting for their batch insert (oldest dropped beyond, with a warning). */
+  get clickBufferMax() {
+    return Math.max(1000, int(process.env.CLICK_BUFFER_MAX, 100_000));
+  },
   get isProduction() {
     return process.env.NODE_ENV === "production";
   },

@@ -25,7 +25,7 @@ export interface AnalyticsQuery {
   campaign?: string;
 }
 
-function resolveRange(q: { from?: string; to?: string }) {
+export function resolveRange(q: { from?: string; to?: string }) {
   const to = q.to ? new Date(`${q.to}T00:00:00Z`) : new Date(Date.parse(isoDay(new Date())));
   const from = q.from ? new Date(`${q.from}T00:00:00Z`) : new Date(to.getTime() - 29 * DAY_MS);
   const days = Math.round((to.getTime() - from.getTime()) / DAY_MS) + 1;

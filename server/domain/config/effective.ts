@@ -18,6 +18,9 @@ export const ENVIRONMENT_FIELDS = [
   "lowPoolAlertWei",
   "autoRefillEnabled",
   "autoRefillAmountWei",
+  "linkDestinationUrl",
+  "linkParam",
+  "attribution",
 ] as const satisfies ReadonlyArray<keyof BusinessConfig & keyof EnvironmentConfig>;
 
 export type EffectiveConfig = BusinessConfig & { environment: Environment; perEnvironment: boolean };

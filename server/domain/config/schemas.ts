@@ -13,6 +13,12 @@ const generalConfigOutput = z.object({
   qualifyingEvents: z.array(z.string()),
   /** Event names that reverse the referral's rewards when tracked (e.g. "refund"); also under spend. */
   reversalEvents: z.array(z.string()),
+  /** Where referral links (/r/:code) lead in this environment; null: links answer 404. */
+  linkDestinationUrl: z.string().nullable(),
+  /** Query parameter that carries the code to the destination (default "ref"). */
+  linkParam: z.string(),
+  /** Which click a visitor who clicked several links is credited to. */
+  attribution: z.enum(["FIRST_CLICK", "LAST_CLICK"]),
 });
 
 const spendConfigOutput = z.object({
@@ -66,6 +72,20 @@ export const updateGeneralInput = z.strictObject({
   /** Event names that qualify a referral for rewards; an empty list means every event qualifies. */
   qualifyingEvents: z.array(eventName).max(100).optional(),
   reversalEvents: z.array(eventName).max(100).optional(),
+  /** https (http allowed with environment TEST); no credentials, no fragment; null removes it. */
+  linkDestinationUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .refine((u) => { const p = new URL(u); return !p.username && !p.password && !p.hash; }, "No credentials or #fragment in the destination")
+    .nullable()
+    .optional(),
+  linkParam: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, "1–32 letters, digits, _ or -, starting with a letter").refine((p) => p !== "rts_click" && !p.startsWith("utm_"), "Reserved parameter name").optional(),
+  attribution: z.enum(["FIRST_CLICK", "LAST_CLICK"]).optional(),
+}).superRefine((v, ctx) => {
+  // A destination set for LIVE, or for both environments (no `environment`), must be https.
+  if (v.linkDestinationUrl && v.environment !== "TEST" && !v.linkDestinationUrl.startsWith("https://")) {
+    ctx.addIssue({ code: "custom", path: ["linkDestinationUrl"], message: "LIVE links need an https destination (http is allowed with environment TEST)" });
+  }
 });
 export type UpdateGeneralInput = z.infer<typeof updateGeneralInput>;
 

@@ -7,6 +7,7 @@ import type { Prisma } from "../../db/generated";
 import { notFound } from "../../shared/errors";
 import { ethToWei, weiToDb, weiToEth } from "../../shared/money";
 import { rearmLowPoolAlerts } from "../ledger/service";
+import { forgetLinkTargets } from "../links/resolve";
 import { ENVIRONMENT_FIELDS, loadConfig, type Environment } from "./effective";
 import type { ConfigOutput, UpdateGeneralInput, UpdateSpendInput } from "./schemas";
 
@@ -30,6 +31,9 @@ export async function getConfig(businessId: string, environment: Environment = "
       eventProcessing: c.eventProcessing,
       qualifyingEvents: c.qualifyingEvents,
       reversalEvents: c.reversalEvents,
+      linkDestinationUrl: c.linkDestinationUrl,
+      linkParam: c.linkParam,
+      attribution: c.attribution as "FIRST_CLICK" | "LAST_CLICK",
     },
     spend: {
       maxEthPerDayPerUser: ethOrNull(c.maxEthPerDayPerUserWei),
@@ -93,8 +97,12 @@ export async function updateGeneralConfig(businessId: string, input: UpdateGener
     await writeEnvironmentFields(tx, businessId, input.environment, {
       referralRewardWei: input.referralRewardEth === undefined ? undefined : weiToDb(ethToWei(input.referralRewardEth)),
       bonusWei: input.bonusEth === undefined ? undefined : weiToDb(ethToWei(input.bonusEth)),
+      linkDestinationUrl: input.linkDestinationUrl,
+      linkParam: input.linkParam,
+      attribution: input.attribution,
     });
   });
+  forgetLinkTargets(businessId);
   return getConfig(businessId, input.environment);
 }
 

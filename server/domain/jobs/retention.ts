@@ -1,14 +1,18 @@
 // Retention (docs/operations.md, "Retention"): finished jobs (SUCCEEDED or FAILED) are deleted
 // JOB_RETENTION_DAYS after they finished, and idempotency records once they expired (24 h after
-// the request: the contract keeps a key that long). Deletion runs in bounded batches, each its
+// the request: the contract keeps a key that long), and raw link clicks CLICK_RETENTION_DAYS after
+// the click, once rolled up per day (links/retention.ts). Deletion runs in bounded batches, each its
 // own short statement that skips rows another transaction holds (FOR UPDATE SKIP LOCKED), so a
 // sweep never blocks intake nor the runners, and a huge backlog is worked off a batch at a time.
 // Called by the embedded schedule (server/jobs/worker.ts) and the Inngest cron function.
 import { db } from "../../db/client";
 import { env } from "../../shared/env";
+import { DELETE_EXPIRED_CLICKS, rollUpClickDays } from "../links/retention";
 
 export interface RetentionOptions {
   now?: Date;
+  /** Raw link clicks older than this many days are deleted, after their day's rollup (default CLICK_RETENTION_DAYS). */
+  clickRetentionDays?: number;
   /** Finished jobs older than this many days are deleted (default JOB_RETENTION_DAYS). */
   jobRetentionDays?: number;
   /** Rows per DELETE statement (default RETENTION_BATCH_SIZE). */
@@ -20,6 +24,8 @@ export interface RetentionOptions {
 export interface RetentionResult {
   jobsDeleted: number;
   idempotencyRecordsDeleted: number;
+  /** Raw link clicks deleted (their days stay in the daily rollups). */
+  clicksDeleted: number;
   /** True when a table still had rows to delete after maxBatches statements. */
   more: boolean;
 }
@@ -57,5 +63,12 @@ export async function sweepRetention(opts: RetentionOptions = {}): Promise<Reten
     batchSize,
     maxBatches,
   );
-  return { jobsDeleted: jobs.total, idempotencyRecordsDeleted: idem.total, more: jobs.more || idem.more };
+  await rollUpClickDays(now);
+  const clicks = await deleteInBatches(
+    DELETE_EXPIRED_CLICKS,
+    new Date(now.getTime() - (opts.clickRetentionDays ?? env.clickRetentionDays) * DAY_MS),
+    batchSize,
+    maxBatches,
+  );
+  return { jobsDeleted: jobs.total, idempotencyRecordsDeleted: idem.total, clicksDeleted: clicks.total, more: jobs.more || idem.more || clicks.more };
 }

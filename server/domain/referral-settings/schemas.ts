@@ -10,6 +10,19 @@ const emailDomain = z
   .transform((s) => s.toLowerCase().replace(/^@/, ""))
   .refine((s) => DOMAIN_RE.test(s), "Must be an email domain such as example.com");
 
+const SIGNAL_RULES = ["OFF", "FLAG", "REJECT"] as const;
+/** "off" | "flag" | "reject", in any case. */
+const signalRule = z
+  .string()
+  .transform((v) => v.toUpperCase())
+  .pipe(z.enum(SIGNAL_RULES));
+const signalRulesOutput = z.object({
+  SAME_VISITOR: z.enum(SIGNAL_RULES),
+  CLICK_VELOCITY: z.enum(SIGNAL_RULES),
+  WALLET_SHARED: z.enum(SIGNAL_RULES),
+  NO_CLICK: z.enum(SIGNAL_RULES),
+});
+
 export const referralSettingsOutput = z.object({
   blockSelfReferral: z.boolean(),
   oneReferralPerReferredUser: z.boolean(),
@@ -20,6 +33,10 @@ export const referralSettingsOutput = z.object({
   holdForReview: z.boolean(),
   /** null = no window (an event qualifies a referral whenever it arrives) */
   attributionWindowDays: z.number().int().nullable(),
+  /** Fraud signals from link clicks and wallets: OFF, FLAG (hold for review) or REJECT each. */
+  signals: signalRulesOutput,
+  /** CLICK_VELOCITY fires above this many counted clicks of one visitor in an hour. */
+  clickVelocityPerHour: z.number().int(),
 });
 export type ReferralSettingsOutput = z.infer<typeof referralSettingsOutput>;
 
@@ -31,5 +48,10 @@ export const updateReferralSettingsInput = z.strictObject({
   blockDisposableEmails: strictBoolean.optional(),
   holdForReview: strictBoolean.optional(),
   attributionWindowDays: strictNumber(z.number().int().min(1).max(3650)).nullable().optional(),
+  /** Only the signals sent change. */
+  signals: z
+    .strictObject({ SAME_VISITOR: signalRule.optional(), CLICK_VELOCITY: signalRule.optional(), WALLET_SHARED: signalRule.optional(), NO_CLICK: signalRule.optional() })
+    .optional(),
+  clickVelocityPerHour: strictNumber(z.number().int().min(1).max(100_000)).optional(),
 });
 export type UpdateReferralSettingsInput = z.infer<typeof updateReferralSettingsInput>;

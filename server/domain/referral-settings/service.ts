@@ -1,6 +1,7 @@
 // Anti-abuse referral rules of a business (read by the reward engine's screenReferral and
 // settleEvent). The row is created with its defaults on first use.
 import { db, type Tx } from "../../db/client";
+import { signalRules } from "../rewards/fraud-signals";
 import type { ReferralSettingsOutput, UpdateReferralSettingsInput } from "./schemas";
 
 type Client = Tx | typeof db;
@@ -22,6 +23,8 @@ const toOutput = (s: Row): ReferralSettingsOutput => ({
   blockDisposableEmails: s.blockDisposableEmails,
   holdForReview: s.holdForReview,
   attributionWindowDays: s.attributionWindowDays,
+  signals: signalRules(s),
+  clickVelocityPerHour: s.clickVelocityPerHour,
 });
 
 export async function getReferralSettings(businessId: string): Promise<ReferralSettingsOutput> {
@@ -30,10 +33,15 @@ export async function getReferralSettings(businessId: string): Promise<ReferralS
 
 export async function updateReferralSettings(businessId: string, input: UpdateReferralSettingsInput): Promise<ReferralSettingsOutput> {
   await loadReferralSettings(db, businessId);
+  const { signals, ...rest } = input;
   const row = await db.referralSettings.update({
     where: { businessId },
     data: {
-      ...input,
+      ...rest,
+      sameVisitorRule: signals?.SAME_VISITOR,
+      clickVelocityRule: signals?.CLICK_VELOCITY,
+      walletSharedRule: signals?.WALLET_SHARED,
+      noClickRule: signals?.NO_CLICK,
       blockedEmailDomains: input.blockedEmailDomains === undefined ? undefined : [...new Set(input.blockedEmailDomains)],
     },
   });

@@ -5,6 +5,7 @@ import { listLimit } from "../../shared/list-page";
 import { email, externalUserId, personName } from "../participants/schemas";
 
 const referralCode = z.string().trim().min(1).max(64);
+export const clickId = z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, "A click id as received in rts_click");
 const sourceLabel = z.string().trim().min(1).max(100);
 
 export const applyReferralInput = z
@@ -16,6 +17,8 @@ export const applyReferralInput = z
     source: sourceLabel.optional(),
     campaign: z.string().trim().min(1).max(100).optional(),
     idempotencyKey: z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, "Printable ASCII without spaces").optional(),
+    /** The link click that brought the referred user (the `rts_click` query parameter of the landing page). */
+    clickId: clickId.optional(),
   })
   .refine((v) => v.referredUserId !== undefined || v.referredUserEmail !== undefined, {
     message: "Provide referredUserId (synchronous) or referredUserEmail (queued)",

@@ -11,6 +11,7 @@ import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tra
 import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
 import type { ApplyReferralInput, ReferralListOutput, ReferralOutput } from "./schemas";
 import { emitWebhookEvent, newReferralWebhooks } from "../webhooks/emit";
+import { attributedClick, linkReferralToClick } from "../links/attribution";
 
 export interface RecordReferralInput {
   referrer: Participant;
@@ -18,6 +19,8 @@ export interface RecordReferralInput {
   source?: string | null;
   campaign?: string | null;
   now?: Date;
+  /** The link click the referred user came from: screened (fraud signals) and linked to the new referral. */
+  clickId?: string | null;
 }
 
 /**
@@ -30,7 +33,7 @@ export async function recordReferral(tx: Tx, scope: Scope, input: RecordReferral
   const existing = await tx.referral.findUnique({ where: { referrerId_referredId: pair } });
   if (existing) return { referral: existing, created: false };
   const now = input.now ?? new Date();
-  const screen = await screenReferral(tx, { businessId: scope.businessId, environment: scope.environment, referrer: input.referrer, referred: input.referred, now });
+  const screen = await screenReferral(tx, { businessId: scope.businessId, environment: scope.environment, referrer: input.referrer, referred: input.referred, now, clickId: input.clickId });
   const [inserted] = await tx.referral.createManyAndReturn({
     data: [
       {
@@ -46,6 +49,7 @@ export async function recordReferral(tx: Tx, scope: Scope, input: RecordReferral
     ],
     skipDuplicates: true,
   });
+  if (inserted && input.clickId) await linkReferralToClick(tx, inserted.id, input.clickId);
   if (inserted) await emitWebhookEvent(tx, newReferralWebhooks(inserted)); // webhook
   if (inserted) return { referral: inserted, created: true };
   const raced = await tx.referral.findUnique({ where: { referrerId_referredId: pair } });
@@ -76,14 +80,17 @@ export interface ApplyQueuedOutput {
 
 /** The work of an apply, shared by the synchronous path and the SDK_REFERRAL_APPLY job. */
 export async function performReferralApply(tx: Tx, scope: Scope, input: Omit<ApplyReferralInput, "idempotencyKey">): Promise<ApplySyncOutput> {
-  const referrer = await findParticipantByCodeOrHandle(tx, scope, input.referralCode);
+  // A click of the business names the referrer (attribution: the visitor's first or last click);
+  // otherwise the code does.
+  const click = input.clickId ? await attributedClick(tx, scope, input.clickId) : null;
+  const referrer = click ? await tx.participant.findUnique({ where: { id: click.participantId } }) : await findParticipantByCodeOrHandle(tx, scope, input.referralCode);
   if (!referrer) throw new AppError("UNKNOWN_REFERRAL_CODE", `No participant has the referral code or handle "${input.referralCode}"`);
   const { participant: referred } = await ensureParticipant(tx, scope, {
     externalId: input.referredUserId,
     email: input.referredUserEmail,
     name: input.referredUserName,
   });
-  const { referral, created } = await recordReferral(tx, scope, { referrer, referred, source: input.source, campaign: input.campaign });
+  const { referral, created } = await recordReferral(tx, scope, { referrer, referred, source: input.source, campaign: input.campaign, clickId: click?.id ?? null });
   return {
     success: true,
     processedSynchronously: true,

@@ -4,6 +4,7 @@
 import type { Tx } from "../../db/client";
 import type { Participant, ReferralSettings } from "../../db/generated";
 import { loadReferralSettings } from "../referral-settings/service";
+import { screenSignals } from "./fraud-signals";
 import { DISPOSABLE_EMAIL_DOMAINS, domainMatches } from "./disposable-domains";
 
 export interface ScreenReferralInput {
@@ -12,6 +13,8 @@ export interface ScreenReferralInput {
   referrer: Participant;
   referred: Participant;
   now: Date;
+  /** The link click the referral came from (fraud signals); null or absent: none. */
+  clickId?: string | null;
 }
 
 export interface ScreenResult {
@@ -86,6 +89,9 @@ export async function screenReferral(tx: Tx, input: ScreenReferralInput): Promis
     });
     if (today >= s.maxReferralsPerReferrerPerDay) return { status: "REJECTED", reason: REFERRAL_REASONS.REFERRER_DAILY_LIMIT };
   }
+
+  const signal = await screenSignals(tx, s, { businessId, environment }, { referrer, referred, clickId: input.clickId ?? null });
+  if (signal) return signal;
 
   if (s.holdForReview) return { status: "FLAGGED", reason: REFERRAL_REASONS.HELD_FOR_REVIEW };
   return { status: "PENDING" };

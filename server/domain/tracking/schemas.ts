@@ -1,6 +1,7 @@
 // POST /track and POST /track/batch: the tracked event and the two response shapes.
 import { z } from "zod";
 import { email, externalUserId, personName } from "../participants/schemas";
+import { clickId } from "../referrals/schemas";
 import { rewardSummaryOutput } from "../rewards/schemas";
 
 const MAX_METADATA_BYTES = 8 * 1024;
@@ -58,6 +59,8 @@ export const trackInput = z.strictObject({
   metadata: metadataSchema.optional(),
   idempotencyKey: z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, "Printable ASCII without spaces").optional(),
   source: z.string().trim().min(1).max(100).optional(),
+  /** The link click that brought the referred user (rts_click); links the event's referral to it. */
+  clickId: clickId.optional(),
 });
 export type TrackInput = z.infer<typeof trackInput>;
 

@@ -68,7 +68,7 @@ export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent, re
   }
   let referral: Referral | null = null;
   if (referrer && referred) {
-    ({ referral } = await recordReferral(tx, scope, { referrer, referred, source: event.source, campaign: event.campaign }));
+    ({ referral } = await recordReferral(tx, scope, { referrer, referred, source: event.source, campaign: event.campaign, clickId: event.clickId }));
   } else if (referred) {
     // A later event of an already referred user (e.g. a purchase) belongs to their referral.
     referral = await tx.referral.findFirst({ where: { referredId: referred.id, businessId: scope.businessId, environment: scope.environment }, orderBy: { createdAt: "desc" } });
@@ -114,8 +114,8 @@ async function updateEvent(sql: DirectSql, id: string, data: { referralId: strin
 async function insertEvent(tx: Tx, scope: Scope, input: TrackInput, idempotencyKey: string | undefined): Promise<TrackedEvent> {
   const now = new Date().toISOString();
   const [row] = await (await txSql(tx)).query<TrackedEvent>(
-    `INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, "idempotencyKey", untrusted, status, "createdAt", "updatedAt")
-     VALUES ($1, $2, $3::"Environment", $4, $5, $6, $7::jsonb, $8, $9, $10, $11, 'QUEUED', $12::timestamp(3), $12::timestamp(3))
+    `INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, "idempotencyKey", untrusted, status, "createdAt", "updatedAt", "clickId")
+     VALUES ($1, $2, $3::"Environment", $4, $5, $6, $7::jsonb, $8, $9, $10, $11, 'QUEUED', $12::timestamp(3), $12::timestamp(3), $13)
      RETURNING *`,
     newId(),
     scope.businessId,
@@ -129,6 +129,7 @@ async function insertEvent(tx: Tx, scope: Scope, input: TrackInput, idempotencyK
     idempotencyKey ?? null,
     scope.untrusted === true,
     now,
+    input.clickId ?? null,
   );
   return row;
 }

@@ -1,6 +1,7 @@
 // POST /sdk/referrals/apply: referredUserId → synchronous; only referredUserEmail → queued.
 import { applyReferralInput } from "../../domain/referrals/schemas";
 import { applyReferral } from "../../domain/referrals/service";
+import { flushClicks } from "../../domain/links/clicks";
 import { pickIdempotencyKey } from "../../domain/tracking/idempotency";
 import { withSdkKey } from "../with-sdk-key";
 import { objectBody } from "./body";
@@ -8,6 +9,8 @@ import { objectBody } from "./body";
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = withSdkKey({
   POST: async (ctx) => {
     const input = applyReferralInput.parse(objectBody(ctx));
+    // A click this instance still buffers is written first, so attribution finds it.
+    if (input.clickId) await flushClicks();
     const idempotencyKey = pickIdempotencyKey(input.idempotencyKey, ctx.req.headers.get("idempotency-key"));
     return applyReferral(ctx.scope, { ...input, idempotencyKey });
   },

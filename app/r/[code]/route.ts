@@ -1,0 +1,3 @@
+export { GET, HEAD } from "@/server/sdk/routes/link";
+
+export const dynamic = "force-dynamic";

@@ -1,0 +1,67 @@
+// The funnel from clicks to ETH, grouped four ways, read from raw clicks and from daily rollups
+// alike; click retention keeps the rollups.
+import { describe, expect, it } from "vitest";
+import { db } from "../../db/client";
+import { domainBusiness, participant } from "../../../tests/support/domain";
+import { updateGeneralConfig } from "../config/service";
+import { updateGeneralInput } from "../config/schemas";
+import { sweepRetention } from "../jobs/retention";
+import { applyReferral } from "../referrals/service";
+import { applyReferralInput } from "../referrals/schemas";
+import { flushClicks } from "./clicks";
+import { getFunnel, getParticipantClicks } from "./funnel";
+import { followLink } from "./redirect";
+import { funnelInput } from "./schemas";
+
+const UA = "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0";
+
+describe("getFunnel", () => {
+  it("counts clicks, unique visitors, referrals and their outcome per referrer, campaign, utm_source and day, before and after the rollup and retention", async () => {
+    const b = await domainBusiness({ environment: "TEST" });
+    await updateGeneralConfig(b.businessId, updateGeneralInput.parse({ environment: "TEST", linkDestinationUrl: "http://localhost:4000/" }));
+    const [ann, bo] = await Promise.all([participant(b.scope), participant(b.scope)]);
+    const day1 = new Date("2026-10-01T09:00:00Z");
+    const click = async (code: string, ip: string, query: string, at: Date) =>
+      (await followLink({ code, method: "GET", query: new URLSearchParams(query), userAgent: UA, ip, referer: null, now: at })).clickId!;
+    const a1 = await click(ann.referralCode, "10.0.0.1", "utm_source=mail&utm_campaign=fall", day1);
+    await click(ann.referralCode, "10.0.0.1", "utm_source=mail&utm_campaign=fall", new Date(day1.getTime() + 2 * 3_600_000)); // next hour: counted, same visitor
+    await click(ann.referralCode, "10.0.0.2", "utm_source=x", day1);
+    await click(bo.referralCode, "10.0.0.3", "", day1);
+    await click(bo.referralCode, "10.0.0.3", "", day1); // same hour: not counted
+    await flushClicks();
+    const r = await applyReferral(b.scope, applyReferralInput.parse({ referralCode: ann.referralCode, referredUserId: "friend-1", clickId: a1 }));
+    await db.referral.update({ where: { id: (r.body as { referralId: string }).referralId }, data: { createdAt: day1 } });
+    const q = (groupBy: string) => getFunnel(b.businessId, funnelInput.parse({ environment: "TEST", from: "2026-09-30", to: "2026-10-02", groupBy }));
+
+    const check = async () => {
+      const byReferrer = await q("referrer");
+      expect(byReferrer.data).toEqual([
+        { key: ann.referralCode, participantId: ann.participantId, clicks: 3, uniqueClicks: 2, referrals: 1, qualified: 0, rewarded: 0, rewardsEth: "0", paidOutEth: "0" },
+        { key: bo.referralCode, participantId: bo.participantId, clicks: 1, uniqueClicks: 1, referrals: 0, qualified: 0, rewarded: 0, rewardsEth: "0", paidOutEth: "0" },
+      ]);
+      const byCampaign = await q("campaign");
+      expect(byCampaign.data.find((d) => d.key === "fall")).toMatchObject({ clicks: 2, uniqueClicks: 1, referrals: 1 });
+      expect(byCampaign.data.find((d) => d.key === null)).toMatchObject({ clicks: 2, referrals: 0 });
+      const bySource = await q("utm_source");
+      expect(bySource.data.find((d) => d.key === "mail")).toMatchObject({ clicks: 2, referrals: 1 });
+      const byDay = await q("day");
+      expect(byDay.data).toEqual([expect.objectContaining({ key: "2026-10-01", clicks: 4, referrals: 1 })]);
+    };
+    await check();
+    // Rollup of the closed days, then the raw clicks expire: the same figures, from the rollups.
+    const swept = await sweepRetention({ now: new Date("2026-12-31T00:00:00Z"), clickRetentionDays: 30 });
+    expect(swept.clicksDeleted).toBe(5);
+    expect(await db.linkClick.count({ where: { businessId: b.businessId } })).toBe(0);
+    // utm_source and campaign of a referral came from its click: gone with it; clicks stay.
+    const byReferrer = await q("referrer");
+    expect(byReferrer.data[0]).toMatchObject({ key: ann.referralCode, clicks: 3, uniqueClicks: 2, referrals: 1 });
+    expect((await q("day")).data).toEqual([expect.objectContaining({ key: "2026-10-01", clicks: 4 })]);
+    expect((await getParticipantClicks(b.businessId, "TEST", ann.participantId)).clicks).toBe(3);
+  });
+
+  it("refuses an unknown groupBy and a reversed range", async () => {
+    expect(() => funnelInput.parse({ groupBy: "country" })).toThrow();
+    const b = await domainBusiness();
+    await expect(getFunnel(b.businessId, funnelInput.parse({ from: "2026-10-02", to: "2026-10-01" }))).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+  });
+});

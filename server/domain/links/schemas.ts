@@ -1,0 +1,56 @@
+// GET /business/analytics/funnel: from link clicks to paid-out rewards, grouped.
+import { z } from "zod";
+import { environment } from "../api-keys/schemas";
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Must be a UTC date YYYY-MM-DD").refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), "Invalid date");
+
+export const FUNNEL_GROUPS = ["referrer", "campaign", "utm_source", "day"] as const;
+
+export const funnelInput = z.strictObject({
+  environment: environment.default("LIVE"),
+  /** First UTC day, inclusive (default: 29 days before `to`). */
+  from: day.optional(),
+  /** Last UTC day, inclusive (default: today). */
+  to: day.optional(),
+  groupBy: z.enum(FUNNEL_GROUPS).default("referrer"),
+});
+export type FunnelInput = z.infer<typeof funnelInput>;
+
+export const FRAUD_SIGNALS = ["SAME_VISITOR", "CLICK_VELOCITY", "WALLET_SHARED", "NO_CLICK"] as const;
+
+const funnelRow = z.object({
+  /** The referrer's referral code, the campaign, the utm_source or the UTC day; null: none. */
+  key: z.string().nullable(),
+  /** groupBy=referrer: the referrer's participant id. */
+  participantId: z.string().optional(),
+  /** Counted clicks (one per visitor, link and hour; bots and HEAD requests never count). */
+  clicks: z.number().int(),
+  /** Distinct visitors per UTC day, summed over the days. */
+  uniqueClicks: z.number().int(),
+  /** Referrals made in the range (cohort of the funnel). */
+  referrals: z.number().int(),
+  /** Of those, qualified (a qualifying event arrived), rewarded or not. */
+  qualified: z.number().int(),
+  /** Of those, rewarded (a reward was paid from the pool). */
+  rewarded: z.number().int(),
+  /** ETH granted to those referrals (less reversed rewards). */
+  rewardsEth: z.string(),
+  /** Of that, ETH that reached a wallet (confirmed payouts). */
+  paidOutEth: z.string(),
+});
+
+export const funnelOutput = z.object({
+  data: z.array(funnelRow),
+  /** Referrals of the range that a fraud signal flagged or rejected, per signal. */
+  signals: z.object(Object.fromEntries(FRAUD_SIGNALS.map((s) => [s, z.number().int()])) as Record<(typeof FRAUD_SIGNALS)[number], z.ZodNumber>),
+});
+export type FunnelOutput = z.infer<typeof funnelOutput>;
+
+export const participantClicksOutput = z.object({
+  /** Counted clicks on the participant's link, all time (rolled-up days included). */
+  clicks: z.number().int(),
+  uniqueClicks: z.number().int(),
+  /** Counted clicks of the last 30 days, per UTC day. */
+  days: z.array(z.object({ date: z.string(), clicks: z.number().int() })),
+});
+export type ParticipantClicksOutput = z.infer<typeof participantClicksOutput>;
