@@ -9,6 +9,8 @@ import { listPayoutsInput } from "../domain/payouts/schemas";
 import { listBusinessReferralsInput } from "../domain/referrals/browse-schemas";
 import { listRewardsInput } from "../domain/rewards/schemas";
 import { verifyLedgerInput } from "../domain/ledger/schemas";
+import { listAuditLogInput } from "../domain/audit/schemas";
+import { auditLogCsv } from "../domain/audit/service";
 import { ledgerExportLines } from "../domain/ledger/verify";
 import { AppError, errorResponse } from "../shared/errors";
 import { createContext, requireBusinessCaller } from "./init";
@@ -20,6 +22,7 @@ const KINDS = {
   payouts: { input: listPayoutsInput.omit({ limit: true, cursor: true }), rows: payoutsCsv },
   // The ledger's hash chain as JSON Lines, what `npm run ledger:verify` checks offline.
   ledger: { input: verifyLedgerInput, rows: (b: string, q: { environment: "TEST" | "LIVE" }) => ledgerExportLines(b, q.environment), format: "jsonl" },
+  "audit-log": { input: listAuditLogInput.omit({ limit: true, cursor: true }), rows: auditLogCsv, ownerOnly: true },
 } as const;
 
 const FORMATS = {
@@ -58,8 +61,9 @@ function stream(lines: AsyncGenerator<string>): ReadableStream<Uint8Array> {
 export async function handleCsvExport(req: Request, kind: string): Promise<Response> {
   try {
     if (!(kind in KINDS)) throw new AppError("NOT_FOUND", "Exports exist for referrals, rewards, events, payouts and the ledger");
-    const { businessId } = await requireBusinessCaller(createContext(req).session);
+    const { businessId, membership } = await requireBusinessCaller(createContext(req).session);
     const spec = KINDS[kind as keyof typeof KINDS];
+    if ("ownerOnly" in spec && membership.role !== "OWNER") throw new AppError("NOT_OWNER", "Only the owner of the business can do this");
     const query = Object.fromEntries(new URL(req.url).searchParams);
     const parsed = spec.input.safeParse(query);
     if (!parsed.success) throw parsed.error;
@@ -70,7 +74,7 @@ export async function handleCsvExport(req: Request, kind: string): Promise<Respo
     return new Response(stream(lines), {
       headers: {
         "content-type": format.type,
-        "content-disposition": `attachment; filename="${kind}-${filters.environment.toLowerCase()}-${day}.${format.ext}"`,
+        "content-disposition": `attachment; filename="${kind}-${(filters.environment ?? "all").toLowerCase()}-${day}.${format.ext}"`,
         "cache-control": "no-store",
         "x-content-type-options": "nosniff",
       },

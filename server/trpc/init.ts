@@ -8,6 +8,7 @@ import { resolveSession, type SessionUser } from "../auth/session";
 import { findMembership } from "../domain/members/service";
 import { AppError, ERROR_CODES, toAppError, type ErrorCode } from "../shared/errors";
 import { assertCleanJson } from "../shared/json-guard";
+import { audited } from "./audit";
 
 export interface Context {
   headers: Headers;
@@ -88,7 +89,12 @@ export async function requireBusinessCaller(session: () => Promise<SessionUser |
   return { user, membership, businessId: membership.businessId };
 }
 
-export const businessProcedure = publicProcedure.use(async ({ ctx, next }) => next({ ctx: await requireBusinessCaller(ctx.session) }));
+export const businessProcedure = publicProcedure.use(async ({ ctx, type, path, getRawInput, next }) => {
+  const caller = await requireBusinessCaller(ctx.session);
+  if (type !== "mutation") return next({ ctx: caller });
+  // Every change through /business or the dashboard goes to the staff audit log (audit.ts).
+  return audited({ businessId: caller.businessId, user: caller.user, headers: ctx.headers }, path, await getRawInput(), () => next({ ctx: caller }));
+});
 
 export const ownerProcedure = businessProcedure.use(async ({ ctx, next }) => {
   if ((ctx.membership).role !== "OWNER") throw new AppError("NOT_OWNER", "Only the owner of the business can do this");
