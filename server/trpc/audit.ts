@@ -91,7 +91,7 @@ export async function audited<T extends { ok: boolean; data?: unknown }>(caller:
   const personal = !path.startsWith("members.");
   const target = targetOf(input);
   const before = await snapshot(db, caller.businessId, path, input).catch(() => null);
-  const environment = input.environment === "TEST" || input.environment === "LIVE" ? (input.environment) : null;
+  const environment: Environment | null = input.environment === "TEST" || input.environment === "LIVE" ? input.environment : null;
   const entry = (after: unknown, output: unknown) => ({
     businessId: caller.businessId,
     environment,
