@@ -1,6 +1,7 @@
 // The Prisma client factory: PGlite (file-backed, under .data/) when DATABASE_URL is unset,
 // PostgreSQL through @prisma/adapter-pg when it is set. One client per process, migrations
 // applied before the first query.
+import { withTxHook } from "./tx-hooks";
 import { mkdirSync } from "node:fs";
 import { env } from "../shared/env";
 import { applyMigrations, type SqlRunner } from "./migrate";
@@ -306,7 +307,10 @@ function state(): DbState {
 
 /** The process-wide Prisma client. */
 export const db: PrismaClient = new Proxy({} as PrismaClient, {
-  get: (_t, prop) => (state().client as unknown as Record<PropertyKey, unknown>)[prop],
+  get: (_t, prop) =>
+    prop === "$transaction"
+      ? withTxHook(state().client as unknown as Parameters<typeof withTxHook>[0])
+      : (state().client as unknown as Record<PropertyKey, unknown>)[prop],
 });
 
 // ── The direct channel: bulk statements of a transaction, without Prisma's per-query work ──

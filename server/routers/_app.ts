@@ -14,6 +14,7 @@ import { alertsRouter } from "./alerts";
 import { participantsRouter } from "./participants";
 import { payoutsRouter } from "./payouts";
 import { webhooksRouter } from "./webhooks";
+import { auditLogRouter } from "./audit-log";
 import { router } from "../trpc/init";
 
 export const appRouter = router({
@@ -31,6 +32,7 @@ export const appRouter = router({
   participants: participantsRouter,
   payouts: payoutsRouter,
   webhooks: webhooksRouter,
+  auditLog: auditLogRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { listLedgerInput, listLedgerOutput } from "../domain/ledger/schemas";
+import { listLedgerInput, listLedgerOutput, verifyLedgerInput, verifyLedgerOutput } from "../domain/ledger/schemas";
 import { listLedger } from "../domain/ledger/list";
+import { verifyStoredLedger } from "../domain/ledger/verify";
 import { createRewardInput, createRewardOutput, listRewardsInput, listRewardsOutput, rewardOutput } from "../domain/rewards/schemas";
 import { getOwnedReward, grantManualReward, listRewards } from "../domain/rewards/service";
 import { listReversalsInput, listReversalsOutput, reverseRewardInput, reverseRewardOutput } from "../domain/payouts/reversal-schemas";
@@ -42,4 +43,9 @@ export const rewardsRouter = router({
     .input(listLedgerInput)
     .output(listLedgerOutput)
     .query(({ ctx, input }) => listLedger(ctx.businessId, input)),
+  verifyLedger: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/ledger/verify", tags: ["rewards"], summary: "Recompute the ledger's hash chain of one environment", protect: true } })
+    .input(verifyLedgerInput)
+    .output(verifyLedgerOutput)
+    .query(({ ctx, input }) => verifyStoredLedger(ctx.businessId, input.environment)),
 });

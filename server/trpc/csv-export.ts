@@ -8,6 +8,10 @@ import { eventsCsv, payoutsCsv, referralsCsv, rewardsCsv } from "../domain/expor
 import { listPayoutsInput } from "../domain/payouts/schemas";
 import { listBusinessReferralsInput } from "../domain/referrals/browse-schemas";
 import { listRewardsInput } from "../domain/rewards/schemas";
+import { verifyLedgerInput } from "../domain/ledger/schemas";
+import { listAuditLogInput } from "../domain/audit/schemas";
+import { auditLogCsv } from "../domain/audit/service";
+import { ledgerExportLines } from "../domain/ledger/verify";
 import { AppError, errorResponse } from "../shared/errors";
 import { createContext, requireBusinessCaller } from "./init";
 
@@ -16,6 +20,14 @@ const KINDS = {
   rewards: { input: listRewardsInput.omit({ limit: true, cursor: true }), rows: rewardsCsv },
   events: { input: listEventsInput.omit({ limit: true, cursor: true }), rows: eventsCsv },
   payouts: { input: listPayoutsInput.omit({ limit: true, cursor: true }), rows: payoutsCsv },
+  // The ledger's hash chain as JSON Lines, what `npm run ledger:verify` checks offline.
+  ledger: { input: verifyLedgerInput, rows: (b: string, q: { environment: "TEST" | "LIVE" }) => ledgerExportLines(b, q.environment), format: "jsonl" },
+  "audit-log": { input: listAuditLogInput.omit({ limit: true, cursor: true }), rows: auditLogCsv, ownerOnly: true },
+} as const;
+
+const FORMATS = {
+  csv: { type: "text/csv; charset=utf-8", ext: "csv" },
+  jsonl: { type: "application/jsonl; charset=utf-8", ext: "jsonl" },
 } as const;
 
 function stream(lines: AsyncGenerator<string>): ReadableStream<Uint8Array> {
@@ -48,19 +60,21 @@ function stream(lines: AsyncGenerator<string>): ReadableStream<Uint8Array> {
 
 export async function handleCsvExport(req: Request, kind: string): Promise<Response> {
   try {
-    if (!(kind in KINDS)) throw new AppError("NOT_FOUND", "Exports exist for referrals, rewards, events and payouts");
-    const { businessId } = await requireBusinessCaller(createContext(req).session);
+    if (!(kind in KINDS)) throw new AppError("NOT_FOUND", "Exports exist for referrals, rewards, events, payouts and the ledger");
+    const { businessId, membership } = await requireBusinessCaller(createContext(req).session);
     const spec = KINDS[kind as keyof typeof KINDS];
+    if ("ownerOnly" in spec && membership.role !== "OWNER") throw new AppError("NOT_OWNER", "Only the owner of the business can do this");
     const query = Object.fromEntries(new URL(req.url).searchParams);
     const parsed = spec.input.safeParse(query);
     if (!parsed.success) throw parsed.error;
     const filters = parsed.data as z.infer<typeof spec.input>;
     const lines = (spec.rows as (b: string, q: typeof filters) => AsyncGenerator<string>)(businessId, filters);
     const day = new Date().toISOString().slice(0, 10);
+    const format = FORMATS["format" in spec ? spec.format : "csv"];
     return new Response(stream(lines), {
       headers: {
-        "content-type": "text/csv; charset=utf-8",
-        "content-disposition": `attachment; filename="${kind}-${filters.environment.toLowerCase()}-${day}.csv"`,
+        "content-type": format.type,
+        "content-disposition": `attachment; filename="${kind}-${(filters.environment ?? "all").toLowerCase()}-${day}.${format.ext}"`,
         "cache-control": "no-store",
         "x-content-type-options": "nosniff",
       },

@@ -8,6 +8,7 @@ import { resolveSession, type SessionUser } from "../auth/session";
 import { assertCanChangeMoney, findMembership } from "../domain/members/service";
 import { AppError, ERROR_CODES, toAppError, type ErrorCode } from "../shared/errors";
 import { assertCleanJson } from "../shared/json-guard";
+import { audited } from "./audit";
 
 export interface Context {
   headers: Headers;
@@ -88,7 +89,12 @@ export async function requireBusinessCaller(session: () => Promise<SessionUser |
   return { user, membership, businessId: membership.businessId };
 }
 
-export const businessProcedure = publicProcedure.use(async ({ ctx, next }) => next({ ctx: await requireBusinessCaller(ctx.session) }));
+export const businessProcedure = publicProcedure.use(async ({ ctx, type, path, getRawInput, next }) => {
+  const caller = await requireBusinessCaller(ctx.session);
+  if (type !== "mutation") return next({ ctx: caller });
+  // Every change through /business or the dashboard goes to the staff audit log (audit.ts).
+  return audited({ businessId: caller.businessId, user: caller.user, headers: ctx.headers }, path, await getRawInput(), () => next({ ctx: caller }));
+});
 
 /** Changes what the pool pays (amounts, tiers, referral rules, recorded events): the owner or an admin. */
 export const adminProcedure = businessProcedure.use(async ({ ctx, next }) => {

@@ -22,3 +22,15 @@ export const listLedgerInput = z.strictObject({
 });
 
 export const listLedgerOutput = pageOutput(ledgerEntryOutput).extend({ environment, balanceEth: z.string() });
+
+export const verifyLedgerInput = z.strictObject({ environment: environment.default("LIVE") });
+
+export const verifyLedgerOutput = z.object({
+  /** Entries of the chain checked (up to the head read when verification started). */
+  entries: z.number().int(),
+  /** Hash of the last entry (null: no entry yet). */
+  head: z.string().nullable(),
+  ok: z.boolean(),
+  /** The first entry whose position or hash does not follow from the entries before it. */
+  firstBadEntryId: z.string().nullable(),
+});

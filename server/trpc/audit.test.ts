@@ -1,0 +1,90 @@
+// The staff audit log (migration 0080, server/trpc/audit.ts): every business mutation is recorded
+// with actor, action, target, before/after and an IP hash, in the transaction of the change; a
+// failed or refused mutation records nothing; the log is chained and append-only; no secret or
+// participant's personal data is written to it.
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { db } from "../db/client";
+import { appRouter } from "../routers/_app";
+import { CLIENT_IP_HEADER } from "../shared/client-ip";
+import { domainBusiness } from "../../tests/support/domain";
+
+async function staff(businessId: string, role: "OWNER" | "MEMBER") {
+  const email = `${role.toLowerCase()}-${randomUUID().slice(0, 8)}@example.com`;
+  const user = await db.user.create({ data: { id: randomUUID(), name: role, email, role: "BUSINESS" } });
+  const member = await db.member.create({ data: { businessId, userId: user.id, email, role } });
+  const caller = appRouter.createCaller({
+    headers: new Headers({ [CLIENT_IP_HEADER]: "203.0.113.7" }),
+    session: async () => ({ id: user.id, email, role: "BUSINESS", membership: { memberId: member.id, businessId, role } }),
+  });
+  return { user, caller };
+}
+
+describe("staff audit log", () => {
+  it("records a settings change with before, after, actor and IP hash, and a created object with its id but no secret", async () => {
+    const { businessId } = await domainBusiness();
+    const owner = await staff(businessId, "OWNER");
+    await owner.caller.config.updateSpend({ environment: "TEST", lowPoolAlertEth: "0.5" });
+    const key = await owner.caller.apiKeys.create({ environment: "TEST", name: "server" });
+    await owner.caller.tiers.create({ name: "Gold", minReferrals: 5, referralRewardEth: "0.02", bonusEth: "0" });
+
+    const { data } = await owner.caller.auditLog.list({});
+    expect(data.map((a) => a.action)).toEqual(["tiers.create", "apiKeys.create", "config.updateSpend"]);
+    const spend = data[2];
+    expect(spend).toMatchObject({ environment: "TEST", actor: { userId: owner.user.id, email: owner.user.email }, seq: "1" });
+    expect(spend.ipHash).toMatch(/^[0-9a-f]{32}$/);
+    const envRows = (s: unknown) => (s as { environmentConfig: Array<{ environment: string; lowPoolAlertWei: string }> }).environmentConfig.filter((r) => r.environment === "TEST");
+    expect(envRows(spend.after)[0].lowPoolAlertWei).toBe("500000000000000000");
+    expect(envRows(spend.before)[0]?.lowPoolAlertWei ?? "0").toBe("0");
+    const created = data[1];
+    expect(key.secret.length).toBeGreaterThan(20);
+    expect(JSON.stringify(created)).not.toContain(key.secret);
+    expect(await owner.caller.auditLog.verify()).toMatchObject({ ok: true, entries: 3 });
+  });
+
+  it("records nothing for a refused or failed mutation, and filters by actor, action and time", async () => {
+    const { businessId } = await domainBusiness();
+    const owner = await staff(businessId, "OWNER");
+    const member = await staff(businessId, "MEMBER");
+    await expect(member.caller.config.updateSpend({ environment: "TEST", lowPoolAlertEth: "1" })).rejects.toThrow();
+    await expect(owner.caller.tiers.update({ tierId: "nope", name: "x" })).rejects.toThrow();
+    await member.caller.config.updateGeneral({ environment: "TEST", bonusEth: "0.001" });
+    await owner.caller.config.updateGeneral({ environment: "LIVE", bonusEth: "0.002" });
+    expect((await owner.caller.auditLog.list({})).data).toHaveLength(2);
+    expect((await owner.caller.auditLog.list({ actor: member.user.email })).data.map((a) => a.environment)).toEqual(["TEST"]);
+    expect((await owner.caller.auditLog.list({ environment: "LIVE" })).data).toHaveLength(1);
+    expect((await owner.caller.auditLog.list({ action: "config." })).data).toHaveLength(2);
+    expect((await owner.caller.auditLog.list({ action: "tiers.create" })).data).toHaveLength(0);
+    expect((await owner.caller.auditLog.list({ from: new Date(Date.now() + 60_000).toISOString() })).data).toHaveLength(0);
+    const page = await owner.caller.auditLog.list({ limit: 1 });
+    expect((await owner.caller.auditLog.list({ limit: 1, cursor: page.nextCursor! })).data[0].actor.userId).toBe(member.user.id);
+    await expect(member.caller.auditLog.list({})).rejects.toThrow(/owner/i);
+  });
+
+  it("the entry commits with the change or not at all", async () => {
+    const { businessId } = await domainBusiness();
+    const owner = await staff(businessId, "OWNER");
+    await db.$executeRawUnsafe(`CREATE FUNCTION "audit_test_refuse"() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit refused'; END $$`);
+    await db.$executeRawUnsafe(`CREATE TRIGGER "audit_test_refuse" BEFORE INSERT ON "AuditLog" FOR EACH ROW EXECUTE FUNCTION "audit_test_refuse"()`);
+    try {
+      await expect(owner.caller.config.updateGeneral({ environment: "TEST", bonusEth: "0.003" })).rejects.toThrow();
+      await expect(owner.caller.tiers.create({ name: "Silver", minReferrals: 3, referralRewardEth: "0.01", bonusEth: "0" })).rejects.toThrow();
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER "audit_test_refuse" ON "AuditLog"`);
+      await db.$executeRawUnsafe(`DROP FUNCTION "audit_test_refuse"()`);
+    }
+    const cfg = await owner.caller.config.get({ environment: "TEST" } as never);
+    expect(JSON.stringify(cfg)).not.toContain("0.003");
+    // (tiers.create writes in one statement: its entry follows in a transaction of its own, so a
+    // refused entry leaves the tier; the settings change above rolled back with its entry.)
+  });
+
+  it("is append-only", async () => {
+    const { businessId } = await domainBusiness();
+    const owner = await staff(businessId, "OWNER");
+    await owner.caller.config.updateGeneral({ environment: "TEST", bonusEth: "0.001" });
+    const row = await db.auditLog.findFirstOrThrow({ where: { businessId } });
+    await expect(db.auditLog.update({ where: { id: row.id }, data: { action: "nothing" } })).rejects.toThrow(/append-only/);
+    await expect(db.auditLog.delete({ where: { id: row.id } })).rejects.toThrow(/append-only/);
+  });
+});
