@@ -2,7 +2,9 @@ import path from "node:path";
 import { defineConfig } from "vitest/config";
 import { LongestFirst } from "./tests/support/sequencer";
 
-// Two layers of Vitest tests (the browser layer is Playwright, playwright.config.ts):
+// Three projects of Vitest tests (the browser layer is Playwright, playwright.config.ts):
+//   pure: pure code (the rules core's decisions, its property tests), `*.pure.test.ts`: no
+//         database and no setup; `npm run test:props` runs the property tests at a higher count.
 //   unit: pure and domain tests, in process, colocated with the code (`server/**/*.test.ts`).
 //         Each test file starts on an empty migrated database (embedded PGlite: one per worker
 //         process, emptied between files; or a fresh PostgreSQL database cloned from a migrated
@@ -29,6 +31,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["server/**/*.test.ts", "scripts/**/*.test.ts", "bench/**/*.test.ts", "sdk/src/**/*.test.ts"],
+          exclude: ["**/node_modules/**", "**/*.pure.test.ts"],
           globalSetup: ["tests/support/unit-global-setup.ts"],
           setupFiles: ["tests/support/unit-setup.ts"],
           pool: "forks",
@@ -37,6 +40,16 @@ export default defineConfig({
           isolate: false,
           testTimeout: 20_000,
           hookTimeout: 30_000,
+        },
+      },
+      {
+        ...shared,
+        test: {
+          // Pure code (the rules core, and any `*.pure.test.ts`): no database, no setup, milliseconds.
+          name: "pure",
+          include: ["server/**/*.pure.test.ts"],
+          pool: "threads",
+          testTimeout: 60_000,
         },
       },
       {

@@ -3,7 +3,8 @@
 //  1. lint: ESLint (type-aware) and knip (unused files, exports, dependencies), and the type
 //     check (tsc --noEmit) over the whole tree, side by side with the production build;
 //  2. (the build is what the HTTP and browser layers run);
-//  3. unit layer: pure and domain tests in process (vitest project "unit"), on PGlite, then its
+//  3. unit layer: pure tests without a database (vitest project "pure": the rules core and its
+//     property tests), then domain tests in process (vitest project "unit"), on PGlite, then its
 //     concurrency-sensitive files on PostgreSQL (TEST_PG_URL, default
 //     postgres://postgres@127.0.0.1:5432/postgres; UNIT_PG=all for every file);
 //  4. HTTP layer: the production build (`next start`) and the local chain (vitest project
@@ -52,7 +53,7 @@ function step(label, cmd, args, env = {}) {
 const UNIT_ON_POSTGRES = ["server/jobs/", "server/domain/rewards/", "server/domain/ledger/", "server/domain/payouts/", "server/domain/tracking/", "server/domain/jobs/"];
 
 function vitest(project, db, filters = []) {
-  const label = `${project} layer on ${db}${filters.length ? " (concurrency-sensitive files)" : ""}`;
+  const label = `${project} layer ${db === "none" ? "(no database)" : `on ${db}`}${filters.length ? " (concurrency-sensitive files)" : ""}`;
   const out = path.join(reportDir, `vitest-${project}-${db}.json`);
   rmSync(out, { force: true });
   const ok = step(label, "npx", ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...filters], { TEST_DB: db });
@@ -172,7 +173,11 @@ if (wants("lint") || needsBuild) {
     })(),
   ]);
 }
-if (wants("unit")) for (const db of usableDbs) vitest("unit", db, db === "postgres" && process.env.UNIT_PG !== "all" ? UNIT_ON_POSTGRES : []);
+if (wants("unit")) {
+  // Pure code first (no database): the rules core and its property tests, at the pinned seed on CI.
+  vitest("pure", "none");
+  for (const db of usableDbs) vitest("unit", db, db === "postgres" && process.env.UNIT_PG !== "all" ? UNIT_ON_POSTGRES : []);
+}
 if (wants("http") && usableDbs.length) {
   ensureBuild();
   await httpLayers(usableDbs);

@@ -5,7 +5,7 @@ import type { Tx } from "../db/client";
 import type { Job, JobType, Prisma } from "../db/generated";
 import { AppError } from "../shared/errors";
 import type { Scope } from "../domain/participants/schemas";
-import { processEvent, resolveReferrer } from "../domain/tracking/service";
+import { processEvent } from "../domain/tracking/service";
 import { performReferralApply } from "../domain/referrals/service";
 import { applyReferralInput } from "../domain/referrals/schemas";
 import { runPayouts } from "../domain/payouts/run";
@@ -41,8 +41,7 @@ export const handlers: Record<JobType, JobHandler> = {
         // Already decided (e.g. a member rejected it meanwhile): nothing to redo.
         return { eventId: event.id, status: event.status, reason: event.reason, skipped: true };
       }
-      const referrer = await resolveReferrer(tx, scope, event.referrer);
-      const o = await processEvent(tx, scope, event, referrer);
+      const o = await processEvent(tx, scope, event);
       return {
         eventId: event.id,
         status: o.status,

@@ -10,9 +10,12 @@
 import { randomUUID } from "node:crypto";
 import type { Db, Tx } from "../../db/client";
 import type { Environment } from "../../shared/environment";
-import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
+import { toBigInt, weiToDb } from "../../shared/money";
 import { readConfig } from "../config/effective";
-import { emitWebhookEvent, poolLowWebhook } from "../webhooks/emit";
+import { newId } from "../../shared/ids";
+import { lowPoolCrossing } from "../rules/pay";
+import { ruleConfigOf } from "../rules/config";
+import { emitWebhookEvent } from "../webhooks/emit";
 
 export type LedgerKind = "FUNDING" | "REWARD" | "ADJUSTMENT" | "GAS" | "REVERSAL";
 type Client = Tx | Db;
@@ -152,35 +155,15 @@ async function lowPoolThresholdWei(tx: Tx, businessId: string, environment: Envi
 async function checkLowPool(tx: Tx, pool: LockedPool, businessId: string, environment: Environment, balanceWei: bigint) {
   if (pool.belowThreshold) return;
   const c = await readConfig(tx, businessId, environment);
-  const threshold = c ? toBigInt(c.lowPoolAlertWei) : 0n;
-  if (balanceWei >= threshold) return;
+  const rules = c ? ruleConfigOf(c) : { lowPoolWei: 0n, autoRefill: false, autoRefillWei: 0n };
+  const crossed = lowPoolCrossing({ businessId, environment }, rules, balanceWei, false, new Date(), newId);
+  if (!crossed) return;
   await tx.pool.update({ where: { id: pool.poolId }, data: { belowThreshold: true } });
   pool.belowThreshold = true;
-  await tx.alert.create({
-    data: {
-      businessId,
-      environment,
-      kind: "LOW_POOL",
-      message: `Pool balance ${weiToEth(balanceWei)} ETH fell below the alert threshold of ${weiToEth(threshold)} ETH`,
-      balanceWei: weiToDb(balanceWei),
-      thresholdWei: weiToDb(threshold),
-    },
+  await tx.alert.createMany({
+    data: crossed.alerts.map((a) => ({ ...a, balanceWei: weiToDb(a.balanceWei), thresholdWei: weiToDb(a.thresholdWei), amountWei: a.amountWei === null ? null : weiToDb(a.amountWei) })),
   });
-  await emitWebhookEvent(tx, poolLowWebhook({ businessId, environment, balanceWei, thresholdWei: threshold })); // webhook
-  if (c?.autoRefillEnabled) {
-    const amount = toBigInt(c.autoRefillAmountWei);
-    await tx.alert.create({
-      data: {
-        businessId,
-        environment,
-        kind: "REFILL_REQUEST",
-        message: `Auto-refill: please deposit ${weiToEth(amount)} ETH to the ${environment} pool (balance ${weiToEth(balanceWei)} ETH)`,
-        balanceWei: weiToDb(balanceWei),
-        thresholdWei: weiToDb(threshold),
-        amountWei: weiToDb(amount),
-      },
-    });
-  }
+  await emitWebhookEvent(tx, crossed.webhook); // webhook
 }
 
 /** After a threshold change: pools whose balance is at or above their environment's threshold may alert again. */

@@ -4,57 +4,43 @@
 import { db, type Tx } from "../../db/client";
 import type { Participant, Referral } from "../../db/generated";
 import { AppError } from "../../shared/errors";
-import { screenReferral } from "../rewards/anti-abuse";
-import { ensureParticipant, findParticipantByCodeOrHandle } from "../participants/service";
+import { runOne } from "../rules/run";
 import type { Scope } from "../participants/schemas";
 import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tracking/idempotency";
 import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
 import type { ApplyReferralInput, ReferralListOutput, ReferralOutput } from "./schemas";
-import { emitWebhookEvent, newReferralWebhooks } from "../webhooks/emit";
-import { attributedClick, linkReferralToClick } from "../links/attribution";
 
 export interface RecordReferralInput {
   referrer: Participant;
   referred: Participant;
   source?: string | null;
   campaign?: string | null;
-  now?: Date;
-  /** The link click the referred user came from: screened (fraud signals) and linked to the new referral. */
-  clickId?: string | null;
+}
+
+/** An apply through the rules core (a batch of one): the referrer by code or handle, the referred user found or created, the referral. */
+async function applyThroughRules(tx: Tx, scope: Scope, a: { referrer: string; email?: string | null; userId?: string | null; name?: string | null; source?: string | null; campaign?: string | null }) {
+  const o = await runOne(tx, scope, {
+    key: "apply",
+    apiKeyId: scope.apiKeyId ?? null,
+    untrusted: scope.untrusted === true,
+    referrer: a.referrer,
+    identity: { email: a.email ?? undefined, userId: a.userId ?? undefined, name: a.name ?? undefined },
+    source: a.source ?? null,
+    campaign: a.campaign ?? null,
+  });
+  if (o.kind === "error") throw o.error;
+  if (o.kind !== "apply") throw new Error("apply: not an apply outcome");
+  return o;
 }
 
 /**
  * The referral between these two participants: the existing one, or a new one whose initial
  * status comes from the anti-abuse screen. The unique (referrerId, referredId) makes a
- * concurrent duplicate a no-op instead of a second row.
+ * concurrent duplicate a retry that finds the first one.
  */
 export async function recordReferral(tx: Tx, scope: Scope, input: RecordReferralInput): Promise<{ referral: Referral; created: boolean }> {
-  const pair = { referrerId: input.referrer.id, referredId: input.referred.id };
-  const existing = await tx.referral.findUnique({ where: { referrerId_referredId: pair } });
-  if (existing) return { referral: existing, created: false };
-  const now = input.now ?? new Date();
-  const screen = await screenReferral(tx, { businessId: scope.businessId, environment: scope.environment, referrer: input.referrer, referred: input.referred, now, clickId: input.clickId });
-  const [inserted] = await tx.referral.createManyAndReturn({
-    data: [
-      {
-        businessId: scope.businessId,
-        environment: scope.environment,
-        apiKeyId: scope.apiKeyId,
-        ...pair,
-        source: input.source ?? null,
-        campaign: input.campaign ?? null,
-        status: screen.status,
-        reason: screen.status === "PENDING" ? null : (screen.reason ?? null),
-      },
-    ],
-    skipDuplicates: true,
-  });
-  if (inserted && input.clickId) await linkReferralToClick(tx, inserted.id, input.clickId);
-  if (inserted) await emitWebhookEvent(tx, newReferralWebhooks(inserted)); // webhook
-  if (inserted) return { referral: inserted, created: true };
-  const raced = await tx.referral.findUnique({ where: { referrerId_referredId: pair } });
-  if (!raced) throw new Error("referral insert skipped but no row found");
-  return { referral: raced, created: false };
+  const o = await applyThroughRules(tx, scope, { referrer: input.referrer.referralCode, email: input.referred.email, userId: input.referred.externalId, source: input.source, campaign: input.campaign });
+  return { referral: o.referral, created: o.created };
 }
 
 const REFERRAL_QUEUED_MESSAGE = "Referral apply accepted for asynchronous processing";
@@ -80,17 +66,14 @@ export interface ApplyQueuedOutput {
 
 /** The work of an apply, shared by the synchronous path and the SDK_REFERRAL_APPLY job. */
 export async function performReferralApply(tx: Tx, scope: Scope, input: Omit<ApplyReferralInput, "idempotencyKey">): Promise<ApplySyncOutput> {
-  // A click of the business names the referrer (attribution: the visitor's first or last click);
-  // otherwise the code does.
-  const click = input.clickId ? await attributedClick(tx, scope, input.clickId) : null;
-  const referrer = click ? await tx.participant.findUnique({ where: { id: click.participantId } }) : await findParticipantByCodeOrHandle(tx, scope, input.referralCode);
-  if (!referrer) throw new AppError("UNKNOWN_REFERRAL_CODE", `No participant has the referral code or handle "${input.referralCode}"`);
-  const { participant: referred } = await ensureParticipant(tx, scope, {
-    externalId: input.referredUserId,
+  const { referral, created, referred } = await applyThroughRules(tx, scope, {
+    referrer: input.referralCode,
     email: input.referredUserEmail,
+    userId: input.referredUserId,
     name: input.referredUserName,
+    source: input.source,
+    campaign: input.campaign,
   });
-  const { referral, created } = await recordReferral(tx, scope, { referrer, referred, source: input.source, campaign: input.campaign, clickId: click?.id ?? null });
   return {
     success: true,
     processedSynchronously: true,

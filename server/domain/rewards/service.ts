@@ -7,7 +7,8 @@ import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import type { Environment } from "../api-keys/schemas";
 import { loadConfig } from "../config/effective";
 import { getBalanceWei, lockPool } from "../ledger/service";
-import { payReward, REWARD_REASONS } from "./payout";
+import { REWARD_REASONS } from "../rules/pay";
+import { payReward } from "./payout";
 import type { CreateRewardInput, RewardOutput } from "./schemas";
 import { rewardStateOf } from "./state";
 

@@ -5,23 +5,22 @@
 // processEvent is the one piece of processing code: the synchronous path and the job handler
 // both run it, inside the transaction that also records its outcome.
 import { setImmediate } from "node:timers/promises";
-import { db, dbKind, txSql, type DirectSql, type Tx } from "../../db/client";
+import { db, dbKind, txSql, type Tx } from "../../db/client";
 import type { Participant, Referral, TrackedEvent } from "../../db/generated";
 import { AppError, toAppError } from "../../shared/errors";
 import { FifoGate } from "../../shared/concurrency";
 import { env } from "../../shared/env";
 import { assertCleanJson, inspectJson, invalidInput, MAX_JSON_DEPTH } from "../../shared/json-guard";
 import { newId } from "../../shared/ids";
-import { settleEvent, type RewardSummary } from "../rewards/engine";
-import { ensureParticipant, findParticipantByCodeOrHandle } from "../participants/service";
+import { toRewardSummary, type RewardSummary } from "../rewards/engine";
+import { findParticipantByCodeOrHandle } from "../participants/service";
 import type { Scope } from "../participants/schemas";
-import { recordReferral } from "../referrals/service";
-import { reverseForTrackedEvent } from "../payouts/reversals";
+import { runOne } from "../rules/run";
+import { eventItem } from "../rules/state";
 import { dispatchJobs, type QueuedJob } from "../jobs/queue";
 import { ALL_MODES, queueEvents, type ProcessingMode } from "./queue-events";
 import { claimIdempotencyKey, completeIdempotencyKey, pickIdempotencyKey, releaseIdempotencyKey, requestHash } from "./idempotency";
 import { trackInput, type TrackInput, type TrackOutput, type TrackQueuedOutput, type TrackSyncOutput } from "./schemas";
-import { emitWebhookEvent, trackedEventWebhook } from "../webhooks/emit";
 
 const ROUTE = "POST /track";
 
@@ -53,56 +52,18 @@ export async function resolveReferrer(tx: Tx, scope: Scope, referrer: string | n
   return p;
 }
 
-type EventMeta = { referredUserEmail?: string; referredUserId?: string; referredUserName?: string; campaign?: string };
-
 /**
- * Processes a recorded event: referred participant (from metadata.referredUserEmail /
- * referredUserId), the referral (new via the anti-abuse screen, or the referred user's
- * existing one), then the reward engine; the outcome is stored on the event.
+ * Processes a recorded event through the rules core (a batch of one: server/domain/rules):
+ * referred participant, referral, reversal or settlement, rewards; the outcome is stored on the
+ * event. A refusal (an unknown referrer code) throws its AppError.
  */
-export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent, referrer: Participant | null): Promise<ProcessOutcome> {
-  const meta = (event.metadata ?? {}) as EventMeta;
-  let referred: Participant | null = null;
-  if (meta.referredUserEmail || meta.referredUserId) {
-    ({ participant: referred } = await ensureParticipant(tx, scope, { email: meta.referredUserEmail, externalId: meta.referredUserId, name: meta.referredUserName }));
-  }
-  let referral: Referral | null = null;
-  if (referrer && referred) {
-    ({ referral } = await recordReferral(tx, scope, { referrer, referred, source: event.source, campaign: event.campaign, clickId: event.clickId }));
-  } else if (referred) {
-    // A later event of an already referred user (e.g. a purchase) belongs to their referral.
-    referral = await tx.referral.findFirst({ where: { referredId: referred.id, businessId: scope.businessId, environment: scope.environment }, orderBy: { createdAt: "desc" } });
-  }
-  const sql = await txSql(tx);
-  const linked = referral ? await updateEvent(sql, event.id, { referralId: referral.id }) : event;
-  // A reversal event (config reversalEvents, e.g. "refund") reverses the referral's rewards instead of earning new ones.
-  const reversed = await reverseForTrackedEvent(tx, scope, linked, referred?.id ?? null);
-  const settled = reversed
-    ? { status: "PROCESSED" as const, reason: `REVERSED:${reversed.reversals.length}`, rewards: [] as RewardSummary[] }
-    : await settleEvent(tx, { event: linked, referral });
-  const done = await updateEvent(sql, event.id, { status: settled.status, reason: settled.reason ?? null });
-  if (done.status === "FLAGGED") await emitWebhookEvent(tx, trackedEventWebhook("event.flagged", done)); // webhook
-  return { event: done, referral, referred, status: settled.status, reason: settled.reason ?? null, rewards: settled.rewards };
-}
-
-/**
- * Updates an event's row in one raw statement (updatedAt too, as Prisma's update would), without
- * compiling a write per event: links it to its referral, or records its outcome (processed now).
- */
-async function updateEvent(sql: DirectSql, id: string, data: { referralId: string } | { status: TrackedEvent["status"]; reason: string | null }): Promise<TrackedEvent> {
-  const now = new Date().toISOString();
-  const [row] =
-    "referralId" in data
-      ? await sql.query<TrackedEvent>(`UPDATE "TrackedEvent" SET "referralId" = $2, "updatedAt" = $3::timestamp(3) WHERE id = $1 RETURNING *`, id, data.referralId, now)
-      : await sql.query<TrackedEvent>(
-          `UPDATE "TrackedEvent" SET status = $2::"EventStatus", reason = $3, "processedAt" = $4::timestamp(3), "updatedAt" = $4::timestamp(3) WHERE id = $1 RETURNING *`,
-          id,
-          data.status,
-          data.reason,
-          now,
-        );
-  if (!row) throw new Error(`event ${id} vanished while it was processed`);
-  return row;
+export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent, _resolved?: Participant | null): Promise<ProcessOutcome> {
+  const o = await runOne(tx, scope, eventItem("event", event, scope.apiKeyId ?? null));
+  if (o.kind === "error") throw o.error;
+  if (o.kind !== "event") throw new Error("processEvent: not an event outcome");
+  const now = new Date();
+  const done: TrackedEvent = o.skipped ? event : { ...event, referralId: o.referral?.id ?? null, status: o.status, reason: o.reason, processedAt: now, updatedAt: now };
+  return { event: done, referral: o.referral, referred: o.referred, status: o.status as ProcessOutcome["status"], reason: o.reason, rewards: o.rewards.map(toRewardSummary) };
 }
 
 /**
@@ -114,8 +75,8 @@ async function updateEvent(sql: DirectSql, id: string, data: { referralId: strin
 async function insertEvent(tx: Tx, scope: Scope, input: TrackInput, idempotencyKey: string | undefined): Promise<TrackedEvent> {
   const now = new Date().toISOString();
   const [row] = await (await txSql(tx)).query<TrackedEvent>(
-    `INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, "idempotencyKey", untrusted, status, "createdAt", "updatedAt", "clickId")
-     VALUES ($1, $2, $3::"Environment", $4, $5, $6, $7::jsonb, $8, $9, $10, $11, 'QUEUED', $12::timestamp(3), $12::timestamp(3), $13)
+    `INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, "idempotencyKey", untrusted, status, "createdAt", "updatedAt")
+     VALUES ($1, $2, $3::"Environment", $4, $5, $6, $7::jsonb, $8, $9, $10, $11, 'QUEUED', $12::timestamp(3), $12::timestamp(3))
      RETURNING *`,
     newId(),
     scope.businessId,
@@ -129,7 +90,6 @@ async function insertEvent(tx: Tx, scope: Scope, input: TrackInput, idempotencyK
     idempotencyKey ?? null,
     scope.untrusted === true,
     now,
-    input.clickId ?? null,
   );
   return row;
 }

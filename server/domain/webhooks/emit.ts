@@ -111,7 +111,7 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 // ── Payload builders: the `data` of each event type (docs/webhooks.md) ──
 
-export function referralWebhook(type: "referral.created" | "referral.qualified" | "referral.flagged" | "referral.rejected", r: Referral): WebhookEvent {
+export function referralWebhook(type: "referral.created" | "referral.qualified" | "referral.flagged" | "referral.rejected", r: Omit<Referral, "provisional">): WebhookEvent {
   return {
     businessId: r.businessId,
     environment: r.environment,
@@ -132,14 +132,20 @@ export function referralWebhook(type: "referral.created" | "referral.qualified" 
 }
 
 /** referral.created, plus referral.flagged / referral.rejected when the screen decided so at once. */
-export function newReferralWebhooks(r: Referral): WebhookEvent[] {
+export function newReferralWebhooks(r: Omit<Referral, "provisional">): WebhookEvent[] {
   const out = [referralWebhook("referral.created", r)];
   if (r.status === "FLAGGED") out.push(referralWebhook("referral.flagged", r));
   if (r.status === "REJECTED") out.push(referralWebhook("referral.rejected", r));
   return out;
 }
 
-export function rewardWebhook(type: "reward.created" | "reward.reversed", r: Reward): WebhookEvent {
+/** A reward as stored, or as the rules core decided it (amounts as bigint wei). */
+export type RewardLike = Pick<Reward, "id" | "businessId" | "environment" | "participantId" | "referralId" | "eventId" | "kind" | "status" | "reason" | "createdAt" | "paidAt"> & {
+  amountWei: Parameters<typeof weiToEth>[0];
+  requestedWei: Parameters<typeof weiToEth>[0];
+};
+
+export function rewardWebhook(type: "reward.created" | "reward.reversed", r: RewardLike): WebhookEvent {
   return {
     businessId: r.businessId,
     environment: r.environment,

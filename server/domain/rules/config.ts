@@ -1,0 +1,24 @@
+// The rules core's view of an environment's config: amounts and caps as bigint wei.
+import { toBigInt } from "../../shared/money";
+import type { EffectiveConfig } from "../config/effective";
+import type { RuleConfig } from "./decide";
+
+const orNull = (v: { toFixed(): string } | null) => (v === null ? null : toBigInt(v));
+
+/** The rules core's view of an environment's config. */
+export function ruleConfigOf(c: EffectiveConfig): RuleConfig {
+  return {
+    rewardStrategy: c.rewardStrategy,
+    referralWei: toBigInt(c.referralRewardWei),
+    bonusWei: toBigInt(c.bonusWei),
+    qualifyingEvents: c.qualifyingEvents,
+    reversalEvents: c.reversalEvents,
+    maxReferralPerEventWei: orNull(c.maxReferralEthPerEventWei),
+    maxBonusPerEventWei: orNull(c.maxBonusEthPerEventWei),
+    maxPerDayWei: orNull(c.maxEthPerDayPerUserWei),
+    lowPoolWei: toBigInt(c.lowPoolAlertWei),
+    autoRefill: c.autoRefillEnabled,
+    autoRefillWei: toBigInt(c.autoRefillAmountWei),
+  };
+}
+

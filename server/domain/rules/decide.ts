@@ -1,0 +1,507 @@
+// The rules core: what a run of events (or referral applies) of one business and environment
+// does, decided in arrival order over a loaded state (rules/state.ts), with no database. Every
+// path into processing (synchronous /track, the dashboard's manual event, SDK_REFERRAL_APPLY,
+// the worker's batches, the engine's settleEvent) loads a state, calls decide and writes what it
+// returns (rules/write.ts); one event is a batch of one. The rules, in order:
+//   - the event's referrer (code or handle; unknown → UNKNOWN_REFERRAL_CODE) and referred user
+//     (metadata.referredUserId, else referredUserEmail; created when new, missing fields filled);
+//   - the referral: the pair's own, or a new one through the anti-abuse screen (rules/screen.ts);
+//     without a referrer, the referred user's active referral (confirmed before provisional,
+//     newest first; a rejected one only when no other exists). Referrals created through a
+//     publishable key are provisional: they block no secret-key referral, which supersedes
+//     them, and are confirmed when the same pair comes with a secret key;
+//   - a reversal event (config reversalEvents) reverses the referral's rewards instead;
+//   - settlement: an event qualifies its referral when its name qualifies, it falls within the
+//     attribution window, it is trusted and the referral is confirmed; a referral is settled
+//     once, by its first qualifying event: REFERRAL → the referrer, BONUS → the referred user,
+//     amounts by tier (TIERED, by qualified referrals, this one included) or by config; held
+//     for review when the referral is FLAGGED or holdForReview is on; otherwise paid under the
+//     per-event and daily caps and the pool (rules/pay.ts), with the low-pool alert.
+import type { Participant, Referral, TrackedEvent } from "../../db/generated";
+import { AppError } from "../../shared/errors";
+import type { Environment } from "../../shared/environment";
+import { newReferralWebhooks, referralWebhook, rewardWebhook, trackedEventWebhook, type WebhookEvent } from "../webhooks/emit";
+import { capPayout, lowPoolCrossing, rewardDebitMemo, type AlertRow, type PayoutCaps, type PoolAlertConfig } from "./pay";
+import { REFERRAL_REASONS, screen, utcDayStart, type ScreenSettings } from "./screen";
+
+export const EVENT_REASONS = {
+  NOT_A_QUALIFYING_EVENT: "NOT_A_QUALIFYING_EVENT",
+  ATTRIBUTION_WINDOW_EXPIRED: "ATTRIBUTION_WINDOW_EXPIRED",
+  REFERRAL_ALREADY_SETTLED: "REFERRAL_ALREADY_SETTLED",
+  HELD_FOR_REVIEW: "HELD_FOR_REVIEW",
+  REFERRAL_REJECTED: "REFERRAL_REJECTED",
+  /** Recorded through a publishable key: it may link a referral but never qualifies it. */
+  UNTRUSTED_EVENT: "UNTRUSTED_EVENT",
+  /** The referral came from a publishable key and no secret key confirmed it: it never qualifies. */
+  PROVISIONAL_REFERRAL: "PROVISIONAL_REFERRAL",
+} as const;
+
+const DAY_MS = 86_400_000;
+
+export interface RuleConfig extends PayoutCaps, PoolAlertConfig {
+  rewardStrategy: "FIXED" | "TIERED";
+  referralWei: bigint;
+  bonusWei: bigint;
+  /** Empty: every event qualifies. */
+  qualifyingEvents: readonly string[];
+  reversalEvents: readonly string[];
+}
+
+export interface RuleSettings extends ScreenSettings {
+  attributionWindowDays: number | null;
+}
+
+export interface TierRule {
+  id: string;
+  minReferrals: number;
+  referralWei: bigint;
+  bonusWei: bigint;
+}
+
+/** What the rules read, loaded for a run of items (rules/state.ts). Never changed by decide. */
+export interface RulesState {
+  businessId: string;
+  environment: Environment;
+  cfg: RuleConfig;
+  settings: RuleSettings;
+  tiers: readonly TierRule[];
+  /** Some enabled webhook endpoint exists: messages are built only then. */
+  hooks: boolean;
+  /** The participants the items name: referrers (by code or handle) and referred users (by user id or email). */
+  participants: readonly Participant[];
+  /** Every referral of those referred users and of the pairs named (locked by the loader). */
+  referrals: readonly Referral[];
+  /** Referrals that have a REFERRAL or BONUS reward already (paid, held or refused). */
+  settledReferrals: ReadonlySet<string>;
+  /** Per referrer: referrals created today (UTC) that are not rejected. */
+  referralsToday: ReadonlyMap<string, number>;
+  /** Per referrer: QUALIFIED or REWARDED referrals (the tier count). */
+  qualified: ReadonlyMap<string, number>;
+  /** Read under the pool lock; null until a decision pays (decide then throws NeedsMoney). */
+  money: { balanceWei: bigint; belowThreshold: boolean; paidToday: ReadonlyMap<string, bigint> } | null;
+}
+
+/** One thing to decide: an event (queued or just recorded), or a referral apply (no event). */
+export interface RuleItem {
+  /** The caller's key for the outcome (a job id, an index). */
+  key: string;
+  apiKeyId: string | null;
+  /** Sent through a publishable key. */
+  untrusted: boolean;
+  event?: TrackedEvent;
+  referrer: string | null;
+  /** metadata.referredUserEmail / referredUserId / referredUserName, as sent (not validated). */
+  identity: { email?: unknown; userId?: unknown; name?: unknown };
+  source: string | null;
+  campaign: string | null;
+  /** Settle against this referral (a referral the caller recorded itself): no referrer or identity. */
+  referralId?: string;
+}
+
+export interface RewardRow {
+  id: string;
+  businessId: string;
+  environment: Environment;
+  participantId: string;
+  eventId: string | null;
+  referralId: string | null;
+  kind: "REFERRAL" | "BONUS";
+  requestedWei: bigint;
+  amountWei: bigint;
+  status: "PAID" | "HELD" | "REFUSED";
+  reason: string | null;
+  note: null;
+  createdAt: Date;
+  paidAt: Date | null;
+}
+
+export type Outcome =
+  | {
+      key: string;
+      kind: "event";
+      eventId: string;
+      status: TrackedEvent["status"];
+      reason: string | null;
+      referral: Referral | null;
+      referred: Participant | null;
+      rewards: RewardRow[];
+      /** The event was decided before (not QUEUED): nothing was done. */
+      skipped?: true;
+      /** A reversal event: the writer reverses the referred user's rewards and records the count in the reason. */
+      reversal?: { referredId: string | null; event: TrackedEvent };
+    }
+  | { key: string; kind: "apply"; referral: Referral; created: boolean; referred: Participant }
+  | { key: string; kind: "error"; eventId: string | null; error: AppError };
+
+/** Rows to write; `at` is the index of the item that produced them (writes go in item order). */
+export interface Decisions {
+  businessId: string;
+  environment: Environment;
+  now: Date;
+  outcomes: Outcome[];
+  /** Items decided: outcomes.length. The caller continues at items[next] with a fresh state. */
+  next: number;
+  participants: { at: number; row: Participant }[];
+  /** Existing participants whose missing fields are filled (final values). */
+  participantUpdates: Map<string, Participant>;
+  /** New referrals as they were when their item was decided. */
+  referrals: { at: number; row: Referral }[];
+  /** Referrals changed after they existed (loaded, or inserted by an earlier item): final values. */
+  referralUpdates: Map<string, Referral>;
+  events: { at: number; id: string; referralId: string | null; status: TrackedEvent["status"]; reason: string | null }[];
+  rewards: { at: number; row: RewardRow }[];
+  debits: { at: number; rewardId: string; amountWei: bigint; memo: string }[];
+  alerts: AlertRow[];
+  /** The pool's new below-threshold flag, when it changed. */
+  belowThreshold: boolean | null;
+  webhooks: WebhookEvent[];
+}
+
+/** Thrown when a decision pays and the state has no money read yet: load it under the pool lock and decide again. */
+export class NeedsMoney extends Error {
+  constructor() {
+    super("the rules need the pool balance and the daily totals");
+  }
+}
+
+export interface DecideOptions {
+  newId: () => string;
+  newCode: () => string;
+  /** Stop before an item that fails (the worker's batch runs it alone, where it fails as a job). */
+  haltOnError?: boolean;
+}
+
+/** Metadata identity fields: absent when falsy (as always), text, or malformed. */
+const textOrAbsent = (v: unknown): string | undefined | null => (!v ? undefined : typeof v === "string" ? v : null);
+
+export function decide(state: RulesState, items: readonly RuleItem[], now: Date, opts: DecideOptions): Decisions {
+  const { businessId, environment, cfg, settings } = state;
+  const out: Decisions = {
+    businessId,
+    environment,
+    now,
+    outcomes: [],
+    next: 0,
+    participants: [],
+    participantUpdates: new Map(),
+    referrals: [],
+    referralUpdates: new Map(),
+    events: [],
+    rewards: [],
+    debits: [],
+    alerts: [],
+    belowThreshold: null,
+    webhooks: [],
+  };
+  const hook = (w: WebhookEvent | WebhookEvent[]) => {
+    if (state.hooks) out.webhooks.push(...(Array.isArray(w) ? w : [w]));
+  };
+
+  // Working copies: what earlier items decided is what later ones see.
+  const people: Participant[] = state.participants.map((p) => ({ ...p }));
+  const byId = new Map(people.map((p) => [p.id, p]));
+  const byEmail = new Map(people.filter((p) => p.email).map((p) => [p.email!, p]));
+  const byUserId = new Map(people.filter((p) => p.externalId).map((p) => [p.externalId!, p]));
+  const referrals = new Map(state.referrals.map((r) => [r.id, { ...r }]));
+  const byPair = new Map([...referrals.values()].map((r) => [`${r.referrerId}\u0000${r.referredId}`, r]));
+  const ofReferred = new Map<string, Referral[]>();
+  for (const r of referrals.values()) ofReferred.set(r.referredId, [...(ofReferred.get(r.referredId) ?? []), r]);
+  const inserted = new Set<string>(); // referrals inserted by an item already decided
+  const settledRefs = new Set(state.settledReferrals);
+  const madeToday = new Map(state.referralsToday);
+  const qualified = new Map(state.qualified);
+  const dayStart = utcDayStart(now);
+  const tiers = [...state.tiers].sort((a, b) => b.minReferrals - a.minReferrals);
+  const money = state.money ? { balance: state.money.balanceWei, below: state.money.belowThreshold, paid: new Map(state.money.paidToday) } : null;
+
+  const loaded = new Set(state.referrals.map((r) => r.id));
+  const changed = (r: Referral) => {
+    r.updatedAt = now;
+    if (inserted.has(r.id) || loaded.has(r.id)) out.referralUpdates.set(r.id, r);
+  };
+  const referrerOf = (raw: string): Participant | undefined => {
+    const v = raw.trim();
+    if (!v || v.length > 64) return undefined;
+    return people.find((p) => p.referralCode === v.toUpperCase()) ?? people.find((p) => p.handle === v.toLowerCase());
+  };
+  /** The referred user's referral an event without a referrer belongs to. */
+  const activeReferralOf = (referredId: string): Referral | null => {
+    const list = ofReferred.get(referredId) ?? [];
+    const rank = (r: Referral) => (r.status === "REJECTED" ? 0 : r.provisional ? 1 : 2);
+    let best: Referral | null = null;
+    for (const r of list) {
+      if (!best) best = r;
+      else {
+        const d = rank(r) - rank(best) || r.createdAt.getTime() - best.createdAt.getTime() || (r.id > best.id ? 1 : -1);
+        if (d > 0) best = r;
+      }
+    }
+    return best;
+  };
+  const amountsFor = (count: number) => {
+    const tier = cfg.rewardStrategy === "TIERED" ? tiers.find((t) => t.minReferrals <= count) : undefined;
+    return tier ?? { referralWei: cfg.referralWei, bonusWei: cfg.bonusWei };
+  };
+  const plan = (referral: Referral, count: number) => {
+    const a = amountsFor(count);
+    const list: { participantId: string; kind: "REFERRAL" | "BONUS"; requestedWei: bigint }[] = [];
+    if (a.referralWei > 0n) list.push({ participantId: referral.referrerId, kind: "REFERRAL", requestedWei: a.referralWei });
+    if (a.bonusWei > 0n) list.push({ participantId: referral.referredId, kind: "BONUS", requestedWei: a.bonusWei });
+    return list;
+  };
+
+  for (let at = 0; at < items.length; at++) {
+    const item = items[at];
+    const event = item.event;
+    if (event && event.status !== "QUEUED") {
+      out.outcomes.push({ key: item.key, kind: "event", eventId: event.id, status: event.status, reason: event.reason, referral: null, referred: null, rewards: [], skipped: true });
+      continue;
+    }
+    // A reversal reads and changes stored rewards and the pool: it runs first in a state of its own, and ends it.
+    const reversal = !!event && cfg.reversalEvents.includes(event.eventName) && !event.untrusted;
+    if (reversal && at > 0) break;
+    const fail = (error: AppError) => out.outcomes.push({ key: item.key, kind: "error", eventId: event?.id ?? null, error });
+    const halt = opts.haltOnError === true;
+
+    let referrer: Participant | null = null;
+    let referred: Participant | null = null;
+    let referral: Referral | null = null;
+    let created = false;
+    if (item.referralId) {
+      referral = referrals.get(item.referralId) ?? null;
+    } else {
+      if (item.referrer) {
+        referrer = referrerOf(item.referrer) ?? null;
+        if (!referrer) {
+          if (halt) break;
+          fail(new AppError("UNKNOWN_REFERRAL_CODE", `No participant has the referral code or handle "${item.referrer}"`));
+          continue;
+        }
+      }
+      const email = textOrAbsent(item.identity.email);
+      const userId = textOrAbsent(item.identity.userId);
+      const name = item.identity.name;
+      if (email === null || userId === null || ((email || userId) && name !== undefined && name !== null && typeof name !== "string")) {
+        if (halt) break;
+        fail(new AppError("INTERNAL", "The event's metadata names the referred user with a value that is not text"));
+        continue;
+      }
+      if (email || userId) {
+        referred = (userId ? byUserId.get(userId) : undefined) ?? (email ? byEmail.get(email) : undefined) ?? null;
+        if (referred) {
+          // participants/service fillMissing: the name follows the latest; identity fields are only filled.
+          const p = referred;
+          let touched = false;
+          if (name && name !== p.name) {
+            p.name = name as string;
+            touched = true;
+          }
+          if (userId && !p.externalId && !byUserId.has(userId)) {
+            p.externalId = userId;
+            byUserId.set(userId, p);
+            touched = true;
+          }
+          if (email && !p.email && !byEmail.has(email)) {
+            p.email = email;
+            byEmail.set(email, p);
+            touched = true;
+          }
+          if (touched) {
+            p.updatedAt = now;
+            if (!out.participants.some((x) => x.row === p)) out.participantUpdates.set(p.id, p);
+          }
+        } else {
+          referred = {
+            id: opts.newId(),
+            businessId,
+            environment,
+            externalId: userId ?? null,
+            email: email ?? null,
+            name: (name as string | null | undefined) ?? null,
+            handle: null,
+            referralCode: opts.newCode(),
+            walletAddress: null,
+            createdAt: now,
+            updatedAt: now,
+          };
+          people.push(referred);
+          byId.set(referred.id, referred);
+          if (userId) byUserId.set(userId, referred);
+          if (email) byEmail.set(email, referred);
+          out.participants.push({ at, row: referred });
+        }
+      } else if (!event) {
+        if (halt) break;
+        fail(new AppError("VALIDATION_ERROR", "A participant needs a userId or an email"));
+        continue;
+      }
+
+      if (referrer && referred) {
+        const pair = byPair.get(`${referrer.id}\u0000${referred.id}`);
+        if (pair) {
+          referral = pair;
+          if (pair.provisional && !item.untrusted) {
+            pair.provisional = false; // confirmed by a secret key
+            changed(pair);
+          }
+        } else {
+          const others = (ofReferred.get(referred.id) ?? []).filter((r) => r.referrerId !== referrer!.id && r.status !== "REJECTED");
+          const blocking = others.some((r) => item.untrusted || !r.provisional);
+          const s = screen(settings, referrer, referred, blocking, madeToday.get(referrer.id) ?? 0);
+          referral = {
+            id: opts.newId(),
+            businessId,
+            environment,
+            apiKeyId: item.apiKeyId,
+            referrerId: referrer.id,
+            referredId: referred.id,
+            source: item.source,
+            campaign: item.campaign,
+            status: s.status,
+            reason: s.status === "PENDING" ? null : (s.reason ?? null),
+            qualifiedAt: null,
+            createdAt: now,
+            updatedAt: now,
+            provisional: item.untrusted,
+          };
+          created = true;
+          referrals.set(referral.id, referral);
+          byPair.set(`${referrer.id}\u0000${referred.id}`, referral);
+          ofReferred.set(referred.id, [...(ofReferred.get(referred.id) ?? []), referral]);
+          if (s.status !== "REJECTED") madeToday.set(referrer.id, (madeToday.get(referrer.id) ?? 0) + 1);
+          hook(newReferralWebhooks(referral));
+          if (!item.untrusted && s.status !== "REJECTED") {
+            // A secret key's referral supersedes the provisional ones of other referrers.
+            for (const r of others.filter((x) => x.provisional)) {
+              r.status = "REJECTED";
+              r.reason = REFERRAL_REASONS.SUPERSEDED;
+              changed(r);
+              if (r.createdAt >= dayStart && madeToday.has(r.referrerId)) madeToday.set(r.referrerId, madeToday.get(r.referrerId)! - 1);
+              hook(referralWebhook("referral.rejected", { ...r }));
+            }
+          }
+        }
+      } else if (referred) {
+        referral = activeReferralOf(referred.id);
+      }
+    }
+
+    if (!event) {
+      // A referral apply records the referral only.
+      const r = referral!;
+      if (created) {
+        inserted.add(r.id);
+        out.referrals.push({ at, row: { ...r } });
+      }
+      out.outcomes.push({ key: item.key, kind: "apply", referral: { ...r }, created, referred: { ...referred! } });
+      continue;
+    }
+
+    const rewards: RewardRow[] = [];
+    let status: TrackedEvent["status"] = "PROCESSED";
+    let reason: string | null = null;
+    const newReward = (p: { participantId: string; kind: "REFERRAL" | "BONUS"; requestedWei: bigint }, r: Referral, d: { status: RewardRow["status"]; amountWei: bigint; reason: string | null }): RewardRow => ({
+      id: opts.newId(),
+      businessId,
+      environment,
+      participantId: p.participantId,
+      eventId: event.id,
+      referralId: r.id,
+      kind: p.kind,
+      requestedWei: p.requestedWei,
+      amountWei: d.amountWei,
+      status: d.status,
+      reason: d.reason,
+      note: null,
+      createdAt: now,
+      paidAt: d.status === "PAID" ? now : null,
+    });
+    const hold = (r: Referral, list: ReturnType<typeof plan>, why: string) => {
+      for (const p of list) rewards.push(newReward(p, r, { status: "HELD", amountWei: 0n, reason: why }));
+      if (list.length) settledRefs.add(r.id);
+      hook(rewards.map((w) => rewardWebhook("reward.created", w)));
+    };
+
+    if (reversal) {
+      out.outcomes.push({ key: item.key, kind: "event", eventId: event.id, status: "PROCESSED", reason: null, referral: referral && { ...referral }, referred: referred && { ...referred }, rewards, reversal: { referredId: referred?.id ?? null, event } });
+      if (created) {
+        inserted.add(referral!.id);
+        out.referrals.push({ at, row: { ...referral! } });
+      }
+      out.events.push({ at, id: event.id, referralId: referral?.id ?? null, status: "PROCESSED", reason: null });
+      break;
+    }
+
+    if (referral) {
+      const r = referral;
+      const nameQualifies = cfg.qualifyingEvents.length === 0 || cfg.qualifyingEvents.includes(event.eventName);
+      const inWindow = settings.attributionWindowDays === null || event.createdAt.getTime() - r.createdAt.getTime() <= settings.attributionWindowDays * DAY_MS;
+      const qualifies = nameQualifies && inWindow && !event.untrusted && !r.provisional;
+      const settled = () => r.status === "QUALIFIED" || r.status === "REWARDED" || settledRefs.has(r.id);
+      if (r.status === "REJECTED") {
+        status = "REJECTED";
+        reason = r.reason ?? EVENT_REASONS.REFERRAL_REJECTED;
+      } else if (r.status === "FLAGGED") {
+        // Held until a reviewer decides; only the first qualifying event carries held rewards.
+        status = "FLAGGED";
+        reason = r.reason ?? EVENT_REASONS.HELD_FOR_REVIEW;
+        if (qualifies && !settled()) hold(r, plan(r, 1 + (qualified.get(r.referrerId) ?? 0)), reason);
+      } else if (!nameQualifies) reason = EVENT_REASONS.NOT_A_QUALIFYING_EVENT;
+      else if (!inWindow) reason = EVENT_REASONS.ATTRIBUTION_WINDOW_EXPIRED;
+      else if (event.untrusted) reason = EVENT_REASONS.UNTRUSTED_EVENT;
+      else if (r.provisional) reason = EVENT_REASONS.PROVISIONAL_REFERRAL;
+      else if (settled()) reason = EVENT_REASONS.REFERRAL_ALREADY_SETTLED;
+      else {
+        r.status = "QUALIFIED";
+        r.qualifiedAt = now;
+        changed(r);
+        hook(referralWebhook("referral.qualified", { ...r }));
+        qualified.set(r.referrerId, (qualified.get(r.referrerId) ?? 0) + 1);
+        const list = plan(r, qualified.get(r.referrerId)!);
+        if (settings.holdForReview) {
+          status = "FLAGGED";
+          reason = EVENT_REASONS.HELD_FOR_REVIEW;
+          hold(r, list, reason);
+        } else {
+          for (const p of list) {
+            if (!money) throw new NeedsMoney();
+            const d = capPayout(cfg, p.kind, p.requestedWei, money.paid.get(p.participantId) ?? 0n, money.balance);
+            const w = newReward(p, r, d);
+            settledRefs.add(r.id);
+            if (d.status === "PAID") {
+              money.balance -= d.amountWei;
+              money.paid.set(p.participantId, (money.paid.get(p.participantId) ?? 0n) + d.amountWei);
+              out.debits.push({ at, rewardId: w.id, amountWei: d.amountWei, memo: rewardDebitMemo(w.kind, d.amountWei) });
+              const crossed = lowPoolCrossing({ businessId, environment }, cfg, money.balance, money.below, now, opts.newId);
+              if (crossed) {
+                money.below = true;
+                out.belowThreshold = true;
+                out.alerts.push(...crossed.alerts);
+                hook(crossed.webhook);
+              }
+            }
+            hook(rewardWebhook("reward.created", w));
+            rewards.push(w);
+          }
+          if (rewards.some((w) => w.status === "PAID")) {
+            r.status = "REWARDED";
+            changed(r);
+          }
+        }
+      }
+    }
+
+    if (created) {
+      // Inserted as it stands after its own event; later changes are updates.
+      inserted.add(referral!.id);
+      out.referralUpdates.delete(referral!.id);
+      out.referrals.push({ at, row: { ...referral! } });
+    }
+    for (const w of rewards) out.rewards.push({ at, row: w });
+    out.events.push({ at, id: event.id, referralId: referral?.id ?? null, status, reason });
+    if (status === "FLAGGED") hook(trackedEventWebhook("event.flagged", { ...event, referralId: referral?.id ?? null, status, reason, processedAt: now, updatedAt: now }));
+    out.outcomes.push({ key: item.key, kind: "event", eventId: event.id, status, reason, referral: referral && { ...referral }, referred: referred && { ...referred }, rewards });
+  }
+  out.next = out.outcomes.length;
+  return out;
+}

@@ -1,0 +1,56 @@
+// The one way into the rules core: load the state for some items, decide, write. The worker's
+// batches call runRules for a run of queued events (the pool already locked); every single path
+// (synchronous /track, the dashboard's event, SDK_REFERRAL_APPLY, settleEvent) calls runOne, a
+// batch of one in a savepoint, retried when a concurrent request created the same participant
+// or referral meanwhile.
+import type { Tx } from "../../db/client";
+import { newId } from "../../shared/ids";
+import { generateReferralCode } from "../participants/service";
+import { decide, NeedsMoney, type Decisions, type Outcome, type RuleItem, type RulesState } from "./decide";
+import { loadMoney, loadState, type LoadedRules, type RulesScope } from "./state";
+import { writeDecisions, type Written } from "./write";
+
+const ids = { newId, newCode: generateReferralCode };
+
+export interface RunOptions {
+  /** The business's rules, when the caller read them already. */
+  rules?: LoadedRules | null;
+  /** The caller holds the pool lock: read the money with the rest. */
+  poolLocked?: boolean;
+  /** Stop before an item that fails instead of answering its error. */
+  haltOnError?: boolean;
+}
+
+export async function runRules(tx: Tx, scope: RulesScope, items: readonly RuleItem[], opts: RunOptions = {}): Promise<Written & { decisions: Decisions; state: RulesState }> {
+  const now = new Date();
+  const state = await loadState(tx, scope, items, now, { rules: opts.rules, money: opts.poolLocked ? "locked" : "later" });
+  const options = { ...ids, haltOnError: opts.haltOnError };
+  let decisions: Decisions;
+  try {
+    decisions = decide(state, items, now, options);
+  } catch (e) {
+    if (!(e instanceof NeedsMoney)) throw e;
+    // A decision pays: take the pool lock, read the money and decide again.
+    state.money = await loadMoney(tx, state, now, true);
+    decisions = decide(state, items, now, options);
+  }
+  return { ...(await writeDecisions(tx, decisions)), decisions, state };
+}
+
+const clash = (e: unknown) => /clashed|duplicate key|unique constraint|foreign key|23505|23503/i.test(String((e as Error)?.message ?? e));
+
+/** One item through the core, written before it answers. */
+export async function runOne(tx: Tx, scope: RulesScope, item: RuleItem): Promise<Outcome> {
+  for (let attempt = 1; ; attempt++) {
+    await tx.$executeRawUnsafe(`SAVEPOINT rts_rules`);
+    try {
+      const run = await runRules(tx, scope, [item]);
+      await run.written;
+      await tx.$executeRawUnsafe(`RELEASE SAVEPOINT rts_rules`);
+      return run.outcomes[0];
+    } catch (e) {
+      await tx.$executeRawUnsafe(`ROLLBACK TO SAVEPOINT rts_rules`);
+      if (attempt >= 3 || !clash(e)) throw e;
+    }
+  }
+}

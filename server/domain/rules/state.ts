@@ -1,0 +1,201 @@
+// Loading what the rules core decides over (rules/decide.ts RulesState), set-based: a few
+// statements for a run of items, whatever their number. The business's rules (config, settings,
+// tiers, whether a webhook endpoint exists) may be read before the caller takes the pool lock;
+// the rest is read under the locks the rules need: the advisory locks of the screen (referrers
+// and referred users, in a fixed order), the referrals involved (FOR UPDATE, in id order), and,
+// for money, the pool row (lockPool) with the day's paid totals.
+import { txSql, type Tx } from "../../db/client";
+import type { Participant, Referral, TrackedEvent } from "../../db/generated";
+import type { Environment } from "../../shared/environment";
+import { toBigInt } from "../../shared/money";
+import { loadConfig, readConfig } from "../config/effective";
+import { lockPool } from "../ledger/service";
+import { loadReferralSettings } from "../referral-settings/service";
+import { ruleConfigOf } from "./config";
+import type { RuleConfig, RuleItem, RuleSettings, RulesState, TierRule } from "./decide";
+import { utcDayStart } from "./screen";
+
+export interface RulesScope {
+  businessId: string;
+  environment: Environment;
+}
+
+/** The business's rules for one environment: what the pool lock does not guard. */
+export interface LoadedRules {
+  cfg: RuleConfig;
+  settings: RuleSettings;
+  tiers: TierRule[];
+  hooks: boolean;
+}
+
+/**
+ * The rules of a business and environment. `create`: write the config and settings rows with
+ * their defaults on first use (inside a transaction); without it, null when either is missing.
+ */
+export async function loadRules(tx: Tx, scope: RulesScope, create = true): Promise<LoadedRules | null> {
+  const { businessId, environment } = scope;
+  const [cfg, settings, endpoint] = await Promise.all([
+    create ? loadConfig(tx, businessId, environment) : readConfig(tx, businessId, environment),
+    create ? loadReferralSettings(tx, businessId) : tx.referralSettings.findUnique({ where: { businessId } }),
+    tx.webhookEndpoint.findFirst({ where: { businessId, environment, enabled: true }, select: { id: true } }),
+  ]);
+  if (!cfg || !settings) return null;
+  const tiers =
+    cfg.rewardStrategy === "TIERED"
+      ? (await tx.tier.findMany({ where: { businessId }, orderBy: { minReferrals: "desc" } })).map((t) => ({
+          id: t.id,
+          minReferrals: t.minReferrals,
+          referralWei: toBigInt(t.referralRewardWei),
+          bonusWei: toBigInt(t.bonusWei),
+        }))
+      : [];
+  return { cfg: ruleConfigOf(cfg), settings, tiers, hooks: endpoint !== null };
+}
+
+/** A queued or recorded event as an item of the rules core. */
+export function eventItem(key: string, event: TrackedEvent, apiKeyId: string | null): RuleItem {
+  const m = (event.metadata ?? {}) as { referredUserEmail?: unknown; referredUserId?: unknown; referredUserName?: unknown };
+  return {
+    key,
+    apiKeyId,
+    untrusted: event.untrusted,
+    event,
+    referrer: event.referrer,
+    identity: { email: m.referredUserEmail, userId: m.referredUserId, name: m.referredUserName },
+    source: event.source,
+    campaign: event.campaign,
+  };
+}
+
+/**
+ * Loads the state for `items` at `now`. `money`: read the pool and the day's totals too (the
+ * caller holds the pool lock, or `lock` takes it); otherwise decide asks for them (NeedsMoney)
+ * only when a decision pays, and loadMoney reads them then.
+ */
+export async function loadState(
+  tx: Tx,
+  scope: RulesScope,
+  items: readonly RuleItem[],
+  now: Date,
+  opts: { rules?: LoadedRules | null; money?: "locked" | "lock" | "later" } = {},
+): Promise<RulesState> {
+  const { businessId, environment } = scope;
+  const rules = opts.rules ?? (await loadRules(tx, scope));
+  if (!rules) throw new Error("loadState: the business has no rules");
+  const sql = await txSql(tx);
+
+  const refs = new Set<string>();
+  const emails = new Set<string>();
+  const userIds = new Set<string>();
+  const forced = new Set<string>();
+  for (const it of items) {
+    if (it.referralId) forced.add(it.referralId);
+    const v = it.referrer?.trim();
+    if (v && v.length <= 64) refs.add(v);
+    if (typeof it.identity.email === "string" && it.identity.email) emails.add(it.identity.email);
+    if (typeof it.identity.userId === "string" && it.identity.userId) userIds.add(it.identity.userId);
+  }
+  const participants =
+    refs.size || emails.size || userIds.size
+      ? await sql.query<Participant>(
+          `SELECT * FROM "Participant" WHERE "businessId" = $1 AND environment = $2::"Environment"
+              AND ("referralCode" = ANY($3::text[]) OR handle = ANY($4::text[]) OR email = ANY($5::text[]) OR "externalId" = ANY($6::text[]))`,
+          businessId,
+          environment,
+          [...refs].map((v) => v.toUpperCase()),
+          [...refs].map((v) => v.toLowerCase()),
+          [...emails],
+          [...userIds],
+        )
+      : [];
+  const ids = participants.map((p) => p.id);
+  const { settings, cfg } = rules;
+  const countToday = settings.maxReferralsPerReferrerPerDay !== null;
+  if ((settings.oneReferralPerReferredUser || countToday) && ids.length) {
+    // The screen's advisory locks: every participant of the run that may be in a new referral, in a fixed order.
+    await sql.query(`SELECT count(*)::int AS n FROM (SELECT pg_advisory_xact_lock(hashtext('referral:' || k)) FROM unnest($1::text[]) WITH ORDINALITY AS u(k, o) ORDER BY o) s`, [...ids].sort());
+  }
+  const referrals =
+    ids.length || forced.size
+      ? await sql.query<Referral>(
+          `SELECT * FROM "Referral" WHERE "businessId" = $1 AND environment = $2::"Environment" AND ("referredId" = ANY($3::text[]) OR id = ANY($4::text[]))
+            ORDER BY id FOR UPDATE`,
+          businessId,
+          environment,
+          ids,
+          [...forced],
+        )
+      : [];
+  const open = referrals.filter((r) => r.status === "PENDING" || r.status === "FLAGGED").map((r) => r.id);
+  const referrerIds = [...new Set([...ids, ...referrals.map((r) => r.referrerId)])];
+  const dayStart = utcDayStart(now).toISOString();
+  const [settled, today, qualified] = await Promise.all([
+    open.length
+      ? sql.query<{ id: string }>(`SELECT DISTINCT "referralId" AS id FROM "Reward" WHERE "referralId" = ANY($1::text[]) AND kind IN ('REFERRAL', 'BONUS')`, open)
+      : Promise.resolve([]),
+    countToday && ids.length
+      ? sql.query<{ id: string; n: number }>(
+          `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral"
+            WHERE "businessId" = $1 AND environment = $2::"Environment" AND "referrerId" = ANY($3::text[]) AND status <> 'REJECTED' AND "createdAt" >= $4::timestamp(3) GROUP BY 1`,
+          businessId,
+          environment,
+          ids,
+          dayStart,
+        )
+      : Promise.resolve([]),
+    cfg.rewardStrategy === "TIERED" && referrerIds.length
+      ? sql.query<{ id: string; n: number }>(
+          `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral"
+            WHERE "businessId" = $1 AND environment = $2::"Environment" AND "referrerId" = ANY($3::text[]) AND status IN ('QUALIFIED', 'REWARDED') GROUP BY 1`,
+          businessId,
+          environment,
+          referrerIds,
+        )
+      : Promise.resolve([]),
+  ]);
+  const state: RulesState = {
+    businessId,
+    environment,
+    cfg,
+    settings,
+    tiers: rules.tiers,
+    hooks: rules.hooks,
+    participants,
+    referrals,
+    settledReferrals: new Set(settled.map((r) => r.id)),
+    referralsToday: new Map(today.map((r) => [r.id, r.n])),
+    qualified: new Map(qualified.map((r) => [r.id, r.n])),
+    money: null,
+  };
+  if (opts.money === "locked" || opts.money === "lock") state.money = await loadMoney(tx, state, now, opts.money === "lock");
+  return state;
+}
+
+/** The pool balance, its low-balance flag and what each participant of the state was paid today (UTC), under the pool lock. */
+export async function loadMoney(tx: Tx, state: RulesState, now: Date, lock: boolean): Promise<NonNullable<RulesState["money"]>> {
+  const { businessId, environment } = state;
+  const sql = await txSql(tx);
+  let pool: { balance: bigint; below: boolean };
+  if (lock) {
+    const p = await lockPool(tx, businessId, environment);
+    pool = { balance: p.balanceWei ?? 0n, below: p.belowThreshold };
+  } else {
+    const [row] = await sql.query<{ balance: string; below: boolean }>(
+      `SELECT "balanceWei"::text AS balance, "belowThreshold" AS below FROM "Pool" WHERE "businessId" = $1 AND environment = $2::"Environment"`,
+      businessId,
+      environment,
+    );
+    pool = { balance: toBigInt(row?.balance ?? "0"), below: row?.below ?? false };
+  }
+  const who = [...new Set([...state.participants.map((p) => p.id), ...state.referrals.flatMap((r) => [r.referrerId, r.referredId])])];
+  const paid =
+    state.cfg.maxPerDayWei !== null && who.length
+      ? await sql.query<{ id: string; s: string }>(
+          `SELECT "participantId" AS id, SUM("amountWei")::text AS s FROM "Reward"
+            WHERE "participantId" = ANY($1::text[]) AND status = 'PAID' AND "paidAt" >= $2::timestamp(3) GROUP BY 1`,
+          who,
+          utcDayStart(now).toISOString(),
+        )
+      : [];
+  return { balanceWei: pool.balance, belowThreshold: pool.below, paidToday: new Map(paid.map((r) => [r.id, toBigInt(r.s)])) };
+}
