@@ -138,6 +138,11 @@ export const env = {
   get payoutStuckAfterMs() {
     return int(process.env.PAYOUT_STUCK_AFTER_MS, 15_000);
   },
+  /** Block explorer base URL per environment (e.g. https://etherscan.io); none by default. Payout links: `{base}/tx/{hash}`. */
+  explorerUrl(environment: "TEST" | "LIVE"): string | null {
+    const v = environment === "LIVE" ? process.env.EXPLORER_URL : process.env.EXPLORER_URL_TEST;
+    return v && /^https?:\/\//.test(v) ? v.replace(/\/+$/, "") : null;
+  },
   get isProduction() {
     return process.env.NODE_ENV === "production";
   },

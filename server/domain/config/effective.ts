@@ -18,6 +18,7 @@ export const ENVIRONMENT_FIELDS = [
   "lowPoolAlertWei",
   "autoRefillEnabled",
   "autoRefillAmountWei",
+  "leaderboardEnabled",
 ] as const satisfies ReadonlyArray<keyof BusinessConfig & keyof EnvironmentConfig>;
 
 export type EffectiveConfig = BusinessConfig & { environment: Environment; perEnvironment: boolean };

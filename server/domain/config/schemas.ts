@@ -12,6 +12,8 @@ const generalConfigOutput = z.object({
   qualifyingEvents: z.array(z.string()),
   /** Event names that reverse the referral's rewards when tracked (e.g. "refund"); also under spend. */
   reversalEvents: z.array(z.string()),
+  /** The portal shows the month's top referrers (handles or masked names); per environment. */
+  leaderboardEnabled: z.boolean(),
 });
 
 const spendConfigOutput = z.object({
@@ -30,6 +32,8 @@ const spendConfigOutput = z.object({
   autoPayoutEnabled: z.boolean(),
   /** Event names that reverse the referral's rewards when tracked (same list as general.reversalEvents). */
   reversalEvents: z.array(z.string()),
+  /** Payouts go only to wallets the participant proved by signature in the portal. */
+  requireVerifiedWallet: z.boolean(),
 });
 
 export const configOutput = z.object({
@@ -71,6 +75,7 @@ export const updateGeneralInput = z.strictObject({
   /** Event names that qualify a referral for rewards; an empty list means every event qualifies. */
   qualifyingEvents: z.array(eventName).max(100).optional(),
   reversalEvents: z.array(eventName).max(100).optional(),
+  leaderboardEnabled: strictBoolean.optional(),
 });
 export type UpdateGeneralInput = z.infer<typeof updateGeneralInput>;
 
@@ -87,5 +92,6 @@ export const updateSpendInput = z.strictObject({
   minPayoutEth: ethAmount.optional(),
   autoPayoutEnabled: strictBoolean.optional(),
   reversalEvents: z.array(eventName).max(100).optional(),
+  requireVerifiedWallet: strictBoolean.optional(),
 });
 export type UpdateSpendInput = z.infer<typeof updateSpendInput>;

@@ -30,6 +30,7 @@ export async function getConfig(businessId: string, environment: Environment = "
       eventProcessing: c.eventProcessing,
       qualifyingEvents: c.qualifyingEvents,
       reversalEvents: c.reversalEvents,
+      leaderboardEnabled: c.leaderboardEnabled,
     },
     spend: {
       maxEthPerDayPerUser: ethOrNull(c.maxEthPerDayPerUserWei),
@@ -42,6 +43,7 @@ export async function getConfig(businessId: string, environment: Environment = "
       minPayoutEth: weiToEth(c.minPayoutWei),
       autoPayoutEnabled: c.autoPayoutEnabled,
       reversalEvents: c.reversalEvents,
+      requireVerifiedWallet: c.requireVerifiedWallet,
     },
   };
 }
@@ -93,6 +95,7 @@ export async function updateGeneralConfig(businessId: string, input: UpdateGener
     await writeEnvironmentFields(tx, businessId, input.environment, {
       referralRewardWei: input.referralRewardEth === undefined ? undefined : weiToDb(ethToWei(input.referralRewardEth)),
       bonusWei: input.bonusEth === undefined ? undefined : weiToDb(ethToWei(input.bonusEth)),
+      leaderboardEnabled: input.leaderboardEnabled,
     });
   });
   return getConfig(businessId, input.environment);
@@ -110,13 +113,14 @@ export async function updateSpendConfig(businessId: string, input: UpdateSpendIn
         autoRefillAmountWei: input.autoRefillAmountEth === undefined ? undefined : weiToDb(ethToWei(input.autoRefillAmountEth)),
     });
     // Payout settings are shared by TEST and LIVE (one payout policy per business).
-    if (input.payoutHoldDays !== undefined || input.minPayoutEth !== undefined || input.autoPayoutEnabled !== undefined || input.reversalEvents !== undefined) {
+    if (input.payoutHoldDays !== undefined || input.minPayoutEth !== undefined || input.autoPayoutEnabled !== undefined || input.reversalEvents !== undefined || input.requireVerifiedWallet !== undefined) {
       await tx.businessConfig.update({
         where: { businessId },
         data: {
           payoutHoldDays: input.payoutHoldDays,
           minPayoutWei: input.minPayoutEth === undefined ? undefined : weiToDb(ethToWei(input.minPayoutEth)),
           autoPayoutEnabled: input.autoPayoutEnabled,
+          requireVerifiedWallet: input.requireVerifiedWallet,
           reversalEvents: input.reversalEvents === undefined ? undefined : [...new Set(input.reversalEvents)],
         },
       });

@@ -1,8 +1,10 @@
 // PATCH /business/participants/:participantId: the business sets or clears a participant's
-// payout wallet. Answers the participant with its payout totals.
+// payout wallet. Answers the participant with its payout totals. The portal's wallet step sets it
+// through the same function, with the time the participant proved it by signature; a change by
+// any other path leaves the wallet unverified (a trigger of migration 0074).
 import { z } from "zod";
-import { db } from "../../db/client";
-import { notFound } from "../../shared/errors";
+import { db, Prisma } from "../../db/client";
+import { AppError, notFound } from "../../shared/errors";
 import { participantTotals } from "../payouts/totals";
 import { participantPayoutTotals, walletAddress } from "./schemas";
 
@@ -23,6 +25,9 @@ export const participantWithTotalsOutput = z.object({
   referralCode: z.string(),
   ...participantPayoutTotals.shape,
   createdAt: z.string(),
+  /** Proven by the participant's signature in the portal; cleared when the wallet changes otherwise. */
+  walletVerified: z.boolean(),
+  walletVerifiedAt: z.string().nullable(),
 });
 export type ParticipantWithTotals = z.infer<typeof participantWithTotalsOutput>;
 
@@ -41,11 +46,23 @@ async function participantWithTotals(businessId: string, participantId: string):
     createdAt: p.createdAt.toISOString(),
     ...t,
     walletAddress: p.walletAddress,
+    walletVerified: p.walletVerified,
+    walletVerifiedAt: p.walletVerifiedAt?.toISOString() ?? null,
   };
 }
 
-export async function updateParticipantWallet(businessId: string, input: UpdateParticipantInput): Promise<ParticipantWithTotals> {
-  const r = await db.participant.updateMany({ where: { id: input.participantId, businessId }, data: { walletAddress: input.walletAddress } });
-  if (r.count !== 1) throw notFound("Participant");
+/** `verifiedAt`: the wallet was proven by signature (portal); a verified wallet has one owner per business and environment. */
+export async function updateParticipantWallet(businessId: string, input: UpdateParticipantInput, verifiedAt?: Date): Promise<ParticipantWithTotals> {
+  const verified = verifiedAt && input.walletAddress ? { walletVerified: true, walletVerifiedAt: verifiedAt } : {};
+  let count: number;
+  try {
+    ({ count } = await db.participant.updateMany({ where: { id: input.participantId, businessId }, data: { walletAddress: input.walletAddress, ...verified } }));
+  } catch (e) {
+    if (e instanceof Prisma.PrismaClientKnownRequestError && e.code === "P2002") {
+      throw new AppError("WALLET_IN_USE", "This wallet is already verified by another participant");
+    }
+    throw e;
+  }
+  if (count !== 1) throw notFound("Participant");
   return participantWithTotals(businessId, input.participantId);
 }

@@ -217,12 +217,13 @@ interface Candidate {
   totalWei: bigint;
 }
 
-async function candidates(tx: Tx, s: Sender, exclude: Set<string>): Promise<Candidate[]> {
+async function candidates(tx: Tx, s: Sender, exclude: Set<string>, verifiedOnly: boolean): Promise<Candidate[]> {
   const rows = await tx.$queryRaw<Array<{ participantId: string; walletAddress: string; total: string }>>`
     SELECT r."participantId", p."walletAddress", SUM(r."amountWei")::text AS "total"
     FROM "Reward" r JOIN "Participant" p ON p."id" = r."participantId"
     WHERE r."businessId" = ${s.businessId} AND r."environment" = ${s.environment}::"Environment"
       AND r."payoutStatus" = 'PAYABLE' AND r."payoutId" IS NULL AND p."walletAddress" IS NOT NULL
+      AND (${!verifiedOnly} OR p."walletVerified")
     GROUP BY r."participantId", p."walletAddress"
     ORDER BY MIN(r."payableAt"), r."participantId"`;
   return rows.filter((r) => !exclude.has(r.participantId)).map((r) => ({ participantId: r.participantId, walletAddress: r.walletAddress, totalWei: toBigInt(r.total) }));
@@ -249,7 +250,8 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
     if (pending) return { kind: "pending", payout: pending };
     const cfg = await loadConfig(tx, s.businessId, s.environment);
     const minPayout = toBigInt(cfg.minPayoutWei);
-    for (const c of await candidates(tx, s, exclude)) {
+    // requireVerifiedWallet: only wallets proven by signature in the portal are paid.
+    for (const c of await candidates(tx, s, exclude, cfg.requireVerifiedWallet)) {
       // Lock this participant's payable rewards and re-sum them under the lock.
       const rewards = await tx.$queryRaw<Array<{ id: string; amountWei: string }>>`
         SELECT "id", "amountWei"::text AS "amountWei" FROM "Reward"

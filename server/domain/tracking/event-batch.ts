@@ -433,6 +433,8 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
       walletAddress: null,
       createdAt: now,
       updatedAt: now,
+      walletVerified: false,
+      walletVerifiedAt: null,
     };
     newParticipants.push(referred);
     if (!referrer) {
