@@ -3,7 +3,8 @@
 // through the same function, with the time the participant proved it by signature; a change by
 // any other path leaves the wallet unverified (a trigger of migration 0074).
 import { z } from "zod";
-import { db, Prisma } from "../../db/client";
+import { db } from "../../db/client";
+import { isUniqueViolation } from "../../db/unique-violation";
 import { AppError, notFound } from "../../shared/errors";
 import { participantTotals } from "../payouts/totals";
 import { participantPayoutTotals, walletAddress } from "./schemas";
@@ -58,7 +59,7 @@ export async function updateParticipantWallet(businessId: string, input: UpdateP
   try {
     ({ count } = await db.participant.updateMany({ where: { id: input.participantId, businessId }, data: { walletAddress: input.walletAddress, ...verified } }));
   } catch (e) {
-    if (e instanceof Prisma.PrismaClientKnownRequestError && e.code === "P2002") {
+    if (isUniqueViolation(e)) {
       throw new AppError("WALLET_IN_USE", "This wallet is already verified by another participant");
     }
     throw e;
