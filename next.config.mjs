@@ -8,6 +8,17 @@ const nextConfig = {
   // The build type-checks the app only; tests and scripts are checked by `npm run typecheck`.
   // `npm test` sets NEXT_SKIP_TYPECHECK=1 for its build: its own `tsc --noEmit` (a superset, run
   // beside the build) fails the run on any type error.
+  // No portal page may be framed; /portal/embed sets its own frame-ancestors (the business's origins).
+  async headers() {
+    const deny = [
+      { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+      { key: "X-Frame-Options", value: "DENY" },
+    ];
+    return [
+      { source: "/portal", headers: deny },
+      { source: "/portal/:path((?!embed$).*)", headers: deny },
+    ];
+  },
   typescript: { tsconfigPath: "tsconfig.build.json", ignoreBuildErrors: process.env.NEXT_SKIP_TYPECHECK === "1" },
 };
 

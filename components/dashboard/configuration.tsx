@@ -30,6 +30,7 @@ function GeneralForm({ config, canChangeMoney }: { config: Config; canChangeMone
   const toast = useToast();
   const utils = trpc.useUtils();
   const g = config.general;
+  const [leaderboard, setLeaderboard] = useState(g.leaderboardEnabled);
   const [v, setV] = useState({ businessName: g.businessName, website: g.website ?? "", rewardStrategy: g.rewardStrategy, referralRewardEth: g.referralRewardEth, bonusEth: g.bonusEth, eventProcessing: g.eventProcessing, qualifyingEvents: g.qualifyingEvents.join("\n") });
   const update = trpc.config.updateGeneral.useMutation({
     onSuccess: (c) => {
@@ -51,6 +52,7 @@ function GeneralForm({ config, canChangeMoney }: { config: Config; canChangeMone
       website: v.website.trim() || null,
       eventProcessing: v.eventProcessing,
       ...(canChangeMoney ? rewardFields : {}),
+      leaderboardEnabled: leaderboard,
     });
   }
   return (
@@ -87,6 +89,7 @@ function GeneralForm({ config, canChangeMoney }: { config: Config; canChangeMone
         <Field label="Referral reward (ETH)" error={errorFor(errs, "referralRewardEth")} hint={`Paid to the referrer when a ${envWord(env)} referral qualifies.`}>{(p) => <Input {...p} name="referralRewardEth" inputMode="decimal" disabled={!canChangeMoney} value={v.referralRewardEth} onChange={set("referralRewardEth")} />}</Field>
         <Field label="Bonus (ETH)" error={errorFor(errs, "bonusEth")} hint="Paid to the referred user.">{(p) => <Input {...p} name="bonusEth" inputMode="decimal" disabled={!canChangeMoney} value={v.bonusEth} onChange={set("bonusEth")} />}</Field>
       </div>
+      <Toggle label={`Leaderboard in the ${envWord(env)} portal`} description="Participants see this month's top referrers, by handle or masked name, and their own rank." checked={leaderboard} onChange={setLeaderboard} />
       <div className="flex justify-end">
         <Button type="submit" loading={update.isPending}>Save general settings</Button>
       </div>
@@ -102,6 +105,7 @@ function SpendForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
   const s = config.spend;
   const [v, setV] = useState({ maxEthPerDayPerUser: s.maxEthPerDayPerUser ?? "", maxReferralEthPerEvent: s.maxReferralEthPerEvent ?? "", maxBonusEthPerEvent: s.maxBonusEthPerEvent ?? "", lowPoolAlertEth: s.lowPoolAlertEth, autoRefillAmountEth: s.autoRefillAmountEth });
   const [autoRefill, setAutoRefill] = useState(s.autoRefillEnabled);
+  const [verifiedOnly, setVerifiedOnly] = useState(s.requireVerifiedWallet);
   const update = trpc.config.updateSpend.useMutation({
     onSuccess: (c) => {
       utils.config.get.setData({ environment: c.environment }, c);
@@ -122,6 +126,7 @@ function SpendForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
       lowPoolAlertEth: v.lowPoolAlertEth.trim(),
       autoRefillEnabled: autoRefill,
       autoRefillAmountEth: v.autoRefillAmountEth.trim(),
+      requireVerifiedWallet: verifiedOnly,
     });
   }
   return (
@@ -141,6 +146,13 @@ function SpendForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
         </div>
         <div className="border-t border-slate-100">
           <Toggle label="Auto-refill" description="Record a refill request when the pool drops below the alert threshold." checked={autoRefill} onChange={setAutoRefill} disabled={!canEdit} />
+          <Toggle
+            label="Pay verified wallets only"
+            description="Shared by test and live: payouts go only to wallets the participant proved by signing in their portal; a wallet changed by the SDK or here is unverified until signed again."
+            checked={verifiedOnly}
+            onChange={setVerifiedOnly}
+            disabled={!canEdit}
+          />
         </div>
       </fieldset>
       {canEdit && (

@@ -358,7 +358,7 @@ export function ParticipantsPage() {
 }
 
 /** The payout wallet: shown to everyone, set or cleared by the owner. */
-function WalletCard({ participantId, walletAddress }: { participantId: string; walletAddress: string | null }) {
+function WalletCard({ participantId, walletAddress, walletVerified }: { participantId: string; walletAddress: string | null; walletVerified: boolean }) {
   const { isOwner } = useMe();
   const toast = useToast();
   const utils = trpc.useUtils();
@@ -372,7 +372,11 @@ function WalletCard({ participantId, walletAddress }: { participantId: string; w
   });
   const error = contractError(save.error);
   return (
-    <Card title="Payout wallet" description="Payouts send this participant's payable rewards to this address.">
+    <Card
+      title="Payout wallet"
+      description="Payouts send this participant's payable rewards to this address. A wallet changed here is unverified until the participant signs for it in their portal."
+      actions={walletAddress && (walletVerified ? <Badge color="green">Verified by signature</Badge> : <Badge color="amber">Not verified</Badge>)}
+    >
       {isOwner ? (
         <form
           className="flex flex-wrap items-end gap-3"
@@ -407,9 +411,14 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
         title={p ? personLabel(p) : "Participant"}
         description="Who referred them, whom they referred, and the rewards they received."
         actions={
-          <Link href="/dashboard/participants" className="text-sm font-medium text-indigo-700 hover:underline">
-            ← All participants
-          </Link>
+          <span className="flex flex-wrap gap-4">
+            <Link href={`/dashboard/participants/${participantId}/portal`} className="text-sm font-medium text-indigo-700 hover:underline">
+              Preview their portal
+            </Link>
+            <Link href="/dashboard/participants" className="text-sm font-medium text-indigo-700 hover:underline">
+              ← All participants
+            </Link>
+          </span>
         }
       />
       {q.isLoading ? (
@@ -440,7 +449,7 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
                 </Detail>
               </dl>
             </Card>
-            <WalletCard participantId={p.participantId} walletAddress={p.walletAddress} />
+            <WalletCard participantId={p.participantId} walletAddress={p.walletAddress} walletVerified={p.walletVerified} />
             <Card title="Referral link">
               <ParticipantClicks participantId={p.participantId} />
             </Card>

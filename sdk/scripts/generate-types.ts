@@ -36,6 +36,7 @@ const OPERATIONS: Record<string, { request?: string; responses: Record<string, s
   "sdk-referrals-list": { responses: { "200": "ReferralPage" } },
   "sdk-participants-upsert": { request: "UpsertParticipantRequest", responses: { "200": "Participant" } },
   "sdk-jobs-get": { responses: { "200": "Job" } },
+  "sdk-portal-sessions-create": { request: "CreatePortalSessionRequest", responses: { "201": "PortalSession" } },
 };
 
 const lit = (v: unknown) => JSON.stringify(v);

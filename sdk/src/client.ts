@@ -9,8 +9,10 @@ import type {
   ApplyReferralProcessedResponse,
   ApplyReferralQueuedResponse,
   ApplyReferralRequest,
+  CreatePortalSessionRequest,
   Job,
   Participant,
+  PortalSession,
   ReferralPage,
   TrackBatchRequest,
   TrackBatchResponse,
@@ -65,6 +67,13 @@ export interface ReferralClient {
   listReferrals(options?: { limit?: number; signal?: AbortSignal }): AsyncIterableIterator<Referral>;
   /** POST /sdk/participants */
   upsertParticipant(body: UpsertParticipantRequest, options?: RequestOptions): Promise<Participant>;
+  /**
+   * POST /sdk/participants/portal-sessions (secret key, on your server): a link that opens one
+   * participant's portal (send the browser to `url`) and its bearer token for /portal/api/*.
+   */
+  createPortalSession(body: CreatePortalSessionRequest, options?: { signal?: AbortSignal }): Promise<PortalSession>;
+  /** DELETE /sdk/participants/portal-sessions/:token: ends a portal session at once. */
+  revokePortalSession(token: string, options?: { signal?: AbortSignal }): Promise<void>;
   /** GET /sdk/jobs/:jobId */
   getJob(jobId: string, options?: { signal?: AbortSignal }): Promise<Job>;
   /** Polls getJob with backoff until the job is SUCCEEDED or FAILED. */
@@ -115,7 +124,7 @@ export function createClient(options: ClientOptions): ReferralClient {
   const doFetch = options.fetch ?? globalThis.fetch;
   if (typeof doFetch !== "function") throw new TypeError("createClient: no fetch available; pass options.fetch");
 
-  async function call<T>(method: "GET" | "POST", path: string, init: { body?: unknown; idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<{ status: number; body: T }> {
+  async function call<T>(method: "GET" | "POST" | "DELETE", path: string, init: { body?: unknown; idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<{ status: number; body: T }> {
     const headers: Record<string, string> = { accept: "application/json", "x-api-key": options.apiKey };
     if (init.body !== undefined) headers["content-type"] = "application/json";
     if (init.idempotencyKey) headers["idempotency-key"] = init.idempotencyKey;
@@ -189,6 +198,13 @@ export function createClient(options: ClientOptions): ReferralClient {
     async upsertParticipant(body, opts = {}) {
       // An upsert is idempotent by userId/email: retries need no key.
       return (await call<Participant>("POST", "/sdk/participants", { body, signal: opts.signal })).body;
+    },
+    async createPortalSession(body, opts = {}) {
+      // Each call makes a new token: a retried call at worst leaves an unused session that expires.
+      return (await call<PortalSession>("POST", "/sdk/participants/portal-sessions", { body, signal: opts.signal })).body;
+    },
+    async revokePortalSession(token, opts = {}) {
+      await call("DELETE", `/sdk/participants/portal-sessions/${encodeURIComponent(token)}`, { signal: opts.signal });
     },
     async getJob(jobId, opts = {}) {
       return (await call<Job>("GET", `/sdk/jobs/${encodeURIComponent(jobId)}`, { signal: opts.signal })).body;

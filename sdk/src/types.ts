@@ -172,10 +172,27 @@ export type Job = {
   nextAttemptAt: string | null;
 };
 
+/** Request body of sdk-portal-sessions-create: Create a portal session: a link and token that open one participant's portal (secret key, participants:write) */
+export type CreatePortalSessionRequest = {
+  participantId?: string;
+  userId?: string;
+  email?: string;
+  expiresInSeconds?: number;
+  returnUrl?: string;
+};
+
+/** 201 response of sdk-portal-sessions-create */
+export type PortalSession = {
+  url: string;
+  token: string;
+  expiresAt: string;
+  participantId: string;
+};
+
 /** The error body every route answers with: { error: { code, message, details? } } */
 export type ErrorBody = {
   error: {
-    code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
+    code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
     message: string;
     details?: unknown;
   };

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
 import { participantOutput, upsertParticipantInput } from "../domain/participants/schemas";
+import { createPortalSessionInput, portalSessionOutput } from "../domain/portal/schemas";
 import { reverseRewardsInput, reverseRewardsOutput } from "../domain/payouts/schemas";
 import { applyReferralInput, referralListOutput } from "../domain/referrals/schemas";
 import { trackInput, trackQueuedOutput, trackSyncOutput } from "../domain/tracking/schemas";
@@ -105,6 +106,26 @@ export const sdkOpenApiPaths: ZodOpenApiPathsObject = {
       summary: "Upsert a participant (by userId, else email) and get its referral code",
       requestBody: json(upsertParticipantInput),
       responses: { "200": { description: "The participant", ...json(participantOutput) }, "409": err("CONFLICT (handle taken)"), ...common },
+    }),
+  },
+  "/sdk/participants/portal-sessions": {
+    post: op({
+      operationId: "sdk-portal-sessions-create",
+      summary: "Create a portal session: a link and token that open one participant's portal (secret key, participants:write)",
+      requestBody: json(createPortalSessionInput),
+      responses: { "201": { description: "The session (the token is shown once)", ...json(portalSessionOutput) }, "404": err("NOT_FOUND (no such participant)"), ...common, "403": err("INSUFFICIENT_SCOPE (publishable key) / ORIGIN_NOT_ALLOWED") },
+    }),
+  },
+  "/sdk/participants/portal-sessions/{token}": {
+    delete: op({
+      operationId: "sdk-portal-sessions-revoke",
+      summary: "Revoke a portal session (idempotent)",
+      parameters: [{ in: "path", name: "token", required: true, schema: { type: "string" } }],
+      responses: {
+        "200": { description: "Revoked", ...json(z.object({ participantId: z.string(), expiresAt: z.string(), revokedAt: z.string(), revoked: z.literal(true) })) },
+        "404": err("NOT_FOUND"),
+        ...common,
+      },
     }),
   },
   "/sdk/rewards/reverse": {

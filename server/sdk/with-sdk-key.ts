@@ -78,7 +78,7 @@ function preflight(req: Request, methods: string[]): Response {
   });
 }
 
-async function readJson(req: Request, opaqueItemsAt?: string): Promise<unknown> {
+export async function readJson(req: Request, opaqueItemsAt?: string): Promise<unknown> {
   const type = req.headers.get("content-type") ?? "";
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send a JSON body with Content-Type: application/json");

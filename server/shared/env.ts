@@ -214,6 +214,11 @@ export const env = {
   get clickBufferMax() {
     return Math.max(1000, int(process.env.CLICK_BUFFER_MAX, 100_000));
   },
+  /** Block explorer base URL per environment (e.g. https://etherscan.io); none by default. Payout links: `{base}/tx/{hash}`. */
+  explorerUrl(environment: "TEST" | "LIVE"): string | null {
+    const v = environment === "LIVE" ? process.env.EXPLORER_URL : process.env.EXPLORER_URL_TEST;
+    return v && /^https?:\/\//.test(v) ? v.replace(/\/+$/, "") : null;
+  },
   get isProduction() {
     return process.env.NODE_ENV === "production";
   },

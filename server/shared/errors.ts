@@ -15,10 +15,16 @@ export const ERROR_CODES = {
   CSRF: { status: 403, trpc: "FORBIDDEN" },
   // An API key used outside its kind or scopes (e.g. a publishable key on GET /sdk/referrals).
   INSUFFICIENT_SCOPE: { status: 403, trpc: "FORBIDDEN" },
+  // A wallet signature (Sign-In with Ethereum) that does not verify for the stated address.
+  INVALID_SIGNATURE: { status: 401, trpc: "UNAUTHORIZED" },
+  // A Sign-In with Ethereum message whose nonce is unknown, used or expired, or whose domain, chain or address is not the challenge's.
+  INVALID_CHALLENGE: { status: 400, trpc: "BAD_REQUEST" },
   NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
   METHOD_NOT_ALLOWED: { status: 405, trpc: "METHOD_NOT_SUPPORTED" },
   CONFLICT: { status: 409, trpc: "CONFLICT" },
   IDEMPOTENCY_CONFLICT: { status: 409, trpc: "CONFLICT" },
+  // A wallet already verified by another participant of the same business and environment.
+  WALLET_IN_USE: { status: 409, trpc: "CONFLICT" },
   PAYLOAD_TOO_LARGE: { status: 413, trpc: "PAYLOAD_TOO_LARGE" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: "UNSUPPORTED_MEDIA_TYPE" },
   // 422: the request is well-formed but a business rule refuses it.

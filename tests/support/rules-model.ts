@@ -46,7 +46,7 @@ export const baseSettings = (o: Partial<RuleSettings> = {}): RuleSettings => ({
 });
 
 export function person(id: string, o: Partial<Participant> = {}): Participant {
-  return { id, businessId: "b", environment: "TEST", externalId: null, email: null, name: null, handle: null, referralCode: id.toUpperCase(), walletAddress: null, createdAt: new Date(NOW.getTime() - 30 * DAY), updatedAt: NOW, ...o };
+  return { id, businessId: "b", environment: "TEST", externalId: null, email: null, name: null, handle: null, referralCode: id.toUpperCase(), walletAddress: null, walletFailure: null, walletFailedAt: null, walletVerified: false, walletVerifiedAt: null, createdAt: new Date(NOW.getTime() - 30 * DAY), updatedAt: NOW, ...o };
 }
 
 export function referral(id: string, referrerId: string, referredId: string, o: Partial<Referral> = {}): Referral {
@@ -73,6 +73,7 @@ export function event(o: { name?: string; referrer?: string | null; email?: unkn
     source: null,
     idempotencyKey: null,
     untrusted: o.untrusted === true,
+    clickId: null,
     status: "QUEUED",
     reason: null,
     referralId: null,

@@ -21,6 +21,7 @@ export const ENVIRONMENT_FIELDS = [
   "linkDestinationUrl",
   "linkParam",
   "attribution",
+  "leaderboardEnabled",
 ] as const satisfies ReadonlyArray<keyof BusinessConfig & keyof EnvironmentConfig>;
 
 export type EffectiveConfig = BusinessConfig & { environment: Environment; perEnvironment: boolean };

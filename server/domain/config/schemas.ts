@@ -19,6 +19,8 @@ const generalConfigOutput = z.object({
   linkParam: z.string(),
   /** Which click a visitor who clicked several links is credited to. */
   attribution: z.enum(["FIRST_CLICK", "LAST_CLICK"]),
+  /** The portal shows the month's top referrers (handles or masked names); per environment. */
+  leaderboardEnabled: z.boolean(),
 });
 
 const spendConfigOutput = z.object({
@@ -37,6 +39,8 @@ const spendConfigOutput = z.object({
   autoPayoutEnabled: z.boolean(),
   /** Event names that reverse the referral's rewards when tracked (same list as general.reversalEvents). */
   reversalEvents: z.array(z.string()),
+  /** Payouts go only to wallets the participant proved by signature in the portal. */
+  requireVerifiedWallet: z.boolean(),
 });
 
 export const configOutput = z.object({
@@ -81,6 +85,7 @@ export const updateGeneralInput = z.strictObject({
     .optional(),
   linkParam: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, "1–32 letters, digits, _ or -, starting with a letter").refine((p) => p !== "rts_click" && !p.startsWith("utm_"), "Reserved parameter name").optional(),
   attribution: z.enum(["FIRST_CLICK", "LAST_CLICK"]).optional(),
+  leaderboardEnabled: strictBoolean.optional(),
 }).superRefine((v, ctx) => {
   // A destination set for LIVE, or for both environments (no `environment`), must be https.
   if (v.linkDestinationUrl && v.environment !== "TEST" && !v.linkDestinationUrl.startsWith("https://")) {
@@ -106,5 +111,6 @@ export const updateSpendInput = z.strictObject({
   minPayoutEth: ethAmount.optional(),
   autoPayoutEnabled: strictBoolean.optional(),
   reversalEvents: z.array(eventName).max(100).optional(),
+  requireVerifiedWallet: strictBoolean.optional(),
 });
 export type UpdateSpendInput = z.infer<typeof updateSpendInput>;

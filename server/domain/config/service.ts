@@ -34,6 +34,7 @@ export async function getConfig(businessId: string, environment: Environment = "
       linkDestinationUrl: c.linkDestinationUrl,
       linkParam: c.linkParam,
       attribution: c.attribution as "FIRST_CLICK" | "LAST_CLICK",
+      leaderboardEnabled: c.leaderboardEnabled,
     },
     spend: {
       maxEthPerDayPerUser: ethOrNull(c.maxEthPerDayPerUserWei),
@@ -46,6 +47,7 @@ export async function getConfig(businessId: string, environment: Environment = "
       minPayoutEth: weiToEth(c.minPayoutWei),
       autoPayoutEnabled: c.autoPayoutEnabled,
       reversalEvents: c.reversalEvents,
+      requireVerifiedWallet: c.requireVerifiedWallet,
     },
   };
 }
@@ -100,6 +102,7 @@ export async function updateGeneralConfig(businessId: string, input: UpdateGener
       linkDestinationUrl: input.linkDestinationUrl,
       linkParam: input.linkParam,
       attribution: input.attribution,
+      leaderboardEnabled: input.leaderboardEnabled,
     });
   });
   forgetLinkTargets(businessId);
@@ -118,13 +121,14 @@ export async function updateSpendConfig(businessId: string, input: UpdateSpendIn
         autoRefillAmountWei: input.autoRefillAmountEth === undefined ? undefined : weiToDb(ethToWei(input.autoRefillAmountEth)),
     });
     // Payout settings are shared by TEST and LIVE (one payout policy per business).
-    if (input.payoutHoldDays !== undefined || input.minPayoutEth !== undefined || input.autoPayoutEnabled !== undefined || input.reversalEvents !== undefined) {
+    if (input.payoutHoldDays !== undefined || input.minPayoutEth !== undefined || input.autoPayoutEnabled !== undefined || input.reversalEvents !== undefined || input.requireVerifiedWallet !== undefined) {
       await tx.businessConfig.update({
         where: { businessId },
         data: {
           payoutHoldDays: input.payoutHoldDays,
           minPayoutWei: input.minPayoutEth === undefined ? undefined : weiToDb(ethToWei(input.minPayoutEth)),
           autoPayoutEnabled: input.autoPayoutEnabled,
+          requireVerifiedWallet: input.requireVerifiedWallet,
           reversalEvents: input.reversalEvents === undefined ? undefined : [...new Set(input.reversalEvents)],
         },
       });

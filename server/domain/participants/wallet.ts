@@ -1,8 +1,11 @@
 // PATCH /business/participants/:participantId: the business sets or clears a participant's
-// payout wallet. Answers the participant with its payout totals.
+// payout wallet. Answers the participant with its payout totals. The portal's wallet step sets it
+// through the same function, with the time the participant proved it by signature; a change by
+// any other path leaves the wallet unverified (a trigger of migration 0074).
 import { z } from "zod";
 import { db } from "../../db/client";
-import { notFound } from "../../shared/errors";
+import { isUniqueViolation } from "../../db/unique-violation";
+import { AppError, notFound } from "../../shared/errors";
 import { participantTotals } from "../payouts/totals";
 import { participantPayoutTotals, walletAddress } from "./schemas";
 import { assertPayoutWallet } from "./wallet-rules";
@@ -24,6 +27,9 @@ export const participantWithTotalsOutput = z.object({
   referralCode: z.string(),
   ...participantPayoutTotals.shape,
   createdAt: z.string(),
+  /** Proven by the participant's signature in the portal; cleared when the wallet changes otherwise. */
+  walletVerified: z.boolean(),
+  walletVerifiedAt: z.string().nullable(),
 });
 export type ParticipantWithTotals = z.infer<typeof participantWithTotalsOutput>;
 
@@ -42,13 +48,28 @@ async function participantWithTotals(businessId: string, participantId: string):
     createdAt: p.createdAt.toISOString(),
     ...t,
     walletAddress: p.walletAddress,
+    walletVerified: p.walletVerified,
+    walletVerifiedAt: p.walletVerifiedAt?.toISOString() ?? null,
   };
 }
 
-/** Saving a wallet, even the same one, clears its earlier refusal: the next run tries it again. */
-export async function updateParticipantWallet(businessId: string, input: UpdateParticipantInput): Promise<ParticipantWithTotals> {
+/**
+ * Saving a wallet, even the same one, clears its earlier refusal: the next run tries it again.
+ * `verifiedAt`: the wallet was proven by signature (portal); a verified wallet has one owner per
+ * business and environment.
+ */
+export async function updateParticipantWallet(businessId: string, input: UpdateParticipantInput, verifiedAt?: Date): Promise<ParticipantWithTotals> {
   await assertPayoutWallet(businessId, input.walletAddress);
-  const r = await db.participant.updateMany({ where: { id: input.participantId, businessId }, data: { walletAddress: input.walletAddress, walletFailure: null, walletFailedAt: null } });
-  if (r.count !== 1) throw notFound("Participant");
+  const verified = verifiedAt && input.walletAddress ? { walletVerified: true, walletVerifiedAt: verifiedAt } : {};
+  let count: number;
+  try {
+    ({ count } = await db.participant.updateMany({ where: { id: input.participantId, businessId }, data: { walletAddress: input.walletAddress, walletFailure: null, walletFailedAt: null, ...verified } }));
+  } catch (e) {
+    if (isUniqueViolation(e)) {
+      throw new AppError("WALLET_IN_USE", "This wallet is already verified by another participant");
+    }
+    throw e;
+  }
+  if (count !== 1) throw notFound("Participant");
   return participantWithTotals(businessId, input.participantId);
 }

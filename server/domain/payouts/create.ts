@@ -57,14 +57,18 @@ interface Candidate {
   walletAddress: string;
 }
 
-/** The next participant to pay: payable rewards, a wallet that has not refused a payout, not passed over in this run. */
-async function nextCandidate(s: Sender, exclude: Set<string>): Promise<Candidate | null> {
+/**
+ * The next participant to pay: payable rewards, a wallet that has not refused a payout (and, with
+ * requireVerifiedWallet, one proven by signature in the portal), not passed over in this run.
+ */
+async function nextCandidate(s: Sender, exclude: Set<string>, verifiedOnly: boolean): Promise<Candidate | null> {
   const rows = await db.$queryRaw<Array<{ participantId: string; walletAddress: string }>>`
     SELECT r."participantId", p."walletAddress"
     FROM "Reward" r JOIN "Participant" p ON p."id" = r."participantId"
     WHERE r."businessId" = ${s.businessId} AND r."environment" = ${s.environment}::"Environment"
       AND r."payoutStatus" = 'PAYABLE' AND r."payoutId" IS NULL
       AND p."walletAddress" IS NOT NULL AND p."walletFailedAt" IS NULL
+      AND (${!verifiedOnly} OR p."walletVerified")
       AND NOT (r."participantId" = ANY(${[...exclude]}::text[]))
     GROUP BY r."participantId", p."walletAddress"
     ORDER BY MIN(r."payableAt"), r."participantId"
@@ -120,12 +124,12 @@ export async function markWalletFailed(tx: Tx, participantId: string, wallet: st
 export async function createNextPayout(s: Sender, exclude: Set<string>, now = new Date()): Promise<CreateStep> {
   const pendingNow = await db.payout.findFirst({ where: { environment: s.environment, fromAddress: s.address, status: "PENDING" }, orderBy: { nonce: "asc" } });
   if (pendingNow) return { kind: "pending", payout: pendingNow };
-  const c = await nextCandidate(s, exclude);
+  const cfg = await loadConfig(db, s.businessId, s.environment);
+  const c = await nextCandidate(s, exclude, cfg.requireVerifiedWallet);
   if (!c) return { kind: "none" };
   exclude.add(c.participantId);
   const seen = await payableOf(db, s, c.participantId, false);
   if (seen.rewardIds.length === 0) return { kind: "retry" };
-  const cfg = await loadConfig(db, s.businessId, s.environment);
   const minPayout = toBigInt(cfg.minPayoutWei);
   const { amountWei, offsetWei, rewardsWei } = seen;
   if (amountWei > 0n && amountWei < minPayout) {

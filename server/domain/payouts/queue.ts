@@ -49,6 +49,9 @@ export async function payoutQueue(businessId: string, environment: Environment, 
     if (!p.walletAddress) {
       state = "NO_WALLET";
       reason = "No payout wallet: set one on the participant's page, or send walletAddress with POST /sdk/participants";
+    } else if (cfg.requireVerifiedWallet && !p.walletVerified) {
+      state = "NO_WALLET";
+      reason = "Wallet not verified: payouts need a wallet the participant proved by signature in the portal";
     } else if (p.walletFailedAt || problem) {
       state = "WALLET_FAILED";
       reason = problem ?? "The wallet refused a payout";

@@ -122,6 +122,8 @@ const businessParticipantOutput = participantRef.extend(participantPayoutTotals.
   /** Who referred this participant, when someone did. */
   referredBy: participantRef.nullable(),
   createdAt: z.string(),
+  /** The wallet was proven by the participant's signature in the portal (cleared when it changes otherwise). */
+  walletVerified: z.boolean(),
 });
 export type BusinessParticipantOutput = z.infer<typeof businessParticipantOutput>;
 export const listBusinessParticipantsOutput = pageOutput(businessParticipantOutput);

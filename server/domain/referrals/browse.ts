@@ -192,6 +192,7 @@ function toBusinessParticipant(p: ParticipantRow, totals: Map<string, Participan
     ...(totals.get(p.id) ?? NO_TOTALS),
     walletAddress: p.walletAddress,
     createdAt: p.createdAt.toISOString(),
+    walletVerified: p.walletVerified,
   };
 }
 

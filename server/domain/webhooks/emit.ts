@@ -143,6 +143,10 @@ export function newReferralWebhooks(r: Omit<Referral, "provisional">): WebhookEv
 export type RewardLike = Pick<Reward, "id" | "businessId" | "environment" | "participantId" | "referralId" | "eventId" | "kind" | "status" | "reason" | "createdAt" | "paidAt"> & {
   amountWei: Parameters<typeof weiToEth>[0];
   requestedWei: Parameters<typeof weiToEth>[0];
+  /** Known once stored (the payout-state trigger sets it); absent on a reward the core just decided. */
+  payoutStatus?: Reward["payoutStatus"];
+  reversedAt?: Date | null;
+  reversalReason?: string | null;
 };
 
 export function rewardWebhook(type: "reward.created" | "reward.reversed", r: RewardLike): WebhookEvent {
@@ -162,9 +166,9 @@ export function rewardWebhook(type: "reward.created" | "reward.reversed", r: Rew
       reason: r.reason,
       createdAt: r.createdAt.toISOString(),
       paidAt: iso(r.paidAt),
-      payoutStatus: r.payoutStatus,
-      reversedAt: iso(r.reversedAt),
-      reversalReason: r.reversalReason,
+      payoutStatus: r.payoutStatus ?? null,
+      reversedAt: iso(r.reversedAt ?? null),
+      reversalReason: r.reversalReason ?? null,
     },
   };
 }

@@ -1,0 +1,3 @@
+import { me } from "@/server/portal/routes";
+
+export const { GET, POST, OPTIONS } = me;

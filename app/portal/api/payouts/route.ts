@@ -1,0 +1,3 @@
+import { payouts } from "@/server/portal/routes";
+
+export const { GET, POST, OPTIONS } = payouts;

@@ -1,0 +1,3 @@
+import { referrals } from "@/server/portal/routes";
+
+export const { GET, POST, OPTIONS } = referrals;

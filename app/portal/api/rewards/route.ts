@@ -1,0 +1,3 @@
+import { rewards } from "@/server/portal/routes";
+
+export const { GET, POST, OPTIONS } = rewards;

@@ -1,0 +1,3 @@
+import { walletChallenge } from "@/server/portal/routes";
+
+export const { GET, POST, OPTIONS } = walletChallenge;

@@ -1,0 +1,3 @@
+import { wallet } from "@/server/portal/routes";
+
+export const { GET, POST, OPTIONS } = wallet;

@@ -1,0 +1,3 @@
+import { revoke } from "@/server/sdk/routes/portal-sessions";
+
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = revoke;

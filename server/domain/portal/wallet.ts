@@ -1,0 +1,95 @@
+// The portal's wallet step (Sign-In with Ethereum, EIP-4361): the participant states an address,
+// gets a message naming this app's domain, the environment's chain id and a single-use nonce
+// (10 minutes), signs it with the wallet, and the signature sets their payout wallet as verified.
+// EOA signatures are checked locally; other signatures (EIP-1271 contract wallets, EIP-6492) on
+// the environment's chain. The wallet is written by the participants' own wallet function.
+import { type Address, type Hex, verifyMessage } from "viem";
+import { createSiweMessage, generateSiweNonce, parseSiweMessage, verifySiweMessage } from "viem/siwe";
+import { chainTarget, onChain, publicClientFor, requireChainTarget } from "../../chain/clients";
+import { db } from "../../db/client";
+import { AppError } from "../../shared/errors";
+import { env } from "../../shared/env";
+import type { Environment } from "../../shared/environment";
+import { updateParticipantInput, updateParticipantWallet } from "../participants/wallet";
+import type { PortalAuth } from "./sessions";
+import type { WalletVerifyInput } from "./schemas";
+
+const CHALLENGE_TTL_MS = 10 * 60_000;
+
+const chainIds = new Map<string, number>();
+/** The chain id of an environment's chain (read once per RPC URL). */
+export async function environmentChainId(environment: Environment): Promise<number> {
+  const target = requireChainTarget(environment);
+  const known = chainIds.get(target.rpcUrl);
+  if (known !== undefined) return known;
+  const id = await onChain(target, "getChainId", () => publicClientFor(target.rpcUrl).getChainId());
+  chainIds.set(target.rpcUrl, id);
+  return id;
+}
+
+/** The authority (host[:port]) the messages name, and the portal's URI. */
+const siweDomain = () => new URL(env.appUrl).host;
+const siweUri = () => `${env.appUrl}/portal`;
+
+function refuseReadOnly(auth: PortalAuth) {
+  if (auth.readOnly) throw new AppError("FORBIDDEN", "A staff preview of the portal is read-only");
+}
+
+export async function createWalletChallenge(auth: PortalAuth, address: Address, opts: { chainId?: number; now?: Date } = {}) {
+  refuseReadOnly(auth);
+  const now = opts.now ?? new Date();
+  const chainId = opts.chainId ?? (await environmentChainId(auth.environment));
+  const business = await db.business.findUnique({ where: { id: auth.businessId }, select: { name: true } });
+  const nonce = generateSiweNonce();
+  const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);
+  const message = createSiweMessage({
+    domain: siweDomain(),
+    address,
+    statement: `Receive ${business?.name ?? "referral"} rewards at this wallet.`.replace(/\n/g, " "),
+    uri: siweUri(),
+    version: "1",
+    chainId,
+    nonce,
+    issuedAt: now,
+    expirationTime: expiresAt,
+  });
+  await db.walletChallenge.create({ data: { nonce, participantId: auth.participantId, address, chainId, expiresAt, createdAt: now } });
+  return { message, nonce, expiresAt: expiresAt.toISOString() };
+}
+
+const invalid = (why: string) => new AppError("INVALID_CHALLENGE", why);
+
+/** True when the signature is the address's: locally for an EOA, else through the chain (EIP-1271 / EIP-6492). */
+async function signatureValid(environment: Environment, address: Address, message: string, signature: Hex): Promise<boolean> {
+  try {
+    if (await verifyMessage({ address, message, signature })) return true;
+  } catch {
+    // not a recoverable 65-byte signature: maybe a contract wallet's
+  }
+  const target = chainTarget(environment);
+  if ("problem" in target) return false;
+  const client = publicClientFor(target.rpcUrl);
+  return onChain(target, "verifySiweMessage", () => verifySiweMessage(client, { message, signature, address }));
+}
+
+export async function verifyWalletSignature(auth: PortalAuth, input: WalletVerifyInput, now = new Date()) {
+  refuseReadOnly(auth);
+  const fields = parseSiweMessage(input.message);
+  if (!fields.nonce || !fields.address || !fields.chainId) throw invalid("Not a Sign-In with Ethereum message of this portal");
+  const challenge = await db.walletChallenge.findUnique({ where: { nonce: fields.nonce } });
+  if (!challenge || challenge.participantId !== auth.participantId) throw invalid("Unknown nonce: ask for a new challenge");
+  if (challenge.usedAt) throw invalid("This nonce was already used: ask for a new challenge");
+  if (challenge.expiresAt <= now || (fields.expirationTime && fields.expirationTime <= now)) throw invalid("The challenge expired: ask for a new challenge");
+  if (fields.domain !== siweDomain()) throw invalid(`The message must name the domain ${siweDomain()}`);
+  if (fields.chainId !== challenge.chainId) throw invalid(`The message must name chain ${challenge.chainId}`);
+  if (fields.address.toLowerCase() !== challenge.address.toLowerCase()) throw invalid("The message names another address than the challenge");
+  if (fields.uri !== siweUri() || fields.version !== "1") throw invalid("The message is not this portal's");
+  if (!(await signatureValid(auth.environment, challenge.address as Address, input.message, input.signature as Hex))) {
+    throw new AppError("INVALID_SIGNATURE", "The signature does not verify for this address and message");
+  }
+  // Single use: only the first request to mark the nonce proceeds.
+  const used = await db.walletChallenge.updateMany({ where: { nonce: challenge.nonce, usedAt: null }, data: { usedAt: now } });
+  if (used.count !== 1) throw invalid("This nonce was already used: ask for a new challenge");
+  const out = await updateParticipantWallet(auth.businessId, updateParticipantInput.parse({ participantId: auth.participantId, walletAddress: challenge.address }), now);
+  return { walletAddress: out.walletAddress, walletVerified: out.walletVerified, walletVerifiedAt: out.walletVerifiedAt };
+}

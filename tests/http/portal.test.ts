@@ -1,0 +1,194 @@
+// The referrer's portal over HTTP, against the production build and its own local chain: portal
+// sessions (201, publishable key 403, unknown participant 404), the link's cookie exchange and
+// redirect, cookie and bearer auth, revocation (by DELETE and with the key), CORS for the
+// business's origins, framing headers of the portal and of the embed, and the wallet step with a
+// real private key whose verified address then receives a payout under requireVerifiedWallet.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEther } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createKey, request, uniqueEmail } from "../support/http";
+import { balanceOf, earn, fund, payoutBusiness, referrerWithWallet, runPayouts, startChainApp, type ChainApp } from "./payouts-helpers";
+
+describe("portal", () => {
+  let c: ChainApp;
+  beforeAll(async () => {
+    c = await startChainApp();
+  });
+  afterAll(() => c?.stop());
+
+  const at = (path: string, headers: Record<string, string> = {}, method = "GET", body?: unknown) => request(c.app.url, method, path, body, headers);
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+  it("sessions: created by a secret key, opened as a cookie without the token in the URL, refused once revoked", async () => {
+    const b = await payoutBusiness(c);
+    const ref = await referrerWithWallet(b, null);
+    await earn(b, ref.referralCode, "jane.doe@example.com");
+
+    const s = await b.sdk("POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId, expiresInSeconds: 600, returnUrl: "https://shop.example/account" });
+    expect(s.status, JSON.stringify(s.body)).toBe(201);
+    expect(Object.keys(s.body).sort()).toEqual(["expiresAt", "participantId", "token", "url"]);
+    expect(s.body.participantId).toBe(ref.participantId);
+    const expiresIn = Date.parse(s.body.expiresAt) - Date.now();
+    expect(expiresIn).toBeGreaterThan(500_000);
+    expect(expiresIn).toBeLessThanOrEqual(600_000);
+
+    // Validation, unknown participant, publishable key.
+    expect((await b.sdk("POST", "/sdk/participants/portal-sessions", { userId: "nobody" })).status).toBe(404);
+    for (const bad of [{}, { userId: "x", expiresInSeconds: 30 }, { userId: "x", expiresInSeconds: 86_401 }, { userId: "x", returnUrl: "javascript:alert(1)" }, { userId: "x", other: 1 }]) {
+      const r = await b.sdk("POST", "/sdk/participants/portal-sessions", bad);
+      expect(r.status, JSON.stringify(bad)).toBe(400);
+      expect(r.body.error.code).toBe("VALIDATION_ERROR");
+    }
+    const pub = await createKey(b.owner, "TEST", { kind: "PUBLISHABLE", allowedOrigins: ["https://shop.example"] });
+    const denied = await request(c.app.url, "POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId }, { "x-api-key": pub.secret, origin: "https://shop.example" });
+    expect(denied.status).toBe(403);
+
+    // Opening the link: a cookie for /portal and a redirect that no longer carries the token.
+    const open = await fetch(s.body.url.replace(/^https?:\/\/[^/]+/, c.app.url), { redirect: "manual" });
+    expect(open.status).toBe(303);
+    expect(open.headers.get("location")).toBe("/portal");
+    const cookie = open.headers.get("set-cookie")!;
+    expect(cookie).toContain(`portal_session=${s.body.token}`);
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(cookie).toMatch(/Path=\/portal/);
+    const jar = { cookie: cookie.split(";")[0] };
+
+    const me = await at("/portal/api/me", jar);
+    expect(me.status, JSON.stringify(me.body)).toBe(200);
+    expect(me.body).toMatchObject({ participantId: ref.participantId, referralCode: ref.referralCode, returnUrl: "https://shop.example/account", earnings: { earnedEth: "0.01", payableEth: "0.01" } });
+    const viaBearer = await at("/portal/api/referrals", bearer(s.body.token));
+    expect(viaBearer.status).toBe(200);
+    expect(viaBearer.body.data).toHaveLength(1);
+    expect(viaBearer.body.data[0].referred).toBe("j•••@example.com");
+    expect(JSON.stringify(viaBearer.body)).not.toContain("jane.doe");
+    expect(viaBearer.body.nextCursor).toBeNull();
+    for (const path of ["/portal/api/rewards", "/portal/api/payouts"]) {
+      const r = await at(path, bearer(s.body.token));
+      expect(r.status, path).toBe(200);
+      expect(Object.keys(r.body).sort()).toEqual(["data", "nextCursor"]);
+    }
+    const page = await fetch(`${c.app.url}/portal`, { headers: jar });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(ref.referralCode);
+    expect(html).not.toContain("jane.doe");
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+
+    // Without a session, or with a wrong one: 401 in the error shape.
+    for (const h of [{}, bearer("pt_test_nope"), { cookie: "portal_session=garbage" }] as Array<Record<string, string>>) {
+      const r = await at("/portal/api/me", h);
+      expect(r.status).toBe(401);
+      expect(r.body.error.code).toBe("UNAUTHENTICATED");
+    }
+
+    // Revoked: the very next request is refused, cookie and bearer alike.
+    const del = await b.sdk("DELETE", `/sdk/participants/portal-sessions/${s.body.token}`);
+    expect(del.status, JSON.stringify(del.body)).toBe(200);
+    expect((await at("/portal/api/me", jar)).status).toBe(401);
+    expect((await at("/portal/api/me", bearer(s.body.token))).status).toBe(401);
+    expect((await b.sdk("DELETE", "/sdk/participants/portal-sessions/pt_test_unknown")).status).toBe(404);
+
+    // Revoking the key that made a session ends it too.
+    const k2 = await createKey(b.owner, "TEST");
+    const s2 = await request(c.app.url, "POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId }, { "x-api-key": k2.secret });
+    expect(s2.status).toBe(201);
+    expect((await at("/portal/api/me", bearer(s2.body.token))).status).toBe(200);
+    expect((await b.owner.call("DELETE", `/business/api-keys/${k2.apiKeyId}`)).status).toBe(200);
+    expect((await at("/portal/api/me", bearer(s2.body.token))).status).toBe(401);
+
+    // Another business's key cannot open or revoke this participant's portal.
+    const other = await payoutBusiness(c);
+    expect((await other.sdk("POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId })).status).toBe(404);
+    const s3 = await b.sdk("POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId });
+    expect((await other.sdk("DELETE", `/sdk/participants/portal-sessions/${s3.body.token}`)).status).toBe(404);
+    expect((await at("/portal/api/me", bearer(s3.body.token))).status).toBe(200);
+  });
+
+  it("CORS answers the business's origins only; the embed may be framed by them, no other portal page by anyone", async () => {
+    const b = await payoutBusiness(c);
+    await createKey(b.owner, "TEST", { allowedOrigins: ["https://shop.example"] });
+    const ref = await referrerWithWallet(b, null);
+    const s = await b.sdk("POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId });
+    const ok = await at("/portal/api/me", { ...bearer(s.body.token), origin: "https://shop.example" });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("access-control-allow-origin")).toBe("https://shop.example");
+    const evil = await at("/portal/api/me", { ...bearer(s.body.token), origin: "https://evil.example" });
+    expect(evil.headers.get("access-control-allow-origin")).toBeNull();
+    const pre = await fetch(`${c.app.url}/portal/api/me`, { method: "OPTIONS", headers: { origin: "https://shop.example", "access-control-request-method": "GET", "access-control-request-headers": "authorization" } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("access-control-allow-headers")).toMatch(/authorization/i);
+
+    const embed = await fetch(`${c.app.url}/portal/embed?token=${s.body.token}`);
+    expect(embed.status).toBe(200);
+    const csp = embed.headers.get("content-security-policy")!;
+    expect(csp).toMatch(/frame-ancestors https:\/\/shop\.example(;|$)/);
+    expect(embed.headers.get("x-frame-options")).toBeNull();
+    expect(await embed.text()).toContain(ref.referralCode);
+    const expired = await fetch(`${c.app.url}/portal/embed?token=pt_test_nope`);
+    expect(expired.status).toBe(401);
+    expect(expired.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    for (const path of ["/portal", "/portal/open", "/portal/api/me"]) {
+      const r = await fetch(`${c.app.url}${path}`, { redirect: "manual" });
+      expect(r.headers.get("content-security-policy"), path).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  it("wallet by signature: refusals leave the wallet unchanged; a verified wallet receives the payout under requireVerifiedWallet", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.01", spend: { requireVerifiedWallet: true } });
+    await fund(c, b.owner, "1");
+    const account = privateKeyToAccount(generatePrivateKey());
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    // The integration set a wallet through the SDK: not verified, so not paid.
+    const ref = await referrerWithWallet(b, stranger.address);
+    await earn(b, ref.referralCode);
+    expect(await runPayouts(b)).toEqual([]);
+
+    const s = await b.sdk("POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId });
+    const auth = bearer(s.body.token);
+    const challenge = await at("/portal/api/wallet/challenge", auth, "POST", { address: account.address });
+    expect(challenge.status, JSON.stringify(challenge.body)).toBe(200);
+    expect(Object.keys(challenge.body).sort()).toEqual(["expiresAt", "message", "nonce"]);
+    expect(challenge.body.message).toContain(`URI: ${c.app.url}/portal`);
+    expect(challenge.body.message).toContain("Chain ID: 31337");
+    const message = challenge.body.message as string;
+    expect((await at("/portal/api/wallet/challenge", auth, "POST", { address: "0x123" })).status).toBe(400);
+
+    const wrongKey = await at("/portal/api/wallet", auth, "POST", { message, signature: await stranger.signMessage({ message }) });
+    expect(wrongKey.status, JSON.stringify(wrongKey.body)).toBe(401);
+    expect(wrongKey.body.error.code).toBe("INVALID_SIGNATURE");
+    const wrongChain = message.replace("Chain ID: 31337", "Chain ID: 1");
+    const chainRefused = await at("/portal/api/wallet", auth, "POST", { message: wrongChain, signature: await account.signMessage({ message: wrongChain }) });
+    expect(chainRefused.status).toBe(400);
+    expect(chainRefused.body.error.code).toBe("INVALID_CHALLENGE");
+    expect((await at("/portal/api/me", auth)).body.wallet).toMatchObject({ address: stranger.address, verified: false, verificationRequired: true });
+
+    const signature = await account.signMessage({ message });
+    const ok = await at("/portal/api/wallet", auth, "POST", { message, signature });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body).toMatchObject({ walletAddress: account.address, walletVerified: true });
+    expect((await at("/portal/api/wallet", auth, "POST", { message, signature })).body.error.code).toBe("INVALID_CHALLENGE");
+    const detail = await b.owner.call("GET", `/business/participants/${ref.participantId}`);
+    expect(detail.body).toMatchObject({ walletAddress: account.address, walletVerified: true });
+
+    const payouts = await runPayouts(b);
+    expect(payouts).toHaveLength(1);
+    expect(payouts[0]).toMatchObject({ status: "CONFIRMED", walletAddress: account.address, amountEth: "0.01" });
+    expect(await balanceOf(c, account.address)).toBe(parseEther("0.01"));
+    const listed = await at("/portal/api/payouts", auth);
+    expect(listed.body.data[0]).toMatchObject({ status: "CONFIRMED", statusText: "Paid out", txHash: payouts[0].txHash, walletAddress: account.address });
+
+    // A wallet verified by one participant is refused to another of the same business.
+    const second = await b.sdk("POST", "/sdk/participants", { userId: `p-${uniqueEmail()}` });
+    const s2 = await b.sdk("POST", "/sdk/participants/portal-sessions", { participantId: second.body.participantId });
+    const c2 = await at("/portal/api/wallet/challenge", bearer(s2.body.token), "POST", { address: account.address });
+    const taken = await at("/portal/api/wallet", bearer(s2.body.token), "POST", { message: c2.body.message, signature: await account.signMessage({ message: c2.body.message }) });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error.code).toBe("WALLET_IN_USE");
+
+    // The dashboard changes the wallet: unverified again, shown so.
+    const owner2 = await b.owner.call("PATCH", `/business/participants/${ref.participantId}`, { walletAddress: stranger.address });
+    expect(owner2.body).toMatchObject({ walletAddress: stranger.address, walletVerified: false });
+  });
+});
