@@ -42,6 +42,11 @@ export const baseSettings = (o: Partial<RuleSettings> = {}): RuleSettings => ({
   blockDisposableEmails: false,
   holdForReview: false,
   attributionWindowDays: null,
+  sameVisitorRule: "OFF",
+  clickVelocityRule: "OFF",
+  walletSharedRule: "OFF",
+  noClickRule: "OFF",
+  clickVelocityPerHour: 20,
   ...o,
 });
 
@@ -131,6 +136,9 @@ export function stateOf(s: Store, items: readonly RuleItem[], now: Date): RulesS
     settledReferrals: new Set(s.rewards.filter((w) => w.referralId && (w.kind === "REFERRAL" || w.kind === "BONUS")).map((w) => w.referralId!)),
     referralsToday: today,
     qualified,
+    clicks: new Map(),
+    referrerVisitors: new Map(),
+    sharedWallets: new Set(),
     money: { balanceWei: s.balanceWei, belowThreshold: s.belowThreshold, paidToday: paid },
   };
 }

@@ -18,7 +18,7 @@ export interface RecordReferralInput {
 }
 
 /** An apply through the rules core (a batch of one): the referrer by code or handle, the referred user found or created, the referral. */
-async function applyThroughRules(tx: Tx, scope: Scope, a: { referrer: string; email?: string | null; userId?: string | null; name?: string | null; source?: string | null; campaign?: string | null }) {
+async function applyThroughRules(tx: Tx, scope: Scope, a: { referrer: string; email?: string | null; userId?: string | null; name?: string | null; source?: string | null; campaign?: string | null; clickId?: string | null }) {
   const o = await runOne(tx, scope, {
     key: "apply",
     apiKeyId: scope.apiKeyId ?? null,
@@ -27,6 +27,7 @@ async function applyThroughRules(tx: Tx, scope: Scope, a: { referrer: string; em
     identity: { email: a.email ?? undefined, userId: a.userId ?? undefined, name: a.name ?? undefined },
     source: a.source ?? null,
     campaign: a.campaign ?? null,
+    clickId: a.clickId ?? null,
   });
   if (o.kind === "error") throw o.error;
   if (o.kind !== "apply") throw new Error("apply: not an apply outcome");
@@ -68,6 +69,7 @@ export interface ApplyQueuedOutput {
 export async function performReferralApply(tx: Tx, scope: Scope, input: Omit<ApplyReferralInput, "idempotencyKey">): Promise<ApplySyncOutput> {
   const { referral, created, referred } = await applyThroughRules(tx, scope, {
     referrer: input.referralCode,
+    clickId: input.clickId,
     email: input.referredUserEmail,
     userId: input.referredUserId,
     name: input.referredUserName,

@@ -92,7 +92,7 @@ describe("fraud signals through applyReferral", () => {
 
   it("WALLET_SHARED: a referrer whose wallet another participant uses is flagged; a wallet of their own is not", async () => {
     const p = await program({ WALLET_SHARED: "FLAG" });
-    const wallet = "0x00000000000000000000000000000000000000a1";
+    const wallet = "0x1000000000000000000000000000000000000aa1";
     const ann = await participant(p.scope, { walletAddress: wallet });
     expect((await p.apply(ann.referralCode, await p.click(ann.referralCode, "192.0.2.1"))).status).toBe("PENDING");
     await participant(p.scope, { walletAddress: wallet });
@@ -109,8 +109,8 @@ describe("fraud signals through applyReferral", () => {
 
   it("with every rule off a suspicious referral goes through, and existing rules still apply", async () => {
     const p = await program({}, { holdForReview: true });
-    const ann = await participant(p.scope, { walletAddress: "0x00000000000000000000000000000000000000b2" });
-    await participant(p.scope, { walletAddress: "0x00000000000000000000000000000000000000b2" });
+    const ann = await participant(p.scope, { walletAddress: "0x2000000000000000000000000000000000000bb2" });
+    await participant(p.scope, { walletAddress: "0x2000000000000000000000000000000000000bb2" });
     expect(await p.apply(ann.referralCode)).toMatchObject({ status: "FLAGGED", reason: "HELD_FOR_REVIEW" });
   });
 });

@@ -22,6 +22,7 @@ import { AppError } from "../../shared/errors";
 import type { Environment } from "../../shared/environment";
 import { newReferralWebhooks, referralWebhook, rewardWebhook, trackedEventWebhook, type WebhookEvent } from "../webhooks/emit";
 import { capPayout, lowPoolCrossing, rewardDebitMemo, type AlertRow, type PayoutCaps, type PoolAlertConfig } from "./pay";
+import { evaluateSignals, signalRules, type SignalSettings } from "../rewards/fraud-signals";
 import { REFERRAL_REASONS, screen, utcDayStart, type ScreenSettings } from "./screen";
 
 export const EVENT_REASONS = {
@@ -47,8 +48,19 @@ export interface RuleConfig extends PayoutCaps, PoolAlertConfig {
   reversalEvents: readonly string[];
 }
 
-export interface RuleSettings extends ScreenSettings {
+export interface RuleSettings extends ScreenSettings, SignalSettings {
   attributionWindowDays: number | null;
+}
+
+/** The link click a referral comes from, as attribution picked it (rules/state.ts loadClicks). */
+export interface ClickFact {
+  /** The attributed click (the visitor's first or last, per the environment's `attribution`). */
+  id: string;
+  /** Its link's participant: the referrer of an apply that names the click. */
+  participantId: string;
+  visitorHash: string;
+  /** Counted clicks of that visitor in the click's hour, across the business's links. */
+  visitorClicksThisHour: number;
 }
 
 export interface TierRule {
@@ -77,6 +89,12 @@ export interface RulesState {
   referralsToday: ReadonlyMap<string, number>;
   /** Per referrer: QUALIFIED or REWARDED referrals (the tier count). */
   qualified: ReadonlyMap<string, number>;
+  /** Per click id an item names (its own business's, not a bot's): the attributed click. */
+  clicks: ReadonlyMap<string, ClickFact>;
+  /** Per participant: visitor hashes of the clicks behind their referrals (SAME_VISITOR; loaded when that rule is on). */
+  referrerVisitors: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Payout wallets set on more than one participant of the business and environment (WALLET_SHARED; loaded when on). */
+  sharedWallets: ReadonlySet<string>;
   /** Read under the pool lock; null until a decision pays (decide then throws NeedsMoney). */
   money: { balanceWei: bigint; belowThreshold: boolean; paidToday: ReadonlyMap<string, bigint> } | null;
 }
@@ -96,6 +114,8 @@ export interface RuleItem {
   campaign: string | null;
   /** Settle against this referral (a referral the caller recorded itself): no referrer or identity. */
   referralId?: string;
+  /** The link click the referred user came from (rts_click): screened by the fraud signals and linked to a new referral; an apply's referrer is that click's participant. */
+  clickId?: string | null;
 }
 
 export interface RewardRow {
@@ -148,6 +168,8 @@ export interface Decisions {
   referrals: { at: number; row: Referral }[];
   /** Referrals changed after they existed (loaded, or inserted by an earlier item): final values. */
   referralUpdates: Map<string, Referral>;
+  /** New referrals' link clicks. */
+  referralClicks: { referralId: string; clickId: string }[];
   events: { at: number; id: string; referralId: string | null; status: TrackedEvent["status"]; reason: string | null }[];
   rewards: { at: number; row: RewardRow }[];
   debits: { at: number; rewardId: string; amountWei: bigint; memo: string }[];
@@ -186,6 +208,7 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
     participantUpdates: new Map(),
     referrals: [],
     referralUpdates: new Map(),
+    referralClicks: [],
     events: [],
     rewards: [],
     debits: [],
@@ -270,7 +293,12 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
     if (item.referralId) {
       referral = referrals.get(item.referralId) ?? null;
     } else {
-      if (item.referrer) {
+      const click = item.clickId ? state.clicks.get(item.clickId) : undefined;
+      // An apply that names a click of the business: the click's link names the referrer.
+      const byClick = click && !event ? byId.get(click.participantId) : undefined;
+      if (byClick) {
+        referrer = byClick;
+      } else if (item.referrer) {
         referrer = referrerOf(item.referrer) ?? null;
         if (!referrer) {
           if (halt) break;
@@ -351,7 +379,14 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
         } else {
           const others = (ofReferred.get(referred.id) ?? []).filter((r) => r.referrerId !== referrer!.id && r.status !== "REJECTED");
           const blocking = others.some((r) => item.untrusted || !r.provisional);
-          const s = screen(settings, referrer, referred, blocking, madeToday.get(referrer.id) ?? 0);
+          const shared = (p: Participant) => !!p.walletAddress && state.sharedWallets.has(p.walletAddress);
+          const signal = evaluateSignals(signalRules(settings), settings.clickVelocityPerHour, {
+            click: click ? { visitorHash: click.visitorHash } : null,
+            referrerVisitors: state.referrerVisitors.get(referrer.id) ?? new Set(),
+            visitorClicksThisHour: click?.visitorClicksThisHour ?? 0,
+            walletShared: shared(referrer) || shared(referred),
+          });
+          const s = screen(settings, referrer, referred, blocking, madeToday.get(referrer.id) ?? 0, signal);
           referral = {
             id: opts.newId(),
             businessId,
@@ -369,6 +404,7 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
             provisional: item.untrusted,
           };
           created = true;
+          if (click) out.referralClicks.push({ referralId: referral.id, clickId: click.id });
           referrals.set(referral.id, referral);
           byPair.set(`${referrer.id}\u0000${referred.id}`, referral);
           ofReferred.set(referred.id, [...(ofReferred.get(referred.id) ?? []), referral]);

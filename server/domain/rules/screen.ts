@@ -4,6 +4,7 @@
 // rewards/anti-abuse screenReferral for one pair).
 import type { Participant, ReferralSettings } from "../../db/generated";
 import { DISPOSABLE_EMAIL_DOMAINS, domainMatches } from "../rewards/disposable-domains";
+import type { SignalVerdict } from "../rewards/fraud-signals";
 
 export interface ScreenResult {
   status: "PENDING" | "FLAGGED" | "REJECTED";
@@ -52,13 +53,15 @@ export function screenIdentities(s: Omit<ScreenSettings, "oneReferralPerReferred
 /**
  * The whole screen. `otherActive`: the referred user already has a referral from another
  * referrer that blocks this one (not rejected; provisional ones block only provisional ones);
- * `madeToday`: the referrer's referrals today (UTC) that were not rejected.
+ * `madeToday`: the referrer's referrals today (UTC) that were not rejected; `signal`: the
+ * verdict of the fraud-signal rules (rewards/fraud-signals.ts), if any fired.
  */
-export function screen(s: ScreenSettings, referrer: Who, referred: Who, otherActive: boolean, madeToday: number): ScreenResult {
+export function screen(s: ScreenSettings, referrer: Who, referred: Who, otherActive: boolean, madeToday: number, signal: SignalVerdict | null = null): ScreenResult {
   const rejected = screenIdentities(s, referrer, referred);
   if (rejected) return rejected;
   if (s.oneReferralPerReferredUser && otherActive) return { status: "REJECTED", reason: REFERRAL_REASONS.ALREADY_REFERRED };
   if (s.maxReferralsPerReferrerPerDay !== null && madeToday >= s.maxReferralsPerReferrerPerDay) return { status: "REJECTED", reason: REFERRAL_REASONS.REFERRER_DAILY_LIMIT };
+  if (signal) return signal;
   if (s.holdForReview) return { status: "FLAGGED", reason: REFERRAL_REASONS.HELD_FOR_REVIEW };
   return { status: "PENDING" };
 }

@@ -4,7 +4,7 @@
 // the rest is read under the locks the rules need: the advisory locks of the screen (referrers
 // and referred users, in a fixed order), the referrals involved (FOR UPDATE, in id order), and,
 // for money, the pool row (lockPool) with the day's paid totals.
-import { txSql, type Tx } from "../../db/client";
+import { txSql, type DirectSql, type Tx } from "../../db/client";
 import type { Participant, Referral, TrackedEvent } from "../../db/generated";
 import type { Environment } from "../../shared/environment";
 import { toBigInt } from "../../shared/money";
@@ -12,7 +12,7 @@ import { loadConfig, readConfig } from "../config/effective";
 import { lockPool } from "../ledger/service";
 import { loadReferralSettings } from "../referral-settings/service";
 import { ruleConfigOf } from "./config";
-import type { RuleConfig, RuleItem, RuleSettings, RulesState, TierRule } from "./decide";
+import type { ClickFact, RuleConfig, RuleItem, RuleSettings, RulesState, TierRule } from "./decide";
 import { utcDayStart } from "./screen";
 
 export interface RulesScope {
@@ -23,6 +23,8 @@ export interface RulesScope {
 /** The business's rules for one environment: what the pool lock does not guard. */
 export interface LoadedRules {
   cfg: RuleConfig;
+  /** Which click of a visitor a referral is credited to (config `attribution`). */
+  firstClick: boolean;
   settings: RuleSettings;
   tiers: TierRule[];
   hooks: boolean;
@@ -49,7 +51,7 @@ export async function loadRules(tx: Tx, scope: RulesScope, create = true): Promi
           bonusWei: toBigInt(t.bonusWei),
         }))
       : [];
-  return { cfg: ruleConfigOf(cfg), settings, tiers, hooks: endpoint !== null };
+  return { cfg: ruleConfigOf(cfg), firstClick: cfg.attribution === "FIRST_CLICK", settings, tiers, hooks: endpoint !== null };
 }
 
 /** A queued or recorded event as an item of the rules core. */
@@ -64,6 +66,7 @@ export function eventItem(key: string, event: TrackedEvent, apiKeyId: string | n
     identity: { email: m.referredUserEmail, userId: m.referredUserId, name: m.referredUserName },
     source: event.source,
     campaign: event.campaign,
+    clickId: event.clickId,
   };
 }
 
@@ -83,6 +86,7 @@ export async function loadState(
   const rules = opts.rules ?? (await loadRules(tx, scope));
   if (!rules) throw new Error("loadState: the business has no rules");
   const sql = await txSql(tx);
+  const clicks = await loadClicks(sql, scope, items, rules);
 
   const refs = new Set<string>();
   const emails = new Set<string>();
@@ -96,16 +100,17 @@ export async function loadState(
     if (typeof it.identity.userId === "string" && it.identity.userId) userIds.add(it.identity.userId);
   }
   const participants =
-    refs.size || emails.size || userIds.size
+    refs.size || emails.size || userIds.size || clicks.size
       ? await sql.query<Participant>(
           `SELECT * FROM "Participant" WHERE "businessId" = $1 AND environment = $2::"Environment"
-              AND ("referralCode" = ANY($3::text[]) OR handle = ANY($4::text[]) OR email = ANY($5::text[]) OR "externalId" = ANY($6::text[]))`,
+              AND ("referralCode" = ANY($3::text[]) OR handle = ANY($4::text[]) OR email = ANY($5::text[]) OR "externalId" = ANY($6::text[]) OR id = ANY($7::text[]))`,
           businessId,
           environment,
           [...refs].map((v) => v.toUpperCase()),
           [...refs].map((v) => v.toLowerCase()),
           [...emails],
           [...userIds],
+          [...new Set([...clicks.values()].map((c) => c.participantId))],
         )
       : [];
   const ids = participants.map((p) => p.id);
@@ -129,7 +134,7 @@ export async function loadState(
   const open = referrals.filter((r) => r.status === "PENDING" || r.status === "FLAGGED").map((r) => r.id);
   const referrerIds = [...new Set([...ids, ...referrals.map((r) => r.referrerId)])];
   const dayStart = utcDayStart(now).toISOString();
-  const [settled, today, qualified] = await Promise.all([
+  const [settled, today, qualified, referrerVisitors, sharedWallets] = await Promise.all([
     open.length
       ? sql.query<{ id: string }>(`SELECT DISTINCT "referralId" AS id FROM "Reward" WHERE "referralId" = ANY($1::text[]) AND kind IN ('REFERRAL', 'BONUS')`, open)
       : Promise.resolve([]),
@@ -152,6 +157,8 @@ export async function loadState(
           referrerIds,
         )
       : Promise.resolve([]),
+    clicks.size && settings.sameVisitorRule !== "OFF" ? loadReferrerVisitors(sql, participants.map((p) => p.id)) : Promise.resolve(new Map<string, Set<string>>()),
+    settings.walletSharedRule !== "OFF" ? loadSharedWallets(sql, scope, participants) : Promise.resolve(new Set<string>()),
   ]);
   const state: RulesState = {
     businessId,
@@ -165,10 +172,71 @@ export async function loadState(
     settledReferrals: new Set(settled.map((r) => r.id)),
     referralsToday: new Map(today.map((r) => [r.id, r.n])),
     qualified: new Map(qualified.map((r) => [r.id, r.n])),
+    clicks,
+    referrerVisitors,
+    sharedWallets,
     money: null,
   };
   if (opts.money === "locked" || opts.money === "lock") state.money = await loadMoney(tx, state, now, opts.money === "lock");
   return state;
+}
+
+/**
+ * The clicks the items name (the business's own, no bot's), each replaced by
+ * the visitor's first or last click of the business per `attribution`, with the visitor's counted
+ * clicks in that click's hour (CLICK_VELOCITY). One statement for the run.
+ */
+async function loadClicks(sql: DirectSql, scope: RulesScope, items: readonly RuleItem[], rules: LoadedRules): Promise<Map<string, ClickFact>> {
+  const named = [...new Set(items.map((i) => i.clickId).filter((c): c is string => typeof c === "string" && c.length > 0 && c.length <= 64))];
+  if (!named.length) return new Map();
+  const order = rules.firstClick ? `c."createdAt" ASC, c.id ASC` : `c."createdAt" DESC, c.id DESC`;
+  const rows = await sql.query<{ named: string; id: string; participantId: string; visitorHash: string; n: number }>(
+    `SELECT n.id AS named, pick.id, pick."participantId", pick."visitorHash",
+            (SELECT count(*)::int FROM "LinkClick" v
+              WHERE v."businessId" = $1 AND v.environment = $2::"Environment" AND v."visitorHash" = pick."visitorHash" AND v.hour = pick.hour AND v.counted) AS n
+       FROM "LinkClick" n
+       CROSS JOIN LATERAL (
+         SELECT c.id, c."participantId", c."visitorHash", c.hour FROM "LinkClick" c
+          WHERE c."businessId" = $1 AND c.environment = $2::"Environment" AND c."visitorHash" = n."visitorHash" AND NOT c.bot
+            AND ${rules.firstClick ? `c."createdAt" <= n."createdAt"` : `c."createdAt" >= n."createdAt"`}
+          ORDER BY ${order} LIMIT 1) pick
+      WHERE n.id = ANY($3::text[]) AND n."businessId" = $1 AND n.environment = $2::"Environment" AND NOT n.bot`,
+    scope.businessId,
+    scope.environment,
+    named,
+  );
+  return new Map(rows.map((r) => [r.named, { id: r.id, participantId: r.participantId, visitorHash: r.visitorHash, visitorClicksThisHour: r.n }]));
+}
+
+/** Per participant: visitor hashes of the clicks behind the referrals they made or came from (SAME_VISITOR). */
+async function loadReferrerVisitors(sql: DirectSql, ids: string[]): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  if (!ids.length) return out;
+  const rows = await sql.query<{ pid: string; h: string }>(
+    `SELECT DISTINCT x.pid, c."visitorHash" AS h FROM (
+        SELECT r."referrerId" AS pid, rc."clickId" FROM "Referral" r JOIN "ReferralClick" rc ON rc."referralId" = r.id WHERE r."referrerId" = ANY($1::text[])
+        UNION ALL
+        SELECT r."referredId", rc."clickId" FROM "Referral" r JOIN "ReferralClick" rc ON rc."referralId" = r.id WHERE r."referredId" = ANY($1::text[])
+      ) x JOIN "LinkClick" c ON c.id = x."clickId"`,
+    ids,
+  );
+  for (const r of rows) out.set(r.pid, (out.get(r.pid) ?? new Set()).add(r.h));
+  return out;
+}
+
+/** The wallets of these participants that another participant of the business and environment also has (WALLET_SHARED). */
+async function loadSharedWallets(sql: DirectSql, scope: RulesScope, people: readonly Participant[]): Promise<Set<string>> {
+  const wallets = [...new Set(people.map((p) => p.walletAddress).filter((w): w is string => !!w))];
+  if (!wallets.length) return new Set();
+  const rows = await sql.query<{ w: string }>(
+    `SELECT "walletAddress" AS w FROM "Participant"
+      WHERE "businessId" = $1 AND environment = $2::"Environment" AND "walletAddress" = ANY($3::text[])
+      GROUP BY 1 HAVING count(*) > 1`,
+    scope.businessId,
+    scope.environment,
+    wallets,
+  );
+  return new Set(rows.map((r) => r.w));
 }
 
 /** The pool balance, its low-balance flag and what each participant of the state was paid today (UTC), under the pool lock. */

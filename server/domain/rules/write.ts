@@ -181,6 +181,12 @@ function writeAfter(sql: DirectSql, d: Decisions): Promise<void> | null {
         FROM ${json(d.alerts.map((a) => ({ id: a.id, k: a.kind, msg: a.message, bal: a.balanceWei.toString(), thr: a.thresholdWei.toString(), amt: a.amountWei?.toString() ?? null })))}
           AS t(id text, k text, msg text, bal numeric, thr numeric, amt numeric))`);
   }
+  if (d.referralClicks.length) {
+    ctes.push(`c AS (
+      INSERT INTO "ReferralClick" ("referralId", "clickId", "createdAt")
+      SELECT t.rid, t.cid, $3::timestamp(3) FROM ${json(d.referralClicks.map((c) => ({ rid: c.referralId, cid: c.clickId })))} AS t(rid text, cid text)
+      ON CONFLICT DO NOTHING)`);
+  }
   if (d.belowThreshold !== null) {
     values.push(d.belowThreshold);
     ctes.push(`f AS (UPDATE "Pool" SET "belowThreshold" = $${values.length}::boolean, "updatedAt" = $3::timestamp(3) WHERE "businessId" = $1::text AND environment = $2::"Environment")`);
