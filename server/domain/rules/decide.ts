@@ -24,7 +24,7 @@ import { newReferralWebhooks, referralWebhook, rewardWebhook, trackedEventWebhoo
 import { capPayout, lowPoolCrossing, rewardDebitMemo, type AlertRow, type PayoutCaps, type PoolAlertConfig } from "./pay";
 import { REFERRAL_REASONS, screen, utcDayStart, type ScreenSettings } from "./screen";
 
-export const EVENT_REASONS = {
+const EVENT_REASONS = {
   NOT_A_QUALIFYING_EVENT: "NOT_A_QUALIFYING_EVENT",
   ATTRIBUTION_WINDOW_EXPIRED: "ATTRIBUTION_WINDOW_EXPIRED",
   REFERRAL_ALREADY_SETTLED: "REFERRAL_ALREADY_SETTLED",
