@@ -106,10 +106,10 @@ export interface Store {
 }
 
 export function stateOf(s: Store, items: readonly RuleItem[], now: Date): RulesState {
-  const refs = new Set(items.map((i) => i.referrer?.trim()).filter((v): v is string => !!v && v.length <= 64));
+  const refs = new Set(items.filter((i) => !i.referralId).map((i) => i.referrer?.trim()).filter((v): v is string => !!v && v.length <= 64));
   const named = (p: Participant) =>
     [...refs].some((v) => p.referralCode === v.toUpperCase() || p.handle === v.toLowerCase()) ||
-    items.some((i) => (typeof i.identity.email === "string" && i.identity.email && p.email === i.identity.email) || (typeof i.identity.userId === "string" && i.identity.userId && p.externalId === i.identity.userId));
+    items.some((i) => !i.referralId && (typeof i.identity.email === "string" && i.identity.email && p.email === i.identity.email) || (typeof i.identity.userId === "string" && i.identity.userId && p.externalId === i.identity.userId));
   const participants = s.participants.filter(named).map((p) => ({ ...p }));
   const ids = new Set(participants.map((p) => p.id));
   const forced = new Set(items.map((i) => i.referralId).filter(Boolean));

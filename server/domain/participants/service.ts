@@ -32,7 +32,7 @@ export async function findParticipantByCodeOrHandle(tx: Tx, scope: Scope, ref: s
   });
 }
 
-export interface Identity {
+interface Identity {
   externalId?: string;
   email?: string;
   name?: string;
@@ -53,7 +53,7 @@ async function findByIdentity(tx: Tx, scope: Scope, who: Identity): Promise<Part
  * The participant with this userId (else email), created with a fresh referral code when
  * missing. Missing fields of an existing participant are filled in; set ones are kept.
  */
-export async function ensureParticipant(tx: Tx, scope: Scope, who: Identity): Promise<{ participant: Participant; created: boolean }> {
+async function ensureParticipant(tx: Tx, scope: Scope, who: Identity): Promise<{ participant: Participant; created: boolean }> {
   if (!who.externalId && !who.email) throw new AppError("VALIDATION_ERROR", "A participant needs a userId or an email");
   for (let attempt = 0; attempt < 5; attempt++) {
     const existing = await findByIdentity(tx, scope, who);

@@ -92,6 +92,14 @@ describe("rules core: settlement", () => {
     expect(only(run(s, [event({ referrer: "ANN", email: "bob@example.com" })])).rewards).toHaveLength(2);
   });
 
+  it("an untrusted event holds nothing on a flagged referral either", () => {
+    const s = store();
+    s.participants.push(person("bob", { email: "bob@example.com" }));
+    s.referrals.push(referral("r1", "ann", "bob", { status: "FLAGGED", reason: "HELD_FOR_REVIEW" }));
+    expect(only(run(s, [event({ email: "bob@example.com", untrusted: true })]))).toMatchObject({ status: "FLAGGED", rewards: [] });
+    expect(only(run(s, [event({ email: "bob@example.com" })])).rewards.map((r) => r.status)).toEqual(["HELD", "HELD"]);
+  });
+
   it("TIERED: the referrer's tier by qualified referrals, this one included; amounts below every tier from config", () => {
     const tiers = [
       { id: "silver", minReferrals: 2, referralWei: milli(20), bonusWei: milli(1) },

@@ -25,7 +25,7 @@ import { capPayout, lowPoolCrossing, rewardDebitMemo, type AlertRow, type Payout
 import { evaluateSignals, signalRules, type SignalSettings } from "../rewards/fraud-signals";
 import { REFERRAL_REASONS, screen, utcDayStart, type ScreenSettings } from "./screen";
 
-export const EVENT_REASONS = {
+const EVENT_REASONS = {
   NOT_A_QUALIFYING_EVENT: "NOT_A_QUALIFYING_EVENT",
   ATTRIBUTION_WINDOW_EXPIRED: "ATTRIBUTION_WINDOW_EXPIRED",
   REFERRAL_ALREADY_SETTLED: "REFERRAL_ALREADY_SETTLED",

@@ -34,7 +34,7 @@ export type ScreenSettings = Pick<
 type Who = Pick<Participant, "id" | "email" | "externalId">;
 
 /** The rules that look only at who refers whom: a rejection, or null. */
-export function screenIdentities(s: Omit<ScreenSettings, "oneReferralPerReferredUser" | "maxReferralsPerReferrerPerDay" | "holdForReview">, referrer: Who, referred: Who): ScreenResult | null {
+function screenIdentities(s: Omit<ScreenSettings, "oneReferralPerReferredUser" | "maxReferralsPerReferrerPerDay" | "holdForReview">, referrer: Who, referred: Who): ScreenResult | null {
   if (s.blockSelfReferral) {
     const sameEmail = !!referrer.email && !!referred.email && referrer.email.toLowerCase() === referred.email.toLowerCase();
     const sameUser = !!referrer.externalId && referrer.externalId === referred.externalId;

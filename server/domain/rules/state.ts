@@ -93,7 +93,10 @@ export async function loadState(
   const userIds = new Set<string>();
   const forced = new Set<string>();
   for (const it of items) {
-    if (it.referralId) forced.add(it.referralId);
+    if (it.referralId) {
+      forced.add(it.referralId); // settled against a known referral: no referrer or identity to resolve
+      continue;
+    }
     const v = it.referrer?.trim();
     if (v && v.length <= 64) refs.add(v);
     if (typeof it.identity.email === "string" && it.identity.email) emails.add(it.identity.email);
@@ -116,9 +119,10 @@ export async function loadState(
   const ids = participants.map((p) => p.id);
   const { settings, cfg } = rules;
   const countToday = settings.maxReferralsPerReferrerPerDay !== null;
-  if ((settings.oneReferralPerReferredUser || countToday) && ids.length) {
-    // The screen's advisory locks: every participant of the run that may be in a new referral, in a fixed order.
-    await sql.query(`SELECT count(*)::int AS n FROM (SELECT pg_advisory_xact_lock(hashtext('referral:' || k)) FROM unnest($1::text[]) WITH ORDINALITY AS u(k, o) ORDER BY o) s`, [...ids].sort());
+  if (settings.oneReferralPerReferredUser || countToday) {
+    const keys = await screenLockKeys(sql, items, participants, clicks);
+    // The screen's advisory locks: the people of every referral the run may create, in a fixed order.
+    if (keys.length) await sql.query(`SELECT count(*)::int AS n FROM (SELECT pg_advisory_xact_lock(hashtext('referral:' || k)) FROM unnest($1::text[]) WITH ORDINALITY AS u(k, o) ORDER BY o) s`, keys);
   }
   const referrals =
     ids.length || forced.size
@@ -237,6 +241,49 @@ async function loadSharedWallets(sql: DirectSql, scope: RulesScope, people: read
     wallets,
   );
   return new Set(rows.map((r) => r.w));
+}
+
+/**
+ * The participants whose referral counts a new referral of this run would read (the referrer, and
+ * the referred user when they exist): items naming a referrer and a referred user whose pair has
+ * no referral yet. Sorted: every path takes these locks in the same order.
+ */
+async function screenLockKeys(sql: DirectSql, items: readonly RuleItem[], participants: Participant[], clicks: ReadonlyMap<string, ClickFact>): Promise<string[]> {
+  const find = (pred: (p: Participant) => boolean) => participants.find(pred);
+  const pairs: [string, string | null][] = [];
+  for (const it of items) {
+    const v = it.referrer?.trim();
+    // An apply naming a click of the business: the click's participant is the referrer (decide.ts).
+    const click = !it.event && it.clickId ? clicks.get(it.clickId) : undefined;
+    if (it.referralId || (!click && (!v || v.length > 64))) continue;
+    const email = typeof it.identity.email === "string" && it.identity.email ? it.identity.email : null;
+    const userId = typeof it.identity.userId === "string" && it.identity.userId ? it.identity.userId : null;
+    if (!email && !userId) continue;
+    const byClick = click ? find((p) => p.id === click.participantId) : undefined;
+    const referrer = byClick ?? (v ? (find((p) => p.referralCode === v.toUpperCase()) ?? find((p) => p.handle === v.toLowerCase())) : undefined);
+    if (!referrer) continue;
+    const referred = (userId ? find((p) => p.externalId === userId) : undefined) ?? (email ? find((p) => p.email === email) : undefined);
+    pairs.push([referrer.id, referred?.id ?? null]);
+  }
+  const known = pairs.filter((p): p is [string, string] => p[1] !== null);
+  const existing = known.length
+    ? new Set(
+        (
+          await sql.query<{ k: string }>(
+            `SELECT "referrerId" || ' ' || "referredId" AS k FROM "Referral" WHERE ("referrerId", "referredId") IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+            known.map((p) => p[0]),
+            known.map((p) => p[1]),
+          )
+        ).map((r) => r.k),
+      )
+    : new Set<string>();
+  const keys = new Set<string>();
+  for (const [referrer, referred] of pairs) {
+    if (referred && existing.has(`${referrer} ${referred}`)) continue;
+    keys.add(referrer);
+    if (referred) keys.add(referred);
+  }
+  return [...keys].sort();
 }
 
 /** The pool balance, its low-balance flag and what each participant of the state was paid today (UTC), under the pool lock. */

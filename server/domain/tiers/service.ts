@@ -1,6 +1,6 @@
 // Reward tiers: a referrer's tier is the one with the highest minReferrals not above their count
 // of qualified (or rewarded) referrals. Thresholds are unique per business, so tiers never overlap.
-import { db, Prisma, type Tx } from "../../db/client";
+import { db, Prisma } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
 import { ethToWei, weiToDb, weiToEth } from "../../shared/money";
 import type { Environment } from "../api-keys/schemas";
@@ -95,16 +95,6 @@ export async function deleteTier(businessId: string, tierId: string): Promise<Ti
   if (!out) throw notFound("Tier");
   await db.tier.delete({ where: { id: tierId } });
   return { ...out, maxReferrals: null };
-}
-
-/** The tier that applies to a referrer with `count` qualified referrals, or null below every tier. */
-export async function tierForCount(tx: Tx, businessId: string, count: number) {
-  return tx.tier.findFirst({ where: { businessId, minReferrals: { lte: count } }, orderBy: { minReferrals: "desc" } });
-}
-
-/** Qualified-or-rewarded referrals per referrer: the count tiers are measured against. */
-export async function qualifiedReferralCount(tx: Tx, businessId: string, environment: Environment, referrerId: string) {
-  return tx.referral.count({ where: { businessId, environment, referrerId, status: { in: ["QUALIFIED", "REWARDED"] } } });
 }
 
 export async function tierCategorization(businessId: string, environment: Environment): Promise<TierCategorizationOutput> {

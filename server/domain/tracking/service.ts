@@ -45,7 +45,7 @@ export interface ProcessOutcome {
 }
 
 /** Resolves the event's referrer before anything is written; unknown → 422 UNKNOWN_REFERRAL_CODE. */
-export async function resolveReferrer(tx: Tx, scope: Scope, referrer: string | null | undefined): Promise<Participant | null> {
+async function resolveReferrer(tx: Tx, scope: Scope, referrer: string | null | undefined): Promise<Participant | null> {
   if (!referrer) return null;
   const p = await findParticipantByCodeOrHandle(tx, scope, referrer);
   if (!p) throw new AppError("UNKNOWN_REFERRAL_CODE", `No participant has the referral code or handle "${referrer}"`);
