@@ -1,6 +1,6 @@
 // Form errors in words: a schema without its own message answers words, not a validator's raw text.
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import type { z } from "zod";
 import { toAppError } from "./errors";
 import { createTierInput } from "../domain/tiers/schemas";
 import { addMemberInput } from "../domain/members/schemas";
