@@ -60,6 +60,9 @@ export const REWARD_STATE: Record<RewardState, { word: string; color: "green" | 
   REVERSED: { word: "Reversed", color: "gray", means: "taken back by a reversal" },
 };
 
+/** A reward's status where its payout state is not at hand (event views): PAID means earned, not paid out. */
+export const REWARD_STATUS_WORD: Record<"PAID" | "HELD" | "REFUSED", string> = { PAID: "Earned", HELD: "Held for review", REFUSED: "Refused" };
+
 export const REVERSAL_OUTCOME: Record<"RETURNED_TO_POOL" | "CLAWBACK", string> = {
   RETURNED_TO_POOL: "Returned to the pool",
   CLAWBACK: "Clawback: offset from their next payouts",

@@ -290,9 +290,10 @@ export function Dialog({ open, onClose, title, children, footer }: { open: boole
 
 export function Stat({ label, value, hint, loading }: { label: string; value: ReactNode; hint?: ReactNode; loading?: boolean }) {
   return (
-    <div className="rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200">
+    <div className="min-w-0 rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200">
       <dt className="text-sm font-medium text-slate-500">{label}</dt>
-      <dd className="mt-2 text-2xl font-semibold tracking-tight text-slate-900">{loading ? <Skeleton className="h-8 w-24" /> : value}</dd>
+      {/* Wei-precision amounts (18 decimals) wrap inside the card instead of widening the page. */}
+      <dd className="mt-2 text-2xl font-semibold tracking-tight [overflow-wrap:anywhere] text-slate-900">{loading ? <Skeleton className="h-8 w-24" /> : value}</dd>
       {hint && <dd className="mt-1 text-xs text-slate-500">{hint}</dd>}
     </div>
   );

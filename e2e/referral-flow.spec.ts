@@ -113,7 +113,8 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
   expect(purchase.status).toBe(200);
   expect(purchase.body.status).toBe("PROCESSED");
   await page.getByRole("link", { name: "Rewards" }).first().click();
-  await expect(page.getByTestId("reward-row").filter({ hasText: "PAID" })).toHaveCount(2);
+  // Earned (status PAID in the API), shown in words: never "PAID".
+  await expect(page.getByTestId("reward-row").and(page.locator('[data-status="PAID"]'))).toHaveCount(2);
   await expect(page.getByTestId("ledger-row").filter({ hasText: "REWARD" })).toHaveCount(2);
   await expect(page.getByTestId("ledger-balance")).toHaveText("2.35 ETH");
   await page.getByRole("link", { name: "Balance & funding" }).first().click();
@@ -149,11 +150,11 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
   // The dialog shows what approval will pay now, reward by reward (daily cap 1.5: Alice's 0.1 fits).
   const preview = page.getByRole("dialog").getByTestId("review-preview-row");
   await expect(preview).toHaveCount(2);
-  await expect(preview.first()).toContainText("Referral reward to Alice: 0.1 ETH will be paid");
-  await expect(preview.nth(1)).toContainText("Bonus to Dave: 0.05 ETH will be paid");
+  await expect(preview.first()).toContainText("Referral reward to Alice: 0.1 ETH will be earned");
+  await expect(preview.nth(1)).toContainText("Bonus to Dave: 0.05 ETH will be earned");
   await page.getByRole("dialog").getByLabel("Note (optional)").fill("Checked the order");
   await page.getByRole("dialog").getByRole("button", { name: "Approve" }).click();
-  await expect(page.getByText(/Event approved\. Referral reward to Alice: 0\.1 ETH paid\. Bonus to Dave: 0\.05 ETH paid\./)).toBeVisible();
+  await expect(page.getByText(/Event approved\. Referral reward to Alice: 0\.1 ETH earned\. Bonus to Dave: 0\.05 ETH earned\./)).toBeVisible();
   await expect(page.getByTestId("event-row")).toHaveCount(0);
   await page.getByLabel("Status").selectOption("");
   await page.getByRole("button", { name: "Apply", exact: true }).click();
@@ -163,7 +164,7 @@ test("sign up, integrate with a TEST key, see referrals arrive, fund the pool, r
   await page.getByTestId("event-row").filter({ hasText: code }).getByRole("button", { name: "Details of purchase event" }).click();
   const details = page.getByTestId("event-details");
   await expect(details).toContainText("Checked the order");
-  await expect(details.getByText("PAID")).toHaveCount(2);
+  await expect(details.getByText("Earned", { exact: true })).toHaveCount(2);
   await snap(page, "event-details");
   await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
   await snap(page, "events", { mobile: true });

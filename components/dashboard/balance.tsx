@@ -104,12 +104,12 @@ export function BalanceCards() {
   return (
     <div className="grid gap-4 sm:grid-cols-2">
       {([["TEST", test], ["LIVE", live]] as const).map(([env, q]) => (
-        <div key={env} className="rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200" data-testid={`balance-${env}`}>
+        <div key={env} className="min-w-0 rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200" data-testid={`balance-${env}`}>
           <div className="flex items-center justify-between">
             <span className="text-sm font-medium text-slate-500">{env === "TEST" ? "Test pool" : "Live pool"}</span>
             <Badge>{env}</Badge>
           </div>
-          <div className="mt-2 text-2xl font-semibold tracking-tight text-slate-900">{q.isLoading ? <Skeleton className="h-8 w-28" /> : q.error ? <span className="text-sm text-rose-600">{q.error.message}</span> : formatEth(q.data?.balanceEth)}</div>
+          <div className="mt-2 text-2xl font-semibold tracking-tight [overflow-wrap:anywhere] text-slate-900">{q.isLoading ? <Skeleton className="h-8 w-28" /> : q.error ? <span className="text-sm text-rose-600">{q.error.message}</span> : formatEth(q.data?.balanceEth)}</div>
           {q.data?.belowLowPoolAlert && <p className="mt-1 text-xs font-medium text-amber-700">Below the low-pool alert of {formatEth(q.data.lowPoolAlertEth)}</p>}
         </div>
       ))}
@@ -132,9 +132,9 @@ export function BalancePage() {
           <ErrorState error={balance.error} onRetry={() => balance.refetch()} />
         ) : (
           <div className="grid gap-4 lg:grid-cols-3">
-            <div className="rounded-xl bg-gradient-to-br from-indigo-600 to-violet-700 p-6 text-white shadow-sm lg:col-span-1">
+            <div className="min-w-0 rounded-xl bg-gradient-to-br from-indigo-600 to-violet-700 p-6 text-white shadow-sm lg:col-span-1">
               <p className="text-sm font-medium text-indigo-100">{env === "TEST" ? "Test" : "Live"} pool balance</p>
-              <p className="mt-2 text-3xl font-semibold tracking-tight" data-testid="pool-balance">
+              <p className="mt-2 text-3xl font-semibold tracking-tight [overflow-wrap:anywhere]" data-testid="pool-balance">
                 {b ? formatEth(b.balanceEth) : <Skeleton className="h-9 w-32 bg-white/20" />}
               </p>
               {b && (
@@ -144,7 +144,7 @@ export function BalancePage() {
                 </p>
               )}
             </div>
-            <Card title="Deposit address" description={`Send ${env === "TEST" ? "test-chain" : ""} ETH here to fund the ${env.toLowerCase()} pool.`} className="lg:col-span-2">
+            <Card title="Deposit address" description={`Send ${env === "TEST" ? "test-chain" : ""} ETH here to fund the ${env.toLowerCase()} pool.`} className="min-w-0 lg:col-span-2">
               {!b ? (
                 <Skeleton className="h-10 w-full" />
               ) : b.depositAddress ? (

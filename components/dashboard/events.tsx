@@ -8,7 +8,7 @@ import { fieldErrors, formError } from "../errors";
 import { formatDateTime, formatEth } from "../format";
 import { combinePages, useCursors } from "../paging";
 import { Icon } from "../icons";
-import { reasonText } from "../reasons";
+import { reasonText, REWARD_STATUS_WORD } from "../reasons";
 import { ExportLink } from "./export-link";
 import { PersonLink, personLabel } from "./people";
 import { useMe } from "../shell";
@@ -30,7 +30,7 @@ function outcomeSentence(r: Outcome, tense: "will" | "did"): string {
   const why = reasonText(r.reason);
   if (r.status === "PAID") {
     const partial = r.amountEth !== r.requestedEth ? ` of ${formatEth(r.requestedEth)}` : "";
-    return `${base}: ${formatEth(r.amountEth)}${partial} ${tense === "will" ? "will be paid" : "paid"}${why ? ` (${why})` : ""}`;
+    return `${base}: ${formatEth(r.amountEth)}${partial} ${tense === "will" ? "will be earned" : "earned"}${why ? ` (${why})` : ""}`;
   }
   if (r.status === "REFUSED") return `${base}: ${formatEth(r.requestedEth)} ${tense === "will" ? "will be refused" : "refused"}${why ? ` (${why})` : ""}`;
   return `${base}: ${formatEth(r.requestedEth)} held${why ? ` (${why})` : ""}`;
@@ -152,7 +152,7 @@ function EventDetails({ eventId, onClose }: { eventId: string; onClose: () => vo
                   {e.rewards.map((r) => (
                     <li key={r.rewardId} className="flex flex-wrap items-center justify-between gap-2 py-1.5">
                       <span>
-                        <Badge color="gray">{r.kind}</Badge> <Badge>{r.status}</Badge>
+                        <Badge color="gray">{r.kind}</Badge> <Badge color={r.status === "PAID" ? "green" : undefined}>{REWARD_STATUS_WORD[r.status]}</Badge>
                       </span>
                       <span className="text-xs text-slate-600">
                         {r.participantId === e.referrerParticipant?.participantId ? `${personLabel(e.referrerParticipant)} · ` : r.participantId === e.referredParticipant?.participantId ? `${personLabel(e.referredParticipant)} · ` : ""}

@@ -17,9 +17,20 @@ export function OverviewPage() {
   const keys = trpc.apiKeys.list.useQuery({});
   const analytics = trpc.analytics.get.useQuery({ environment: env });
   const recent = trpc.events.list.useQuery({ environment: env, limit: 6 });
-  const alerts = trpc.alerts.list.useQuery({ environment: env, unacknowledged: "true", limit: 3 });
+  const alerts = trpc.alerts.list.useQuery({ environment: env, unacknowledged: "true", limit: 20 });
+  const pool = trpc.funding.balance.useQuery({ environment: env });
   const utils = trpc.useUtils();
   const ack = trpc.alerts.acknowledge.useMutation({ onSuccess: () => utils.alerts.list.invalidate() });
+  // One banner per kind (the newest), and a low-pool banner only while the pool is still low:
+  // older or stale alerts of the same kind are dismissed with it.
+  const open = alerts.data?.data ?? [];
+  // The list is newest first: reversed into the map, the newest of each kind is the one kept.
+  const banners = [...new Map([...open].reverse().map((a) => [a.kind, a] as const)).values()]
+    .filter((a) => a.kind !== "LOW_POOL" || pool.data?.belowLowPoolAlert === true);
+  const newestFirst = (kind: string) => open.filter((a) => a.kind === kind);
+  const dismiss = async (kind: string) => {
+    for (const a of newestFirst(kind)) await ack.mutateAsync({ alertId: a.alertId });
+  };
   const t = analytics.data?.totals;
   const isNew = !keys.isLoading && (keys.data?.data.length ?? 0) === 0;
 
@@ -37,7 +48,7 @@ export function OverviewPage() {
             </div>
           </Notice>
         )}
-        {alerts.data?.data.map((a) => (
+        {banners.map((a) => (
           <Notice key={a.alertId} tone="warning" title={a.kind === "LOW_POOL" ? "Low pool balance" : "Refill requested"}>
             <div className="flex flex-wrap items-center justify-between gap-2">
               <span>
@@ -46,7 +57,7 @@ export function OverviewPage() {
                   Fund the pool
                 </Link>
               </span>
-              <Button size="sm" variant="secondary" loading={ack.isPending && ack.variables?.alertId === a.alertId} onClick={() => ack.mutate({ alertId: a.alertId })}>
+              <Button size="sm" variant="secondary" loading={ack.isPending && newestFirst(a.kind).some((o) => o.alertId === ack.variables?.alertId)} onClick={() => void dismiss(a.kind)}>
                 Dismiss
               </Button>
             </div>
@@ -59,7 +70,7 @@ export function OverviewPage() {
           <Stat label="Events" value={<span data-testid="kpi-events">{t?.events ?? 0}</span>} loading={analytics.isLoading} />
           <Stat label="Referrals" value={t?.referrals ?? 0} loading={analytics.isLoading} />
           <Stat label="Conversion rate" value={t ? `${Math.round(t.conversionRate * 100)}%` : ""} loading={analytics.isLoading} hint={t ? `${t.conversions} converted` : undefined} />
-          <Stat label="ETH rewarded" value={t ? formatEth(t.ethRewarded) : ""} loading={analytics.isLoading} hint={t ? `${t.rewardsPaid} payouts` : undefined} />
+          <Stat label="ETH rewarded" value={t ? formatEth(t.ethRewarded) : ""} loading={analytics.isLoading} hint={t ? `${t.rewardsPaid} reward${t.rewardsPaid === 1 ? "" : "s"} earned in 30 days (paid out or not)` : undefined} />
         </dl>
         <Card title="Events and ETH rewarded per day">
           {analytics.isLoading ? <LoadingRows rows={4} label="Loading chart" /> : analytics.error ? <ErrorState error={analytics.error} onRetry={() => analytics.refetch()} /> : <ActivityChart days={analytics.data!.days} />}

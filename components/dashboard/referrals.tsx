@@ -3,6 +3,7 @@
 // rejected, and referrals/conversions per day.
 import { useState } from "react";
 import { useEnvironment } from "../environment";
+import { reasonText } from "../reasons";
 import { formatEth } from "../format";
 import { Icon } from "../icons";
 import { trpc } from "../trpc";
@@ -60,7 +61,12 @@ export function ReferralsPage() {
             <Stat label="Referrals" value={<span data-testid="referrals-total">{s?.total ?? 0}</span>} loading={!s} />
             <Stat label="Conversion rate" value={s ? pct(s.conversionRate) : ""} loading={!s} hint="Qualified or rewarded / all" />
             <Stat label="Flagged for review" value={s?.byStatus.FLAGGED ?? 0} loading={!s} />
-            <Stat label="ETH rewarded" value={s ? formatEth(s.ethRewarded) : ""} loading={!s} />
+            <Stat
+              label="ETH earned"
+              value={<span data-testid="eth-earned">{s ? formatEth(s.ethEarned) : ""}</span>}
+              loading={!s}
+              hint={s ? (s.ethReversed === "0" ? "All rewards, paid out or not; equals the participants' earned" : `${formatEth(s.ethRewarded)} rewarded − ${formatEth(s.ethReversed)} reversed; equals the participants' earned`) : undefined}
+            />
           </dl>
           <ReferralList />
           <Card title="Funnel">
@@ -111,7 +117,7 @@ export function ReferralsPage() {
                 <ul className="space-y-2 text-sm">
                   {rejected.map(([reason, n]) => (
                     <li key={reason} className="flex justify-between gap-2">
-                      <span className="font-mono text-xs">{reason}</span>
+                      <span className="text-xs">{reasonText(reason)}</span>
                       <span className="font-semibold">{n}</span>
                     </li>
                   ))}

@@ -10,7 +10,7 @@ import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc } from "../trpc";
-import { reasonText, REVERSAL_OUTCOME, REVERSAL_SOURCE, REWARD_STATE } from "../reasons";
+import { reasonText, REVERSAL_OUTCOME, REVERSAL_SOURCE, REWARD_STATE, REWARD_STATUS_WORD } from "../reasons";
 import { Badge, Button, Card, cx, Dialog, EmptyState, Field, Input, ListBody, LoadMore, Notice, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
 import type { RouterOutputs } from "../trpc";
 import { ExportLink } from "./export-link";
@@ -64,7 +64,6 @@ function GrantForm() {
 }
 
 const REWARD_STATUSES = ["PAID", "HELD", "REFUSED"] as const;
-const STATUS_WORD = { PAID: "Earned (any payout state)", HELD: "Held for review", REFUSED: "Refused" } as const;
 const REWARD_KINDS = ["REFERRAL", "BONUS", "MANUAL"] as const;
 const cap = (s: string) => s.charAt(0) + s.slice(1).toLowerCase();
 const personOf = (p: { name: string | null; email: string | null; externalId: string | null; referralCode: string }) => p.name ?? p.email ?? p.externalId ?? p.referralCode;
@@ -162,7 +161,7 @@ function RewardsList() {
           {(p) => (
             <Select {...p} name="status" value={draft.status} onChange={set("status")}>
               <option value="">All statuses</option>
-              {REWARD_STATUSES.map((s) => <option key={s} value={s}>{STATUS_WORD[s]}</option>)}
+              {REWARD_STATUSES.map((s) => <option key={s} value={s}>{REWARD_STATUS_WORD[s]}</option>)}
             </Select>
           )}
         </Field>

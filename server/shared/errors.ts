@@ -2,6 +2,8 @@
 // the REST face and tRPC all turn it into the contract's body:
 //   { "error": { "code": "SCREAMING_SNAKE", "message": "…", "details"?: … } }
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+// Validation messages in words wherever errors are built (a side effect: zod's global config).
+import "./validation-words";
 
 export const ERROR_CODES = {
   VALIDATION_ERROR: { status: 400, trpc: "BAD_REQUEST" },
