@@ -29,6 +29,7 @@ declare module "autocannon" {
     p50: number;
     p90: number;
     p99: number;
+    p97_5: number;
     max: number;
   }
   interface Result {

@@ -8,7 +8,7 @@ import { resolveSession } from "../auth/session";
 import { requireBusinessCaller } from "../trpc/init";
 import { PORTAL_COOKIE } from "./auth";
 
-export async function portalPageData(auth: PortalAuth) {
+async function portalPageData(auth: PortalAuth) {
   const first = portalListInput.parse({ limit: 50 });
   const [me, referrals, rewards, payouts] = await Promise.all([portalMe(auth), portalReferrals(auth, first), portalRewards(auth, first), portalPayouts(auth, first)]);
   return { me, referrals, rewards, payouts, readOnly: auth.readOnly };

@@ -1,15 +1,14 @@
 // The portal's JSON API: GET /portal/api/me|referrals|rewards|payouts, POST /portal/api/wallet/challenge
-// and POST /portal/api/wallet. Each is one domain call behind withPortalAuth.
-import { portalListInput, walletChallengeInput, walletVerifyInput } from "../domain/portal/schemas";
+// and POST /portal/api/wallet. Each is one domain call behind withPortalAuth; answers pass their
+// output schema, an allowlist of the fields a participant may see.
+import { portalListInput, portalMeOutput, portalPayoutsOutput, portalReferralsOutput, portalRewardsOutput, walletChallengeInput, walletVerifyInput } from "../domain/portal/schemas";
 import { portalMe, portalPayouts, portalReferrals, portalRewards } from "../domain/portal/read";
 import { createWalletChallenge, verifyWalletSignature } from "../domain/portal/wallet";
 import { queryOf, withPortalAuth } from "./with-portal-auth";
 
-export const me = withPortalAuth({ GET: async ({ auth }) => ({ body: await portalMe(auth) }) });
-export const referrals = withPortalAuth({ GET: async ({ auth, url }) => ({ body: await portalReferrals(auth, portalListInput.parse(queryOf(url))) }) });
-export const rewards = withPortalAuth({ GET: async ({ auth, url }) => ({ body: await portalRewards(auth, portalListInput.parse(queryOf(url))) }) });
-export const payouts = withPortalAuth({ GET: async ({ auth, url }) => ({ body: await portalPayouts(auth, portalListInput.parse(queryOf(url))) }) });
-export const walletChallenge = withPortalAuth({
-  POST: async ({ auth, body }) => ({ body: await createWalletChallenge(auth, walletChallengeInput.parse(body).address) }),
-});
+export const me = withPortalAuth({ GET: async ({ auth }) => ({ body: portalMeOutput.parse(await portalMe(auth)) }) });
+export const referrals = withPortalAuth({ GET: async ({ auth, url }) => ({ body: portalReferralsOutput.parse(await portalReferrals(auth, portalListInput.parse(queryOf(url)))) }) });
+export const rewards = withPortalAuth({ GET: async ({ auth, url }) => ({ body: portalRewardsOutput.parse(await portalRewards(auth, portalListInput.parse(queryOf(url)))) }) });
+export const payouts = withPortalAuth({ GET: async ({ auth, url }) => ({ body: portalPayoutsOutput.parse(await portalPayouts(auth, portalListInput.parse(queryOf(url)))) }) });
+export const walletChallenge = withPortalAuth({ POST: async ({ auth, body }) => ({ body: await createWalletChallenge(auth, walletChallengeInput.parse(body).address) }) });
 export const wallet = withPortalAuth({ POST: async ({ auth, body }) => ({ body: await verifyWalletSignature(auth, walletVerifyInput.parse(body)) }) });

@@ -13,7 +13,7 @@ import { assertCleanUrl } from "../shared/json-guard";
 import { requirePortalAuth } from "./auth";
 
 type Method = "GET" | "POST";
-export interface PortalContext {
+interface PortalContext {
   req: Request;
   url: URL;
   auth: PortalAuth;

@@ -21,6 +21,7 @@ describe("portal", () => {
 
   it("sessions: created by a secret key, opened as a cookie without the token in the URL, refused once revoked", async () => {
     const b = await payoutBusiness(c);
+    await fund(c, b.owner, "1");
     const ref = await referrerWithWallet(b, null);
     await earn(b, ref.referralCode, "jane.doe@example.com");
 

@@ -22,7 +22,7 @@ const PAYOUT_WORDS = { PENDING: "Being prepared", SENT: "Sent", CONFIRMED: "Paid
 const own = (a: PortalAuth) => ({ businessId: a.businessId, environment: a.environment });
 
 /** A transaction's page on the environment's block explorer, when one is configured. */
-export const txUrlFor = (environment: "TEST" | "LIVE", txHash: string | null) => {
+const txUrlFor = (environment: "TEST" | "LIVE", txHash: string | null) => {
   const base = env.explorerUrl(environment);
   return base && txHash ? `${base}/tx/${txHash}` : null;
 };

@@ -125,7 +125,6 @@ export const portalPayoutsOutput = pageOutput(portalPayout);
 export type PortalPayout = z.infer<typeof portalPayout>;
 
 export const walletChallengeInput = z.strictObject({ address: walletAddress });
-export const walletChallengeOutput = z.object({ message: z.string(), nonce: z.string(), expiresAt: z.string() });
 export const walletVerifyInput = z.strictObject({
   message: z.string().min(1).max(4096),
   signature: z

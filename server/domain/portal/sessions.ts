@@ -25,7 +25,7 @@ export interface PortalAuth {
 }
 
 /** Where a session token is opened: exchanged for the portal cookie, then redirected to /portal. */
-export const portalOpenUrl = (token: string) => `${env.appUrl}/portal/open?token=${encodeURIComponent(token)}`;
+const portalOpenUrl = (token: string) => `${env.appUrl}/portal/open?token=${encodeURIComponent(token)}`;
 
 export async function createPortalSession(scope: Scope, input: CreatePortalSessionInput, now = new Date()): Promise<PortalSessionOutput> {
   if (!scope.apiKeyId) throw new AppError("FORBIDDEN", "Portal sessions are created with a secret API key");

@@ -18,7 +18,7 @@ const CHALLENGE_TTL_MS = 10 * 60_000;
 
 const chainIds = new Map<string, number>();
 /** The chain id of an environment's chain (read once per RPC URL). */
-export async function environmentChainId(environment: Environment): Promise<number> {
+async function environmentChainId(environment: Environment): Promise<number> {
   const target = requireChainTarget(environment);
   const known = chainIds.get(target.rpcUrl);
   if (known !== undefined) return known;
