@@ -3,7 +3,7 @@
 // send ETH, verifying a deposit by its transaction hash, and a dev-chain test deposit on TEST.
 import { useState, type FormEvent } from "react";
 import { CopyButton } from "../copy-button";
-import { PayoutsCard, SolvencyFigures } from "./payouts";
+import { PayoutQueueCard, PayoutsCard, SolvencyFigures } from "./payouts";
 import { useEnvironment } from "../environment";
 import { contractError, errorFor, fieldErrors, formError } from "../errors";
 import { formatEth } from "../format";
@@ -187,6 +187,7 @@ export function BalancePage() {
           <Notice tone="info">Only the owner can verify deposits.</Notice>
         )}
 
+        <PayoutQueueCard />
         <PayoutsCard />
       </div>
     </>

@@ -1,6 +1,7 @@
 "use client";
 // Configuration: general settings (name and processing: any member; reward fields: owner or
-// admin), spend limits (owner), the tiers editor (owner or admin) and how participants fall into tiers.
+// admin), spend limits and payout settings (owner), the tiers editor (owner or admin) and how
+// participants fall into tiers.
 import { useState, type FormEvent } from "react";
 import { useEnvironment } from "../environment";
 import { contractError, errorFor, fieldErrors, formError } from "../errors";
@@ -158,6 +159,68 @@ function SpendForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
       {canEdit && (
         <div className="flex justify-end">
           <Button type="submit" loading={update.isPending}>Save spend limits</Button>
+        </div>
+      )}
+    </form>
+  );
+}
+
+const lines = (s: string) => s.split("\n").map((l) => l.trim()).filter(Boolean);
+
+/** Payout settings of the environment in view: holding period, minimum payout, scheduled payouts, reversal events. */
+function PayoutSettingsForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const s = config.spend;
+  const [v, setV] = useState({ payoutHoldDays: String(s.payoutHoldDays), minPayoutEth: s.minPayoutEth, reversalEvents: s.reversalEvents.join("\n") });
+  const [auto, setAuto] = useState(s.autoPayoutEnabled);
+  const [daysError, setDaysError] = useState<string | null>(null);
+  const update = trpc.config.updateSpend.useMutation({
+    onSuccess: (c) => {
+      utils.config.get.setData({ environment: c.environment }, c);
+      void utils.payouts.queue.invalidate();
+      toast("success", "Payout settings saved");
+    },
+  });
+  const errs = fieldErrors(update.error);
+  const top = formError(update.error, [...Object.keys(v), "autoPayoutEnabled"]);
+  const set = (k: keyof typeof v) => (e: { target: { value: string } }) => setV((x) => ({ ...x, [k]: e.target.value }));
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    const days = v.payoutHoldDays.trim();
+    if (!/^\d{1,2}$/.test(days) || Number(days) > 90) {
+      setDaysError("Enter a whole number of days from 0 to 90");
+      return;
+    }
+    setDaysError(null);
+    update.mutate({ environment: config.environment, payoutHoldDays: Number(days), minPayoutEth: v.minPayoutEth.trim(), autoPayoutEnabled: auto, reversalEvents: lines(v.reversalEvents) });
+  }
+  return (
+    <form onSubmit={submit} noValidate aria-label="Payout settings" className="space-y-4">
+      <p className="flex flex-wrap items-center gap-2 text-sm text-slate-600">
+        When {envWord(config.environment)} rewards are paid out to participants&apos; wallets. <Scope env={config.environment} />
+      </p>
+      {!canEdit && <Notice tone="info">Only the owner can change payout settings.</Notice>}
+      {top && <Notice tone="danger">{top}</Notice>}
+      <fieldset disabled={!canEdit} className="space-y-4">
+        <div className="grid gap-4 sm:grid-cols-2">
+          <Field label="Holding period (days)" error={daysError ?? errorFor(errs, "payoutHoldDays")} hint="A reward waits this long before it can be paid out (0–90), so refunds can reverse it first.">
+            {(p) => <Input {...p} name="payoutHoldDays" inputMode="numeric" value={v.payoutHoldDays} onChange={set("payoutHoldDays")} maxLength={2} />}
+          </Field>
+          <Field label="Minimum payout (ETH)" error={errorFor(errs, "minPayoutEth")} hint="A participant is paid once their payable rewards reach this. 0: any amount.">
+            {(p) => <Input {...p} name="minPayoutEth" inputMode="decimal" value={v.minPayoutEth} onChange={set("minPayoutEth")} />}
+          </Field>
+        </div>
+        <Field label="Reversal events" error={errorFor(errs, "reversalEvents")} hint="One event name per line (e.g. refund). Tracking one reverses the referral's rewards.">
+          {(p) => <Textarea {...p} name="reversalEvents" rows={3} value={v.reversalEvents} onChange={set("reversalEvents")} />}
+        </Field>
+        <div className="border-t border-slate-100">
+          <Toggle label="Automatic payouts" description="Run payouts on a schedule; otherwise they run when you press Run payouts on the Balance page." checked={auto} onChange={setAuto} disabled={!canEdit} />
+        </div>
+      </fieldset>
+      {canEdit && (
+        <div className="flex justify-end">
+          <Button type="submit" loading={update.isPending}>Save payout settings</Button>
         </div>
       )}
     </form>
@@ -333,6 +396,7 @@ export function ConfigurationPage() {
           <Card title="General"><GeneralForm key={generalKey} config={config.data!} canChangeMoney={canChangeMoney} /></Card>
           <Card title={`Referral links · ${env === "TEST" ? "Test" : "Live"}`} description="Each participant's link is /r/CODE on this service; clicks are counted and lead here."><LinksForm key={generalKey} config={config.data!} /></Card>
           <Card title={`Spend limits · ${env === "TEST" ? "Test" : "Live"}`} description="Caps apply to every reward; the pool never goes negative."><SpendForm key={spendKey} config={config.data!} canEdit={isOwner} /></Card>
+          <Card title={`Payouts · ${env === "TEST" ? "Test" : "Live"}`} description="Rewards become payable after the holding period; payouts send them on chain."><PayoutSettingsForm key={spendKey} config={config.data!} canEdit={isOwner} /></Card>
           <Tiers strategy={config.data!.general.rewardStrategy} canEdit={canChangeMoney} />
           <Categorization />
         </div>

@@ -1,16 +1,18 @@
 "use client";
 // Payouts of the selected environment: solvency at a glance (on-chain balance vs. what the
-// ledger says is available and owed), the payouts with their transactions, and a run button
-// (which also retries failed payouts: their rewards stayed payable).
+// ledger says is available and owed), the payout queue (who is owed what, and why the next run
+// pays them or not), the payouts with their participants and transactions, and a run button
+// (which also retries payouts that failed for lack of ETH: their rewards stayed payable).
 import { useEnvironment } from "../environment";
 import { contractError } from "../errors";
 import { formatDateTime, formatEth } from "../format";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { combinePages, useCursors } from "../paging";
-import { trpc } from "../trpc";
+import { trpc, type RouterOutputs } from "../trpc";
 import { ExportLink } from "./export-link";
-import { Badge, Button, Card, EmptyState, ListBody, LoadMore, Notice, Stat, Table, Td, Th } from "../ui";
+import { PersonLink } from "./people";
+import { Badge, Button, Card, cx, EmptyState, ListBody, LoadMore, Notice, Stat, Table, Td, Th } from "../ui";
 
 const STATUS_COLOR = { PENDING: "gray", SENT: "indigo", CONFIRMED: "green", FAILED: "red" } as const;
 
@@ -38,6 +40,115 @@ export function SolvencyFigures() {
   );
 }
 
+type Queue = RouterOutputs["payouts"]["queue"];
+type QueueState = Queue["items"][number]["state"];
+
+const QUEUE_STATES: { state: QueueState; label: string; color: "green" | "amber" | "gray" | "red" | "indigo" }[] = [
+  { state: "READY", label: "Ready to pay", color: "green" },
+  { state: "ON_HOLD", label: "On hold", color: "indigo" },
+  { state: "BELOW_MINIMUM", label: "Below the minimum", color: "amber" },
+  { state: "NO_WALLET", label: "No wallet", color: "gray" },
+  { state: "WALLET_FAILED", label: "Wallet failed", color: "red" },
+];
+const DOT = { green: "bg-emerald-600", amber: "bg-amber-500", gray: "bg-slate-400", red: "bg-rose-600", indigo: "bg-indigo-600" } as const;
+/** A stored reason without its leading code ("TX_REVERTED: the wallet …" → "the wallet …"). */
+const inWords = (reason: string) => reason.replace(/^[A-Z_]+: /, "");
+const stateOf = (s: QueueState) => QUEUE_STATES.find((q) => q.state === s)!;
+
+/** Why a queue item is where it is, in words (dates in the reader's locale). */
+function queueReason(i: Queue["items"][number], q: Queue): string {
+  switch (i.state) {
+    case "READY":
+      return q.autoPayoutEnabled ? "Paid by the next scheduled run." : "Paid when you run payouts.";
+    case "ON_HOLD":
+      return `On hold until ${formatDateTime(i.nextPayableAt)} (holding period of ${q.payoutHoldDays} day${q.payoutHoldDays === 1 ? "" : "s"}).`;
+    case "BELOW_MINIMUM":
+      return `${formatEth(i.amountEth)} is below the minimum payout of ${formatEth(q.minPayoutEth)}.`;
+    case "NO_WALLET":
+      return "No payout wallet yet: add one on the participant's page.";
+    case "WALLET_FAILED":
+      return `The wallet refused a payout (${inWords(i.reason)}). It is skipped until the wallet changes.`;
+  }
+}
+
+/** "Nothing to pay" with the reasons: what the queue holds that the run could not pay. */
+export function nothingToPay(q: Queue | undefined, skipped: { code: string }[]): string {
+  const parts: string[] = [];
+  const gas = skipped.filter((x) => x.code === "GAS_TOO_HIGH").length;
+  if (gas) parts.push(`${gas} held back because the gas would be too large a share of the amount`);
+  if (q) {
+    const t = q.totals;
+    if (t.ON_HOLD.count) {
+      const next = q.items.filter((i) => i.state === "ON_HOLD" && i.nextPayableAt).map((i) => i.nextPayableAt!).sort()[0];
+      parts.push(`${t.ON_HOLD.count} on hold${next ? ` (the first until ${formatDateTime(next)})` : ""}`);
+    }
+    if (t.BELOW_MINIMUM.count) parts.push(`${t.BELOW_MINIMUM.count} below the minimum payout of ${formatEth(q.minPayoutEth)}`);
+    if (t.NO_WALLET.count) parts.push(`${t.NO_WALLET.count} without a wallet`);
+    if (t.WALLET_FAILED.count) parts.push(`${t.WALLET_FAILED.count} whose wallet failed`);
+  }
+  return parts.length ? `Nothing to pay: ${parts.join(", ")}.` : "Nothing to pay: no participant is owed ETH.";
+}
+
+export function PayoutQueueCard() {
+  const { env } = useEnvironment();
+  const q = trpc.payouts.queue.useQuery({ environment: env });
+  const data = q.data;
+  const items = data?.items ?? [];
+  return (
+    <Card title="Payout queue" description="Participants owed ETH that no payout holds yet, and what the next run does about them.">
+      {data && (
+        <ul className="mb-4 flex flex-wrap gap-2" aria-label="Payout queue totals" data-testid="queue-totals">
+          {QUEUE_STATES.map(({ state, label, color }) => (
+            <li key={state} className="min-w-0">
+              <span className="inline-block rounded-md bg-slate-50 px-2 py-1 text-xs break-all text-slate-700 ring-1 ring-slate-200 ring-inset">
+                <span className={cx("mr-1 inline-block size-2 rounded-full", DOT[color])} aria-hidden="true" />
+                {label}: {data.totals[state].count} · {formatEth(data.totals[state].eth)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <ListBody
+        loading={q.isLoading}
+        error={q.error}
+        onRetry={() => q.refetch()}
+        isEmpty={items.length === 0}
+        label="payout queue"
+        empty={<EmptyState title="Nobody is owed ETH">Rewards appear here once earned, until a payout sends them.</EmptyState>}
+      >
+        <Table label="Payout queue">
+          <thead>
+            <tr>
+              <Th>Participant</Th>
+              <Th>State</Th>
+              <Th>Owed</Th>
+              <Th>Why</Th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((i) => (
+              <tr key={i.participant.participantId} data-testid="queue-row">
+                <Td className="min-w-0">
+                  <PersonLink person={i.participant} />
+                </Td>
+                <Td>
+                  <Badge color={stateOf(i.state).color}>{stateOf(i.state).label}</Badge>
+                </Td>
+                <Td className="break-all tabular-nums">
+                  {formatEth(i.state === "ON_HOLD" ? i.onHoldEth : i.payableEth)}
+                  {i.state !== "ON_HOLD" && i.onHoldEth !== "0" && <span className="block text-xs text-slate-500">+ {formatEth(i.onHoldEth)} on hold</span>}
+                </Td>
+                <Td className="max-w-xs text-sm break-words text-slate-600">{queueReason(i, data!)}</Td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+        {data?.truncated && <p className="mt-2 text-xs text-slate-500">The first 100 participants are listed; the totals count everyone.</p>}
+      </ListBody>
+    </Card>
+  );
+}
+
 export function PayoutsCard() {
   const { env } = useEnvironment();
   const { isOwner } = useMe();
@@ -46,11 +157,13 @@ export function PayoutsCard() {
   const { cursors, add } = useCursors(env);
   const list = combinePages(trpc.useQueries((t) => cursors.map((cursor) => t.payouts.list({ environment: env, limit: 20, ...(cursor ? { cursor } : {}) }))), add);
   const run = trpc.payouts.run.useMutation({
-    onSuccess: (r) => {
+    onSuccess: async (r) => {
       const failed = r.payouts.filter((p) => p.status === "FAILED").length;
-      toast(failed ? "info" : "success", r.payouts.length ? `${r.payouts.length} payout${r.payouts.length === 1 ? "" : "s"} created${failed ? `, ${failed} failed` : ""}` : "Nothing to pay right now");
       void utils.payouts.list.invalidate();
       void utils.funding.balance.invalidate();
+      await utils.payouts.queue.invalidate();
+      if (r.payouts.length) toast(failed ? "info" : "success", `${r.payouts.length} payout${r.payouts.length === 1 ? "" : "s"} created${failed ? `, ${failed} failed` : ""}`);
+      else toast("info", nothingToPay(utils.payouts.queue.getData({ environment: env }), r.skipped));
     },
   });
   const rows = list.rows;
@@ -84,6 +197,7 @@ export function PayoutsCard() {
           <thead>
             <tr>
               <Th>Created</Th>
+              <Th>Participant</Th>
               <Th>Wallet</Th>
               <Th>Amount</Th>
               <Th>Status</Th>
@@ -94,14 +208,17 @@ export function PayoutsCard() {
             {rows.map((p) => (
               <tr key={p.payoutId} data-testid="payout-row">
                 <Td>{formatDateTime(p.createdAt)}</Td>
-                <Td className="font-mono text-xs">{p.walletAddress}</Td>
+                <Td className="min-w-0">
+                  <PersonLink person={p.participant} />
+                </Td>
+                <Td className="font-mono text-xs break-all">{p.walletAddress}</Td>
                 <Td>
                   {formatEth(p.amountEth)}
                   {p.offsetEth !== "0" && <span className="block text-xs text-slate-500">offset {formatEth(p.offsetEth)}</span>}
                 </Td>
                 <Td>
                   <Badge color={STATUS_COLOR[p.status]}>{p.status}</Badge>
-                  {p.error && <span className="mt-1 block max-w-xs text-xs text-slate-500">{p.error}</span>}
+                  {p.error && <span className="mt-1 block max-w-xs text-xs break-words text-slate-500">{inWords(p.error)}</span>}
                 </Td>
                 <Td className="font-mono text-xs break-all">{p.txHash ?? "—"}</Td>
               </tr>

@@ -54,8 +54,8 @@ describe("payout wallets", () => {
     const by = Object.fromEntries(payouts.map((p) => [p.participantId, p]));
     expect(by[honest.participantId]).toMatchObject({ status: "CONFIRMED", amountEth: "0.01" });
     expect(by[reverter.participantId]).toMatchObject({ status: "FAILED", txHash: null, nonce: null, error: expect.stringMatching(/^WALLET_REFUSED: a transfer to .* fails/) });
-    expect(by[looper.participantId]).toMatchObject({ status: "FAILED", txHash: null, error: expect.stringMatching(/^WALLET_REFUSED: /) });
-    expect(by[hungry.participantId]).toMatchObject({ status: "FAILED", txHash: null, error: expect.stringMatching(/^WALLET_GAS_LIMIT: a transfer to .* needs \d+ gas, more than PAYOUT_MAX_GAS \(30000\)/) });
+    expect(by[looper.participantId]).toMatchObject({ status: "FAILED", txHash: null, error: expect.stringMatching(/^WALLET_(GAS_LIMIT|REFUSED): /) });
+    expect(by[hungry.participantId]).toMatchObject({ status: "FAILED", txHash: null, error: expect.stringMatching(/^WALLET_GAS_LIMIT: a transfer to .* needs more gas than PAYOUT_MAX_GAS \(30000\)/) });
     expect(await balanceOf(c, honest.wallet)).toBe(parseEther("0.01"));
     for (const r of [reverter, looper, hungry]) expect(await balanceOf(c, r.wallet)).toBe(0n);
     // One transaction left the deposit address: the refused wallets cost no gas at all.

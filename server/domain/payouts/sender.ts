@@ -58,25 +58,30 @@ export async function quoteFees(s: Sender): Promise<FeeQuote> {
 }
 
 /**
- * The gas limit of a transfer to `to`, or why the wallet is refused: its transfer reverts (or
- * runs out of gas) in estimation, or it needs more than PAYOUT_MAX_GAS. Estimated with the value,
- * so a receiver that refuses ETH shows up here rather than on chain. The chain down: 503.
+ * The gas limit of a transfer to `to`, or why the wallet is refused: its transfer reverts in
+ * estimation, or needs more than PAYOUT_MAX_GAS (the simulation is capped there, so a looping
+ * wallet costs the node no more than that either). Estimated with the value, so a receiver that
+ * refuses ETH shows up here rather than on chain. The chain down: 503.
  */
 export async function estimateTransferGas(s: Sender, to: Address, value: bigint): Promise<{ gas: bigint } | { refused: string }> {
   const max = env.payoutMaxGas;
+  const tooHungry = { refused: `WALLET_GAS_LIMIT: a transfer to ${to} needs more gas than PAYOUT_MAX_GAS (${max}); runs skip this participant until their wallet changes` };
   let gas: bigint;
   try {
+    // A call capped at PAYOUT_MAX_GAS first (every node honours a call's gas limit, not every node
+    // caps an estimate with it), then the estimate of a transfer now known to end within the cap.
+    await onChain(s.target, "call", () => s.client.call({ account: s.address, to, value, gas: max }));
     gas = await onChain(s.target, "estimateGas", () => s.client.estimateGas({ account: s.address, to, value }));
   } catch (e) {
     if (e instanceof AppError) throw e;
     const msg = rpcMessage(e);
     // Too little ETH to simulate the transfer: a plain transfer's gas (the balance check refuses the payout).
     if (/insufficient funds/i.test(msg)) return { gas: 21_000n };
+    if (/out of gas|exceeds allowance|gas required exceeds|intrinsic gas/i.test(msg)) return tooHungry;
     const short = (e as { shortMessage?: string }).shortMessage ?? String((e as Error).message);
     return { refused: `WALLET_REFUSED: a transfer to ${to} fails (${short.slice(0, 200)}); runs skip this participant until their wallet changes` };
   }
-  if (gas > max) return { refused: `WALLET_GAS_LIMIT: a transfer to ${to} needs ${gas} gas, more than PAYOUT_MAX_GAS (${max}); runs skip this participant until their wallet changes` };
-  return { gas };
+  return gas > max ? tooHungry : { gas };
 }
 
 export interface SignedTransfer {
