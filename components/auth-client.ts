@@ -15,9 +15,11 @@ async function post(path: string, body: unknown): Promise<AuthResult> {
     return { ok: false, message: "Network error: check your connection and try again." };
   }
   if (res.ok) return { ok: true };
-  const data = (await res.json().catch(() => null)) as { code?: string; message?: string } | null;
+  // { error: { code, message, details: { reason } } }: the provider's own code is the reason.
+  const answer = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string; details?: { reason?: string } } } | null;
+  const data = answer?.error ? { code: answer.error.details?.reason ?? answer.error.code, message: answer.error.message } : null;
   const code = data?.code ?? "";
-  const message = data?.message || (res.status === 429 ? "Too many attempts: wait a moment and try again." : `Request failed (${res.status})`);
+  const message = res.status === 429 ? "Too many attempts: wait a moment and try again." : data?.message || `Request failed (${res.status})`;
   let field: AuthResult["field"];
   if (/PASSWORD/.test(code)) field = "password";
   else if (/EMAIL|USER_ALREADY/.test(code)) field = "email";

@@ -59,6 +59,9 @@ describe("verifyWebhook", () => {
     expect(() => verifyWebhook(body, signed(body, new Date(Date.now() - 10 * 60_000)), secret)).toThrow(/Stale/);
     expect(() => verifyWebhook(body, signed(body, new Date(Date.now() + 10 * 60_000)), secret)).toThrow(/Stale/);
     expect(() => verifyWebhook(body, { "webhook-id": "msg_1" }, secret)).toThrow(/Missing/);
+    // An empty key and a non-finite or negative tolerance are refused, whatever the headers.
+    for (const empty of ["", "   ", "whsec_"]) expect(() => verifyWebhook(body, h, empty), JSON.stringify(empty)).toThrow(/secret is empty/);
+    for (const t of [NaN, Infinity, -Infinity, -1]) expect(() => verifyWebhook(body, h, secret, { toleranceSeconds: t }), String(t)).toThrow(/toleranceSeconds/);
     // Same signature replayed under another id fails (the id is signed).
     expect(() => verifyWebhook(body, { ...h, "webhook-id": "msg_2" }, secret)).toThrow(WebhookVerificationError);
   });

@@ -58,28 +58,42 @@ function constantTimeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/**
- * Verifies a webhook delivery and returns its event. `rawBody` must be the exact bytes received
- * (a string or Uint8Array), not a re-serialised object. `secret` is the endpoint's `whsec_…`.
- * Throws WebhookVerificationError on a missing header, a stale or future timestamp, or a
- * signature that matches none of the header's signatures.
- */
-export function verifyWebhook<T = Record<string, unknown>>(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options: VerifyOptions = {}): WebhookEvent<T> {
-  const id = header(headers, "webhook-id");
-  const timestamp = header(headers, "webhook-timestamp");
-  const signatures = header(headers, "webhook-signature");
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError("Missing webhook-id, webhook-timestamp or webhook-signature header");
-  if (!/^\d{1,15}$/.test(timestamp)) throw new WebhookVerificationError("Invalid webhook-timestamp");
-  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  const tolerance = options.toleranceSeconds ?? 300;
-  if (Math.abs(now - Number(timestamp)) > tolerance) throw new WebhookVerificationError("Stale or future webhook-timestamp (replay protection)");
-  const body = typeof rawBody === "string" ? rawBody : new TextDecoder().decode(rawBody);
+/** The endpoint's signing key from its whsec_ secret; an empty or non-base64 secret is refused. */
+function signingKey(secret: string): Uint8Array {
+  if (typeof secret !== "string" || secret.trim() === "") throw new WebhookVerificationError("The secret is empty: pass the endpoint's whsec_ secret");
   let key: Uint8Array;
   try {
     key = fromBase64(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret);
   } catch {
     throw new WebhookVerificationError("The secret is not a whsec_ base64 secret");
   }
+  if (key.length === 0) throw new WebhookVerificationError("The secret is empty: pass the endpoint's whsec_ secret");
+  return key;
+}
+
+/**
+ * Verifies a webhook delivery and returns its event. `rawBody` must be the exact bytes received
+ * (a string or Uint8Array), not a re-serialised object. `secret` is the endpoint's `whsec_…`.
+ * Throws WebhookVerificationError on an empty secret, a tolerance that is not a finite number
+ * of seconds, a missing header, a stale or future timestamp, or a signature that matches none
+ * of the header's signatures.
+ */
+export function verifyWebhook<T = Record<string, unknown>>(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options: VerifyOptions = {}): WebhookEvent<T> {
+  // Checked before any header: an empty key would make every signature an HMAC anyone can compute,
+  // and a NaN or infinite tolerance would disable replay protection.
+  const key = signingKey(secret);
+  const tolerance = options.toleranceSeconds ?? 300;
+  if (typeof tolerance !== "number" || !Number.isFinite(tolerance) || tolerance < 0) {
+    throw new WebhookVerificationError("toleranceSeconds must be a finite number of seconds, 0 or more");
+  }
+  const id = header(headers, "webhook-id");
+  const timestamp = header(headers, "webhook-timestamp");
+  const signatures = header(headers, "webhook-signature");
+  if (!id || !timestamp || !signatures) throw new WebhookVerificationError("Missing webhook-id, webhook-timestamp or webhook-signature header");
+  if (!/^\d{1,15}$/.test(timestamp)) throw new WebhookVerificationError("Invalid webhook-timestamp");
+  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  if (Math.abs(now - Number(timestamp)) > tolerance) throw new WebhookVerificationError("Stale or future webhook-timestamp (replay protection)");
+  const body = typeof rawBody === "string" ? rawBody : new TextDecoder().decode(rawBody);
   const expected = toBase64(hmacSha256(key, utf8(`${id}.${timestamp}.${body}`)));
   const ok = signatures.split(" ").some((s) => {
     const [version, sig] = s.split(",", 2);

@@ -9,13 +9,26 @@ export const environment = z.enum(ENVIRONMENTS);
 
 const ORIGIN_RE = /^https?:\/\/(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
 
-/** "https://Shop.example.com/" → "https://shop.example.com"; wildcard only as a leading "*." label. */
+const portOf = (origin: string) => /:(\d{1,5})$/.exec(origin)?.[1];
+const DEFAULT_PORT: Record<string, string> = { http: "80", https: "443" };
+
+/**
+ * "https://Shop.example.com:443/" → "https://shop.example.com" (a default port is dropped, as
+ * browsers drop it from Origin); ports 1–65535 only; wildcard only as a leading "*." label.
+ */
 const originSchema = z
   .string()
   .trim()
   .max(253)
   .transform((s) => s.toLowerCase().replace(/\/+$/, ""))
   .refine((s) => ORIGIN_RE.test(s), "Must be an origin such as https://shop.example.com or https://*.example.com (no path)")
+  .refine((s) => portOf(s) === undefined || (Number(portOf(s)) >= 1 && Number(portOf(s)) <= 65_535), "The port must be between 1 and 65535")
+  .transform((s) => {
+    const port = portOf(s);
+    if (port === undefined) return s;
+    const bare = s.slice(0, -port.length - 1);
+    return DEFAULT_PORT[s.split(":")[0]] === String(Number(port)) ? bare : `${bare}:${Number(port)}`;
+  })
   .refine((s) => !s.includes("*.") || wildcardUnderRegistrableDomain(s), "A wildcard must sit under a registrable domain (https://*.example.com, not https://*.com or https://*.github.io)");
 
 /**

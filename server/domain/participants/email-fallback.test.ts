@@ -4,8 +4,8 @@ import { db } from "../../db/client";
 import { testBusiness } from "../../../tests/support/jobs-fixtures";
 import { upsertParticipant } from "./service";
 
-const WALLET_A = "0x00000000000000000000000000000000000000a1";
-const WALLET_M = "0x00000000000000000000000000000000000000b2";
+const WALLET_A = "0x1111111111111111111111111111111111111111";
+const WALLET_M = "0x2222222222222222222222222222222222222222";
 
 describe("upsertParticipant: email fallback", () => {
   it("a new userId with another participant's email is a 409 CONFLICT; nothing changes", async () => {
