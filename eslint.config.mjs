@@ -16,7 +16,7 @@ const forbid = (...groups) => ({
 
 const UP_FROM_DOMAIN = [
   [["next", "next/*", "@trpc/*", "trpc-to-openapi", "inngest", "inngest/*", "react", "react-dom"], "server/domain is framework-free: no Next.js, tRPC, Inngest or React (docs/architecture.md)."],
-  [["**/sdk", "**/sdk/*", "**/routers", "**/routers/*", "**/trpc/*", "**/jobs/runner*", "**/jobs/execute*", "**/jobs/handlers*", "**/inngest/*", "**/app/*", "**/runtime"], "server/domain must not import the layers that call it (routers, sdk, jobs, inngest, app)."],
+  [["**/sdk", "**/sdk/*", "**/routers", "**/routers/*", "**/trpc/*", "**/jobs/runner*", "**/jobs/execute*", "**/jobs/claim*", "**/jobs/lanes*", "**/jobs/handlers*", "**/rest/*", "**/inngest/*", "**/app/*", "**/runtime"], "server/domain must not import the layers that call it (routers, sdk, jobs, inngest, app)."],
 ];
 const UP_FROM_BASE = [
   [["**/domain/*", "**/domain/**", "**/sdk/*", "**/routers/*", "**/trpc/*", "**/jobs/*", "**/inngest/*", "**/app/*"], "server/db, server/shared and server/chain depend on nothing above them."],

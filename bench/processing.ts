@@ -201,7 +201,8 @@ function pgliteDrain(events: number): Promise<{ seconds: number; rate: number; o
   const script = `(async () => {
     const { db, dbReady, closeDb } = await import(${JSON.stringify(path.join(ROOT, "server/db/client.ts"))});
     const { queueEvents } = await import(${JSON.stringify(path.join(ROOT, "server/domain/tracking/queue-events.ts"))});
-    const { claimDueJobs, executeClaimedJobs } = await import(${JSON.stringify(path.join(ROOT, "server/jobs/execute.ts"))});
+    const { claimDueJobs } = await import(${JSON.stringify(path.join(ROOT, "server/jobs/claim.ts"))});
+    const { executeClaimedJobs } = await import(${JSON.stringify(path.join(ROOT, "server/jobs/lanes.ts"))});
     await dbReady();
     await db.$executeRawUnsafe(\`INSERT INTO "Business" (id, name, "ownerId", "updatedAt") VALUES ('bench', 'Bench', 'o-bench', now())\`);
     await db.$executeRawUnsafe(\`INSERT INTO "BusinessConfig" ("businessId", "referralRewardWei", "bonusWei", "updatedAt") VALUES ('bench', 1000, 500, now())\`);

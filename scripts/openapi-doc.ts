@@ -3,7 +3,7 @@
 // Usage: tsx scripts/openapi-doc.ts <out.json>
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { openApiDocument } from "../server/trpc/rest";
+import { openApiDocument } from "../server/rest/business-rest";
 
 const out = process.argv[2] ?? "openapi.json";
 mkdirSync(path.dirname(path.resolve(out)), { recursive: true });

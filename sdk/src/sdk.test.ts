@@ -13,7 +13,7 @@ import { createClient, RateLimitError, ValidationError, verifyWebhook, WebhookVe
 
 describe("generated types", () => {
   it("sdk/src/types.ts is what the server's current OpenAPI document generates (npm run build:sdk)", async () => {
-    const { openApiDocument } = await import("../../server/trpc/rest");
+    const { openApiDocument } = await import("../../server/rest/business-rest");
     const { generateTypes } = await import("../scripts/generate-types");
     const doc = JSON.parse(JSON.stringify(openApiDocument()));
     expect(readFileSync(new URL("./types.ts", import.meta.url), "utf8")).toBe(generateTypes(doc));

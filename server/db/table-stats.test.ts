@@ -6,7 +6,7 @@ import { analyzeGrownTables } from "./table-stats";
 
 const BIZ = "biz-table-stats";
 
-// The claim's candidate query (server/jobs/execute.ts claimDueJobs), as its plan is chosen.
+// The claim's candidate query (server/jobs/claim.ts claimDueJobs), as its plan is chosen.
 const claimPlan = async () =>
   (
     await rawRows<{ "QUERY PLAN": string }>(

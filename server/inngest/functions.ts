@@ -9,7 +9,8 @@
 // (server/inngest/dispatch.ts) sends it again once the lease has expired.
 import { NonRetriableError } from "inngest";
 import { env } from "../shared/env";
-import { runJob, runJobs, type RunOutcome } from "../jobs/execute";
+import { runJob, type RunOutcome } from "../jobs/execute";
+import { runJobs } from "../jobs/lanes";
 import { sweepRetention } from "../domain/jobs/retention";
 import { inngest, JOB_EVENTS } from "./client";
 
@@ -68,7 +69,7 @@ async function executeJobs(jobIds: unknown[], step: Step): Promise<Attempt | { j
 /**
  * EVENT_PROCESS with Inngest batching: up to 100 events (1 s window) per run, executed together
  * through runJobs, so events of one business go through the same batched, set-based execution
- * as the embedded runner's (server/jobs/execute.ts executeEventBatch). A run of one event answers
+ * as the embedded runner's (server/jobs/lanes.ts executeEventBatch). A run of one event answers
  * exactly as before (its outcome); several answer `{ jobs: { [jobId]: outcome } }`.
  */
 export const eventProcessFunction = inngest.createFunction(

@@ -1,4 +1,4 @@
-// Batched execution (execute.ts executeEventBatch) has exactly the outcomes of one-by-one
+// Batched execution (lanes.ts executeEventBatch) has exactly the outcomes of one-by-one
 // execution: the same scenario runs for two identically configured businesses, one job at a
 // time for the first, as one batch for the second, and every outcome is compared (event
 // statuses and reasons, rewards with caps, daily totals, pool refusals and review holds,
@@ -15,7 +15,9 @@ import type { Scope } from "../domain/participants/schemas";
 import { ethToWei, weiToDb } from "../shared/money";
 import { newId } from "../shared/ids";
 import { fastPathStats, writeTuning } from "../domain/tracking/event-batch";
-import { claimJob, executeClaimedJobs, executeEventBatch, runJob } from "./execute";
+import { claimJob } from "./claim";
+import { runJob } from "./execute";
+import { executeClaimedJobs, executeEventBatch } from "./lanes";
 
 type Step = { eventName: string; referrer?: string | null; email?: string | number; userId?: string; untrusted?: boolean; name?: string };
 

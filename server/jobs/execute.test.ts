@@ -3,7 +3,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { db } from "../db/client";
 import { upsertParticipant } from "../domain/participants/service";
-import { backoffMs, claimJob, executeClaimedJob, runJob } from "./execute";
+import { claimJob } from "./claim";
+import { backoffMs, executeClaimedJob, runJob } from "./execute";
 import { PAST, queuedEvent, queuedJob, testBusiness } from "../../tests/support/jobs-fixtures";
 
 describe("job execution", () => {

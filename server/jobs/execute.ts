@@ -1,16 +1,13 @@
-// Claiming and executing jobs. A claim sets status RUNNING with a lease (lockedUntil) and a
-// fresh lock token; the executing transaction first re-locks the row and checks that token, so
-// a runner whose lease expired (another runner took the job over) cannot commit its work too.
-// A job left RUNNING by a crash is claimable again once its lease has expired.
-// Timestamps are compared in UTC (`now() AT TIME ZONE 'UTC'`): Prisma stores DateTime as UTC in
-// timestamp(3) columns, whatever the database server's TimeZone.
-import { randomUUID } from "node:crypto";
-import { db, dbKind, rawRows, txSql } from "../db/client";
-import type { Job, JobType, Prisma } from "../db/generated";
+// Executing one claimed job: the executing transaction first re-locks the row and checks the
+// claim's lock token (claim.ts), so a runner whose lease expired (another runner took the job
+// over) cannot commit its work too. Its work and its SUCCEEDED mark commit together; a failure
+// schedules a retry with backoff or fails the job for good. runJob is the entry point by id.
+import { db } from "../db/client";
+import type { Job, Prisma } from "../db/generated";
 import { AppError, toAppError } from "../shared/errors";
 import { env } from "../shared/env";
 import { lockPool } from "../domain/ledger/service";
-import { processEventRun, readRunInputs, settled, type BatchItem, type RunInputs } from "../domain/tracking/event-batch";
+import { claimJob } from "./claim";
 import { handlers } from "./handlers";
 
 export type RunOutcome =
@@ -23,9 +20,7 @@ export type RunOutcome =
   /** Another worker holds a live lease */
   | { status: "BUSY" };
 
-class LeaseLost extends Error {}
-
-export const ALL_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY", "WEBHOOK_DELIVER", "REWARD_PAYOUT"];
+export class LeaseLost extends Error {}
 
 /** Retry delay after the n-th failed attempt: 1 s, 2 s, 4 s … capped at 5 min, with jitter. */
 export function backoffMs(attempt: number): number {
@@ -36,57 +31,8 @@ export function backoffMs(attempt: number): number {
 /** A 4xx AppError is the job's definite answer (e.g. unknown referral code): no retry. */
 const isPermanent = (e: AppError) => e.status >= 400 && e.status < 500 && e.code !== "RATE_LIMITED" && e.code !== "CONFLICT";
 
-/**
- * Claims up to `limit` due jobs of each of the given types: QUEUED and due, or RUNNING with an
- * expired lease. Two index scans per type on (type, status, runAt), each stopping after `limit`
- * rows, so a backlog of queued jobs (of these types or of others) does not make a poll sort it.
- */
-export async function claimDueJobs(limit: number, types: readonly JobType[] = ALL_JOB_TYPES): Promise<Job[]> {
-  const token = randomUUID();
-  // $1 lease, $2 token, $3 limit, then one parameter per type.
-  const scans = types.flatMap((_, i) => [
-    `queued${i} AS (SELECT id FROM "Job" WHERE type = $${i + 4}::"JobType" AND status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC')
-        ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
-    `expired${i} AS (SELECT id FROM "Job" WHERE type = $${i + 4}::"JobType" AND status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')
-        ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
-  ]);
-  const ids = types.flatMap((_, i) => [`SELECT id FROM queued${i}`, `SELECT id FROM expired${i}`]).join(" UNION ALL ");
-  // Up to a thousand rows back: straight to the pool on PostgreSQL (rawRows, db/client.ts).
-  const rows = await rawRows<Job>(
-    `WITH ${scans.join(",\n      ")}
-     UPDATE "Job" SET status = 'RUNNING', attempts = attempts + 1, "lockedUntil" = (now() AT TIME ZONE 'UTC') + ($1::int * interval '1 millisecond'),
-        "lockedBy" = $2 || ':' || id, "startedAt" = COALESCE("startedAt", (now() AT TIME ZONE 'UTC')), "updatedAt" = (now() AT TIME ZONE 'UTC')
-      WHERE id IN (${ids})
-      RETURNING *`,
-    env.jobLeaseMs,
-    token,
-    limit,
-    ...types,
-  );
-  return rows.sort((a, b) => a.runAt.getTime() - b.runAt.getTime());
-}
-
-/**
- * Claims one specific job (the Inngest path: the event names the job) when it is due: QUEUED
- * with its backoff over (runAt ≤ now), or RUNNING with an expired lease. A redelivered or early
- * event therefore never runs a job before its time.
- */
-export async function claimJob(jobId: string): Promise<Job | null> {
-  const token = randomUUID();
-  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-    `UPDATE "Job" SET status = 'RUNNING', attempts = attempts + 1, "lockedUntil" = (now() AT TIME ZONE 'UTC') + ($1::int * interval '1 millisecond'),
-        "lockedBy" = $2 || ':' || id, "startedAt" = COALESCE("startedAt", (now() AT TIME ZONE 'UTC')), "updatedAt" = (now() AT TIME ZONE 'UTC')
-      WHERE id = $3 AND ((status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC')) OR (status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')))
-      RETURNING id`,
-    env.jobLeaseMs,
-    token,
-    jobId,
-  );
-  return rows.length ? db.job.findUnique({ where: { id: jobId } }) : null;
-}
-
 /** Locks the job row; throws LeaseLost unless this claim (its lock token) still holds it. */
-async function ownsJob(tx: Prisma.TransactionClient, job: Job) {
+export async function ownsJob(tx: Prisma.TransactionClient, job: Job) {
   const [row] = await tx.$queryRawUnsafe<{ lockedBy: string | null; status: string }[]>(`SELECT "lockedBy", status::text AS status FROM "Job" WHERE id = $1 FOR UPDATE`, job.id);
   if (!row || row.status !== "RUNNING" || row.lockedBy !== job.lockedBy) throw new LeaseLost();
 }
@@ -116,7 +62,7 @@ export async function executeClaimedJob(job: Job): Promise<RunOutcome> {
 }
 
 /** A claimed job's attempt failed (nothing of it committed): schedule the retry, or fail it for good. */
-async function recordFailure(job: Job, e: unknown): Promise<RunOutcome> {
+export async function recordFailure(job: Job, e: unknown): Promise<RunOutcome> {
   const handler = handlers[job.type];
   const err = toAppError(e);
   const message = `${err.code}: ${err.message}`.slice(0, 1000);
@@ -155,240 +101,4 @@ export async function runJob(jobId: string): Promise<RunOutcome> {
   if (job.status === "FAILED") return { status: "FAILED", error: job.lastError ?? "failed" };
   if (job.status === "QUEUED") return { status: "NOT_DUE", runAt: job.runAt };
   return { status: "BUSY" };
-}
-
-/**
- * runJob for several jobs at once (Inngest's batched EVENT_PROCESS function): the due ones are
- * claimed and executed together (executeClaimedJobs: events of one business as one batch); the
- * others answer as runJob would (stored outcome, NOT_DUE, BUSY).
- */
-export async function runJobs(jobIds: string[]): Promise<Map<string, RunOutcome>> {
-  const ids = [...new Set(jobIds)];
-  const claimed: Job[] = [];
-  for (const id of ids) {
-    const j = await claimJob(id);
-    if (j) claimed.push(j);
-  }
-  const out = claimed.length ? await executeClaimedJobs(claimed) : new Map<string, RunOutcome>();
-  for (const id of ids) if (!out.has(id)) out.set(id, await runJob(id));
-  return out;
-}
-
-// ───────────── Batched execution ─────────────
-
-/**
- * A place in a business+environment's line for its pool lock, within this process. `wait`
- * settles when the batch before has taken the lock (or ended); `done` (idempotent) is called once
- * this one has taken it (or ended). Batches of one runner then lock the pool in arrival order,
- * although each one opens its transaction, locks its job rows and reads its events while the
- * one before holds the lock: in the database's queue for a row lock, the first to ask is the
- * first served. Turns are taken in arrival order before anything runs, and a transaction asks
- * its connection of the pool before any later one, so a batch never waits for one behind it.
- */
-export interface Turn {
-  wait: Promise<void>;
-  done: () => void;
-}
-const turns = new Map<string, Promise<void>>();
-
-function takeTurn(businessId: string, environment: string): Turn {
-  const key = `${businessId}\u0000${environment}`;
-  const wait = turns.get(key) ?? Promise.resolve();
-  let done!: () => void;
-  const mine = new Promise<void>((resolve) => (done = resolve));
-  turns.set(key, mine);
-  void mine.then(() => {
-    if (turns.get(key) === mine) turns.delete(key);
-  });
-  return { wait, done };
-}
-
-const eventItemOf = (job: Job): BatchItem => {
-  const id = (job.payload as { eventId?: unknown } | null)?.eventId;
-  // A payload without an event id matches no event: the one-by-one handler then answers its error.
-  return { key: job.id, eventId: typeof id === "string" ? id : "", apiKeyId: job.apiKeyId };
-};
-
-/** The set-based path's largest look-ahead, in events. */
-const FAST_WINDOW = 1000;
-
-const arrival = (a: Job, b: Job) => a.runAt.getTime() - b.runAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
-/**
- * Executes claimed jobs. EVENT_PROCESS jobs of one business and environment run as one batch
- * (executeEventBatch); other jobs, and a batch of one, run alone (executeClaimedJob). Batches of
- * different businesses run side by side, at most `parallel` at a time.
- */
-export async function executeClaimedJobs(jobs: Job[], parallel = 4): Promise<Map<string, RunOutcome>> {
-  const out = new Map<string, RunOutcome>();
-  const units: Job[][] = [];
-  const groups = new Map<string, Job[]>();
-  for (const job of jobs) {
-    if (job.type !== "EVENT_PROCESS") {
-      units.push([job]);
-      continue;
-    }
-    const key = `${job.businessId}\u0000${job.environment}`;
-    const g = groups.get(key);
-    if (g) g.push(job);
-    else groups.set(key, [job]);
-  }
-  // A batch transaction holds the business's pool lock until it commits: bounded in size, so
-  // that synchronous requests of that business wait little and a batch ends well within its lease.
-  const txSize = env.jobBatchTxSize ?? (dbKind() === "postgres" ? 1000 : 500);
-  for (const g of groups.values()) {
-    g.sort(arrival);
-    for (let i = 0; i < g.length; i += txSize) units.push(g.slice(i, i + txSize));
-  }
-  // Turns on the pool lock, taken now, in arrival order: a business's batches lock its pool in
-  // that order, whatever lane runs them and whenever it gets there (also across claims).
-  const turnOf = new Map(units.map((unit) => [unit, unit[0].type === "EVENT_PROCESS" ? takeTurn(unit[0].businessId, unit[0].environment) : undefined]));
-  let next = 0;
-  const lane = async () => {
-    while (next < units.length) {
-      const unit = units[next++];
-      const turn = turnOf.get(unit);
-      let outcomes: Map<string, RunOutcome>;
-      if (unit.length > 1) outcomes = await executeEventBatch(unit, turn);
-      else {
-        // A job run alone holds its turn until it ends (it takes the pool lock inside).
-        await turn?.wait;
-        try {
-          outcomes = new Map([[unit[0].id, await executeClaimedJob(unit[0])]]);
-        } finally {
-          turn?.done();
-        }
-      }
-      for (const [id, o] of outcomes) out.set(id, o);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, units.length)) }, lane));
-  } finally {
-    // A lane that crashed leaves units it never ran: their turns must not hold later batches up.
-    for (const turn of turnOf.values()) turn?.done();
-  }
-  return out;
-}
-
-/**
- * EVENT_PROCESS jobs of one business+environment in one transaction, with the same outcomes as
- * one by one, in arrival order (runAt, createdAt). Runs of events of the common shape (a known
- * referrer, a new referred user) are decided together and written set-based, a few statements
- * per run (domain/tracking/event-batch.ts); an event of any other shape runs through the
- * one-by-one handler in its own savepoint, so a job that fails rolls back alone and is then
- * retried or failed exactly as it would be alone. The pool row is locked first, once: batches (and single jobs paying
- * rewards) of one business serialise on it, and every reward of the batch sees the debits of
- * the ones before it. Ownership of every job is checked under its row lock in one statement,
- * and the jobs that succeeded are marked SUCCEEDED in one statement of the same transaction as
- * their effects: a crash before the commit leaves nothing, and the jobs are taken again when
- * their lease expires (exactly once, across crashes and workers). If the batch transaction
- * itself fails (e.g. a deadlock with a single-path transaction), nothing of it committed and
- * its jobs run one by one.
- */
-export async function executeEventBatch(jobs: Job[], turn?: Turn): Promise<Map<string, RunOutcome>> {
-  const ordered = [...jobs].sort(arrival);
-  const { businessId, environment } = ordered[0];
-  turn ??= takeTurn(businessId, environment);
-  try {
-    if (ordered.some((j) => j.type !== "EVENT_PROCESS" || j.businessId !== businessId || j.environment !== environment)) {
-      throw new Error("executeEventBatch: jobs must be EVENT_PROCESS jobs of one business and environment");
-    }
-    return await executeEventBatchInTurn(ordered, turn);
-  } finally {
-    turn.done();
-  }
-}
-
-async function executeEventBatchInTurn(ordered: Job[], turn: Turn): Promise<Map<string, RunOutcome>> {
-  const { businessId, environment } = ordered[0];
-  const out = new Map<string, RunOutcome>();
-  const failed: { job: Job; error: unknown }[] = [];
-  let succeeded: { job: Job; result: Prisma.InputJsonObject }[] = [];
-  try {
-    await db.$transaction(
-      async (tx) => {
-        failed.length = 0;
-        succeeded = [];
-        const rows = await tx.$queryRawUnsafe<{ id: string; lockedBy: string | null; status: string }[]>(
-          `SELECT id, "lockedBy", status::text AS status FROM "Job" WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
-          ordered.map((j) => j.id),
-        );
-        const owned = new Set(rows.filter((r) => r.status === "RUNNING" && r.lockedBy === ordered.find((j) => j.id === r.id)?.lockedBy).map((r) => r.id));
-        const mine = ordered.filter((j) => owned.has(j.id));
-        const byId = new Map(mine.map((j) => [j.id, j]));
-        // The first run's rules and events, read before the pool lock: while the batch ahead holds it.
-        let inputs: RunInputs | undefined = mine.length ? await readRunInputs(tx, businessId, environment, mine.slice(0, FAST_WINDOW).map(eventItemOf)) : undefined;
-        await turn.wait;
-        await lockPool(tx, businessId, environment);
-        turn.done(); // the next batch of this business may now queue for the lock, behind this one
-        // How far the set-based path reads ahead: a full window while it takes events, one event
-        // after it stopped at once (e.g. a stretch of repeat events of known users, which it does
-        // not take), so that such a stretch does not read a full window per event; it doubles again
-        // with every run it takes whole.
-        let window = FAST_WINDOW;
-        // A run's statements may still be running when it answers (processEventRun's `written`):
-        // the next run and the one-by-one handler read what it wrote, so they wait for it; the
-        // last run's writes overlap with the jobs' completion, queued behind them.
-        let written: Promise<void> = Promise.resolve();
-        for (let i = 0; i < mine.length; ) {
-          await written;
-          // Set-based: the run of events of the common shape, decided together (event-batch.ts)…
-          const run = await processEventRun(tx, businessId, environment, mine.slice(i, i + window).map(eventItemOf), inputs);
-          inputs = undefined; // later runs read again: the one-by-one handler may have changed the rules' rows (a first use creates them)
-          written = run.written;
-          for (const d of run.done) succeeded.push({ job: byId.get(d.key)!, result: d.result });
-          i += run.next;
-          window = run.slow ? Math.max(1, run.next) : Math.min(FAST_WINDOW, window * 2);
-          if (!run.slow || i >= mine.length) continue;
-          // …and the next event of another shape through the one-by-one handler, in its own savepoint.
-          await written;
-          const job = mine[i++];
-          await tx.$executeRawUnsafe(`SAVEPOINT rts_job`);
-          try {
-            const result = await handlers.EVENT_PROCESS.run(tx, job);
-            await tx.$executeRawUnsafe(`RELEASE SAVEPOINT rts_job`);
-            succeeded.push({ job, result });
-          } catch (e) {
-            await tx.$executeRawUnsafe(`ROLLBACK TO SAVEPOINT rts_job`);
-            failed.push({ job, error: e });
-          }
-        }
-        let completed: Promise<unknown> = Promise.resolve();
-        if (succeeded.length) {
-          const now = new Date().toISOString();
-          // The results as one jsonb parameter: a jsonb[] costs pg an escaping pass per element and
-          // the database an array parse before each result's own; the document is parsed once and
-          // each result taken out of it as jsonb as it is (json_to_recordset into a jsonb column is
-          // several times slower: it re-reads each value as text).
-          const sql = await txSql(tx);
-          completed = sql.execute(
-            `UPDATE "Job" AS j SET status = 'SUCCEEDED', result = d.result, "lastError" = NULL, "lockedUntil" = NULL, "lockedBy" = NULL,
-                    "finishedAt" = $2::timestamp(3), "updatedAt" = $2::timestamp(3)
-               FROM (SELECT x->>'id' AS id, x->'result' AS result FROM jsonb_array_elements($1::jsonb) AS x) AS d
-              WHERE j.id = d.id AND j.id = ANY($3::text[])`,
-            JSON.stringify(succeeded.map((s) => ({ id: s.job.id, result: s.result }))),
-            now,
-            // The ids again as an array, whose length the planner knows (a JSON document's it
-            // guesses): the rows are found through the primary key, not a scan of the table.
-            succeeded.map((s) => s.job.id),
-          );
-          completed.catch(() => undefined); // answered just below, after the run's writes
-        }
-        await settled([written, completed]);
-        for (const job of ordered) if (!owned.has(job.id)) out.set(job.id, { status: "BUSY" });
-      },
-      // The job rows stay locked until the commit, so a lease expiring meanwhile lets no other
-      // runner take them (claims skip locked rows): the batch may outlive its lease.
-      { timeout: Math.max(120_000, 2 * env.jobLeaseMs) },
-    );
-  } catch (e) {
-    console.warn(`[jobs] batch of ${ordered.length} jobs failed as a whole (${(e as Error).message.replace(/\s+/g, " ").slice(-300)}); running them one by one`);
-    turn.done(); // its jobs run one by one now, in transactions of their own: the next batch need not wait for them
-    for (const job of ordered) out.set(job.id, await executeClaimedJob(job));
-    return out;
-  }
-  for (const s of succeeded) out.set(s.job.id, { status: "SUCCEEDED", result: s.result });
-  for (const f of failed) out.set(f.job.id, await recordFailure(f.job, f.error));
-  return out;
 }

@@ -1,5 +1,5 @@
 // One handler per job type. The embedded runner and the Inngest functions both execute jobs
-// through runJob (server/jobs/execute.ts), which calls these inside the transaction that also
+// through runJob (server/jobs/execute.ts; batches: lanes.ts), which calls these inside the transaction that also
 // marks the job SUCCEEDED, so a job's effects commit exactly once.
 import type { Tx } from "../db/client";
 import type { Job, JobType, Prisma } from "../db/generated";

@@ -2,7 +2,7 @@
 // `npm run worker`): polls the Job table, claims due jobs with a lease, executes them, retries
 // with backoff. Three loops share one database connection pool and nothing else:
 // - the event loop claims EVENT_PROCESS and SDK_REFERRAL_APPLY jobs, up to JOB_BATCH_SIZE at a
-//   time, and executes them (events of one business+environment as one batch: execute.ts
+//   time, and executes them (events of one business+environment as one batch: lanes.ts
 //   executeClaimedJobs);
 // - the webhook pool and the payout pool each claim their own kind of job, as many as they have
 //   free places (WEBHOOK_CONCURRENCY, PAYOUT_CONCURRENCY), and run each job on its own. A
@@ -17,7 +17,9 @@ import { dbKind } from "../db/client";
 import type { Job, JobType } from "../db/generated";
 import { keepTableStats } from "../db/table-stats";
 import { env } from "../shared/env";
-import { claimDueJobs, executeClaimedJob, executeClaimedJobs } from "./execute";
+import { claimDueJobs } from "./claim";
+import { executeClaimedJob } from "./execute";
+import { executeClaimedJobs } from "./lanes";
 
 export interface EmbeddedRunner {
   wake(): void;

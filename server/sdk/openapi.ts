@@ -8,6 +8,7 @@ import { createPortalSessionInput, portalSessionOutput } from "../domain/portal/
 import { reverseRewardsInput, reverseRewardsOutput } from "../domain/payouts/schemas";
 import { applyReferralInput, referralListOutput } from "../domain/referrals/schemas";
 import { trackInput, trackQueuedOutput, trackSyncOutput } from "../domain/tracking/schemas";
+import { jobView } from "../domain/jobs/view";
 import { ERROR_CODES, type ErrorCode } from "../shared/errors";
 
 const errorCodes = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
@@ -37,19 +38,6 @@ const applySync = z.object({
 });
 const applyQueued = z.object({ success: z.literal(true), queued: z.literal(true), jobId: z.string(), jobType: z.literal("SDK_REFERRAL_APPLY"), message: z.string() });
 const batchResult = z.object({ index: z.number().int() }).catchall(z.unknown());
-const jobView = z.object({
-  jobId: z.string(),
-  jobType: z.enum(["EVENT_PROCESS", "SDK_REFERRAL_APPLY", "WEBHOOK_DELIVER"]),
-  status: z.enum(["QUEUED", "RUNNING", "SUCCEEDED", "FAILED"]),
-  attempts: z.number().int(),
-  maxAttempts: z.number().int(),
-  result: z.unknown(),
-  error: z.string().nullable(),
-  createdAt: z.string(),
-  startedAt: z.string().nullable(),
-  finishedAt: z.string().nullable(),
-  nextAttemptAt: z.string().nullable(),
-});
 
 /** The API-key schemes of the SDK routes (merged into components.securitySchemes); any one of them authenticates. */
 export const sdkSecuritySchemes = {

@@ -6,7 +6,7 @@ import { auth } from "../auth/better-auth";
 import { appRouter } from "../routers/_app";
 import { env } from "../shared/env";
 import { createContext } from "./init";
-import { handleBusinessRest } from "./rest";
+import { handleBusinessRest } from "../rest/business-rest";
 
 let cookie = "";
 let token = "";

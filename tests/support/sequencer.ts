@@ -14,7 +14,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 const KNOWN_SLOW = [
   "server/jobs/workers.test.ts",
   "server/domain/rewards/engine.test.ts",
-  "server/trpc/rest-fuzz.test.ts",
+  "server/rest/business-rest-fuzz.test.ts",
   "server/domain/ledger/balance.test.ts",
   "server/jobs/batch.test.ts",
   "server/sdk/fuzz.test.ts",

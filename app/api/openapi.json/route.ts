@@ -1,4 +1,4 @@
-import { openApiDocument } from "@/server/trpc/rest";
+import { openApiDocument } from "@/server/rest/business-rest";
 
 export const dynamic = "force-dynamic";
 export const GET = () => Response.json(openApiDocument());

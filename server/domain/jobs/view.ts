@@ -1,21 +1,25 @@
 // GET /sdk/jobs/:jobId: a job's status, scoped to the API key's business and environment.
+import { z } from "zod";
 import { db } from "../../db/client";
+import { JobStatus, JobType } from "../../db/generated";
 import { notFound } from "../../shared/errors";
 import type { Scope } from "../participants/schemas";
 
-export interface JobView {
-  jobId: string;
-  jobType: "EVENT_PROCESS" | "SDK_REFERRAL_APPLY" | "WEBHOOK_DELIVER" | "REWARD_PAYOUT";
-  status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED";
-  attempts: number;
-  maxAttempts: number;
-  result: unknown;
-  error: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  nextAttemptAt: string | null;
-}
+/** The answer's schema: the route's OpenAPI document (and so the SDK's types) is generated from it. */
+export const jobView = z.object({
+  jobId: z.string(),
+  jobType: z.enum(JobType),
+  status: z.enum(JobStatus),
+  attempts: z.number().int(),
+  maxAttempts: z.number().int(),
+  result: z.unknown(),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+});
+export type JobView = z.infer<typeof jobView>;
 
 export async function getJob(scope: Pick<Scope, "businessId" | "environment">, jobId: string): Promise<JobView> {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(jobId)) throw notFound("Job");

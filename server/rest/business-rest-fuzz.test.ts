@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auth } from "../auth/better-auth";
 import { bodyText, fingerprint, hostileBody, hostileString } from "../../tests/support/fuzz";
-import { handleBusinessRest, openApiDocument } from "./rest";
+import { handleBusinessRest, openApiDocument } from "./business-rest";
 
 /** Cases per property: a third of the full depth by default (CI time); FUZZ_SCALE=3 or more digs deeper. */
 const runs = (n: number) => Math.max(10, Math.round((n * Number(process.env.FUZZ_SCALE ?? "1")) / 3));

@@ -9,7 +9,7 @@ import { readCapped } from "../shared/http";
 import { assertCleanJson, assertCleanUrl, assertJsonObject } from "../shared/json-guard";
 import { env } from "../shared/env";
 import { sdkOpenApiPaths, sdkSecuritySchemes } from "../sdk/openapi";
-import { appErrorOf, createContext } from "./init";
+import { appErrorOf, createContext } from "../trpc/init";
 
 const MAX_BODY = 32 * 1024;
 
