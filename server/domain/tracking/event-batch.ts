@@ -26,6 +26,7 @@ import type { Environment } from "../../shared/environment";
 import { readConfig, type EffectiveConfig } from "../config/effective";
 import { generateReferralCode } from "../participants/service";
 import { screenIdentities, utcDayStart } from "../rewards/anti-abuse";
+import { signalRules } from "../rewards/fraud-signals";
 import { plan, toRewardSummary, type RewardSummary } from "../rewards/engine";
 import { capPayout } from "../rewards/payout";
 import { emitWebhookEvent, newReferralWebhooks, referralWebhook, rewardWebhook, trackedEventWebhook, poolLowWebhook, type WebhookEvent } from "../webhooks/emit";
@@ -114,7 +115,8 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
   // ── Reads ──
   const { cfg, settings, hooks, events } = inputs ?? (await readRunInputs(tx, businessId, environment, slice));
   // First use of a business (no config or settings row yet): the one-by-one path creates them.
-  if (!cfg || !settings) {
+  // Fraud-signal rules (clicks, wallets) are screened there too (rewards/fraud-signals.ts).
+  if (!cfg || !settings || Object.values(signalRules(settings)).some((r) => r !== "OFF")) {
     fastPathStats.slow += 1;
     return none;
   }
