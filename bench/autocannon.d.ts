@@ -35,6 +35,7 @@ declare module "autocannon" {
   interface Result {
     duration: number;
     "2xx": number;
+    "3xx": number;
     non2xx: number;
     errors: number;
     timeouts: number;

@@ -41,6 +41,8 @@ interface Scenario {
   auth: boolean;
   /** Headers of its own (e.g. a portal bearer token). */
   headers?: Record<string, string>;
+  /** A redirect route: 3xx answers are its successes. */
+  redirect?: boolean;
 }
 
 interface Measured {
@@ -57,6 +59,13 @@ interface Measured {
   /** Lowest and highest req/s over the rounds. */
   min?: number;
   max?: number;
+}
+
+async function setLinkDestination(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`UPDATE "BusinessConfig" SET "linkDestinationUrl" = 'https://bench.example/welcome'`);
+  await client.end();
 }
 
 async function createDatabase() {
@@ -88,7 +97,7 @@ async function seed(url: string) {
   const sdkHeaders = { "x-api-key": secret };
   const referrer = await call(url, "POST", "/sdk/participants", { userId: "bench-referrer", handle: "bench" }, sdkHeaders);
   for (let i = 0; i < 60; i++) await call(url, "POST", "/sdk/referrals/apply", { referralCode: referrer.referralCode, referredUserId: `bench-user-${i}` }, sdkHeaders);
-  return { secret };
+  return { secret, code: String(referrer.referralCode) };
 }
 
 function run(url: string, s: Scenario, connections: number, duration: number, secret: string): Promise<Measured> {
@@ -104,8 +113,9 @@ function run(url: string, s: Scenario, connections: number, duration: number, se
       },
       (err, r) => {
         if (err) return reject(err);
-        const ok = r["2xx"];
-        resolve({ scenario: s, connections, reqPerSec: ok / (r.duration || duration), p50: r.latency.p50, p99: r.latency.p99, p97_5: r.latency.p97_5, ok, non2xx: r.non2xx, errors: r.errors + r.timeouts });
+        const ok = r["2xx"] + (s.redirect ? r["3xx"] : 0);
+        const non2xx = r.non2xx - (s.redirect ? r["3xx"] : 0);
+        resolve({ scenario: s, connections, reqPerSec: ok / (r.duration || duration), p50: r.latency.p50, p99: r.latency.p99, p97_5: r.latency.p97_5, ok, non2xx, errors: r.errors + r.timeouts });
       },
     );
   });
@@ -130,8 +140,10 @@ async function main() {
     // The measured instance is web-only (EMBEDDED_RUNNER=0): queued jobs pile up instead of
     // competing for the same two cores; the job drain rate is measured separately below.
     web = await startApp({ DATABASE_URL: db.url, BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", RATE_LIMIT_PER_SECOND: "100000000", RATE_LIMIT_BURST: "200000000" });
-    const { secret } = await seed(web.url);
+    const { secret, code } = await seed(web.url);
     const portal = await seedPortal(web.url, db.url, secret);
+    // Referral links lead somewhere: every /r/:code request is a 302 whose click is buffered and written.
+    await setLinkDestination(db.url);
     const trackQueuedBody = { eventName: "signup", source: "bench", metadata: { referredUserEmail: "friend@bench.example", campaign: "bench" } };
     const batch = (queued: boolean) => ({
       events: Array.from({ length: 100 }, (_, i) => ({ eventName: "page_view", source: "bench", metadata: queued ? { referredUserEmail: `b${i}@bench.example` } : { i } })),
@@ -142,6 +154,7 @@ async function main() {
       { name: "POST /track (queued)", method: "POST", path: "/track", body: trackQueuedBody, auth: true },
       { name: "GET /sdk/referrals?limit=50", method: "GET", path: "/sdk/referrals?limit=50", auth: true },
       { name: "GET /portal/api/me (1,000 referrals and rewards)", method: "GET", path: "/portal/api/me", auth: false, headers: { authorization: `Bearer ${portal.token}` } },
+      { name: "GET /r/:code (302, click recorded)", method: "GET", path: `/r/${code}?utm_source=bench`, auth: false, redirect: true },
     ];
     const batchScenarios: Scenario[] = [
       { name: "POST /track/batch ×100 (queued)", method: "POST", path: "/track/batch", body: batch(true), events: 100, auth: true },
@@ -256,6 +269,12 @@ function render(o: { results: Measured[]; batchResults: Measured[]; pgVersion: s
   }
   for (const r of o.results.filter((x) => x.scenario.path === "/portal/api/me")) {
     lines.push(`| portal read p95 < 50 ms at ${r.connections} conn. (p97.5 shown, ≥ p95) | ${r.p97_5} ms (${fmt(r.reqPerSec)} req/s) | ${r.p97_5 < 50 ? "yes" : "no"} |`);
+  }
+  const redirect50 = at50.find((r) => r.scenario.redirect);
+  if (base50 && redirect50) {
+    const ratio = redirect50.reqPerSec / base50.reqPerSec;
+    lines.push(`| GET /r/:code ≥ 0.8 × baseline req/s (50 conn.) | ${fmt(ratio, 2)} × (${fmt(redirect50.reqPerSec)} vs ${fmt(base50.reqPerSec)}) | ${ratio >= 0.8 ? "yes" : "no"} |`);
+    lines.push(`| GET /r/:code p99 ≤ 2 × baseline p99 (50 conn.) | ${redirect50.p99} ms vs ${base50.p99} ms | ${redirect50.p99 <= 2 * base50.p99 ? "yes" : "no"} |`);
   }
   lines.push(`| /track/batch ≥ 10,000 events/s | ${fmt(batchBest)} events/s | ${batchBest >= 10_000 ? "yes" : "no"} |`, "");
   if (base50) {

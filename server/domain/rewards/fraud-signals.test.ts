@@ -8,6 +8,7 @@ import { updateGeneralInput } from "../config/schemas";
 import { flushClicks } from "../links/clicks";
 import { followLink } from "../links/redirect";
 import { applyReferral } from "../referrals/service";
+import { acceptEvent } from "../tracking/service";
 import { applyReferralInput } from "../referrals/schemas";
 import { getReferralSettings, updateReferralSettings } from "../referral-settings/service";
 import { updateReferralSettingsInput } from "../referral-settings/schemas";
@@ -141,5 +142,18 @@ describe("attribution", () => {
     const row = await db.referral.findUniqueOrThrow({ where: { id: r.referralId }, include: { click: true } });
     expect(row.referrerId).toBe(ann.participantId);
     expect(row.click).toBeNull();
+  });
+
+  it("POST /track: the event's clickId links its referral; NO_CLICK screens a referral made by an event without one", async () => {
+    const p = await program({ NO_CLICK: "FLAG" });
+    const ann = await participant(p.scope);
+    const clickId = await p.click(ann.referralCode, "192.0.2.77");
+    const withClick = (await acceptEvent(p.scope, { eventName: "signup", referrer: ann.referralCode, clickId, metadata: { referredUserId: "t-1" } })).body as { referralId: string };
+    const row = await db.referral.findUniqueOrThrow({ where: { id: withClick.referralId }, include: { click: true } });
+    expect(row.reason).toBeNull(); // not flagged (the event itself qualifies it)
+    expect(row.click?.clickId).toBe(clickId);
+    expect((await db.trackedEvent.findFirstOrThrow({ where: { referralId: row.id } })).clickId).toBe(clickId);
+    const without = (await acceptEvent(p.scope, { eventName: "signup", referrer: ann.referralCode, metadata: { referredUserId: "t-2" } })).body as { referralId: string };
+    expect(await db.referral.findUniqueOrThrow({ where: { id: without.referralId } })).toMatchObject({ status: "FLAGGED", reason: "NO_CLICK" });
   });
 });
