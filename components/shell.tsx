@@ -36,6 +36,7 @@ const NAV: Array<{ href: string; label: string; icon: IconName }> = [
   { href: "/dashboard/configuration", label: "Configuration", icon: "cog" },
   { href: "/dashboard/referral-settings", label: "Referral rules", icon: "shield" },
   { href: "/dashboard/members", label: "Members", icon: "team" },
+  { href: "/dashboard/audit-log", label: "Audit log", icon: "shield" },
 ];
 
 function NavLinks({ onNavigate }: { onNavigate?: () => void }) {

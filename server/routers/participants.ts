@@ -3,6 +3,8 @@ import { getBusinessParticipant, listBusinessParticipants } from "../domain/refe
 import { participantWithTotalsOutput, updateParticipantInput, updateParticipantWallet } from "../domain/participants/wallet";
 import { participantClicksOutput } from "../domain/links/schemas";
 import { getBusinessParticipantClicks } from "../domain/links/participant-clicks";
+import { eraseParticipant, exportParticipant } from "../domain/participants/privacy";
+import { participantErasedOutput, participantExportOutput } from "../domain/participants/schemas";
 import { businessProcedure, ownerProcedure, router } from "../trpc/init";
 
 export const participantsRouter = router({
@@ -26,4 +28,14 @@ export const participantsRouter = router({
     .input(updateParticipantInput)
     .output(participantWithTotalsOutput)
     .mutation(({ ctx, input }) => updateParticipantWallet(ctx.businessId, input)),
+  export: ownerProcedure
+    .meta({ openapi: { method: "GET", path: "/business/participants/{participantId}/export", tags: ["participants"], summary: "Everything held about a participant, as JSON (owner)", protect: true } })
+    .input(participantIdInput)
+    .output(participantExportOutput)
+    .query(({ ctx, input }) => exportParticipant(ctx.businessId, input.participantId)),
+  erase: ownerProcedure
+    .meta({ openapi: { method: "POST", path: "/business/participants/{participantId}/erase", tags: ["participants"], summary: "Erase a participant's personal data; ids, amounts, ledger and proofs stay (owner)", protect: true } })
+    .input(participantIdInput)
+    .output(participantErasedOutput)
+    .mutation(({ ctx, input }) => eraseParticipant(ctx.businessId, input.participantId)),
 });

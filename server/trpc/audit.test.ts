@@ -2,23 +2,10 @@
 // with actor, action, target, before/after and an IP hash, in the transaction of the change; a
 // failed or refused mutation records nothing; the log is chained and append-only; no secret or
 // participant's personal data is written to it.
-import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "../db/client";
-import { appRouter } from "../routers/_app";
-import { CLIENT_IP_HEADER } from "../shared/client-ip";
 import { domainBusiness } from "../../tests/support/domain";
-
-async function staff(businessId: string, role: "OWNER" | "MEMBER") {
-  const email = `${role.toLowerCase()}-${randomUUID().slice(0, 8)}@example.com`;
-  const user = await db.user.create({ data: { id: randomUUID(), name: role, email, role: "BUSINESS" } });
-  const member = await db.member.create({ data: { businessId, userId: user.id, email, role } });
-  const caller = appRouter.createCaller({
-    headers: new Headers({ [CLIENT_IP_HEADER]: "203.0.113.7" }),
-    session: async () => ({ id: user.id, email, role: "BUSINESS", membership: { memberId: member.id, businessId, role } }),
-  });
-  return { user, caller };
-}
+import { staff } from "../../tests/support/staff";
 
 describe("staff audit log", () => {
   it("records a settings change with before, after, actor and IP hash, and a created object with its id but no secret", async () => {

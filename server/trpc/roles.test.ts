@@ -6,7 +6,7 @@ import { auth } from "../auth/better-auth";
 import { db } from "../db/client";
 import { addMember } from "../domain/members/service";
 import { env } from "../shared/env";
-import { handleBusinessRest } from "./rest";
+import { handleBusinessRest } from "../rest/business-rest";
 
 let seq = 0;
 const email = (p: string) => `${p}-${Date.now()}-${++seq}@example.com`;

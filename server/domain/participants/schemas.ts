@@ -106,3 +106,12 @@ export const participantRef = z.object({
   name: z.string().nullable(),
 });
 export type ParticipantRef = z.infer<typeof participantRef>;
+
+/** GET /business/participants/:participantId/export: the participant and every row naming them. */
+export const participantExportOutput = z.record(z.string(), z.unknown());
+
+export const participantErasedOutput = z.object({
+  participantId: z.string(),
+  environment: z.enum(["TEST", "LIVE"]),
+  erasedAt: z.string(),
+});

@@ -20,6 +20,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "payout.sent",
   "payout.confirmed",
   "payout.failed",
+  "participant.erased",
   "webhook.test",
 ] as const;
 const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
