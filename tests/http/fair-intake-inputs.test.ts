@@ -16,7 +16,7 @@ describe("fair intake", () => {
     await app?.stop();
   });
 
-  it("a batch of 100 costs 100: the key's next request is 429 with Retry-After", async () => {
+  it("a batch of 100 costs 100: nothing is left, a second batch at once is 429 with Retry-After", async () => {
     const owner = await signUp({ url: app.url });
     const { secret } = await createKey(owner);
     const events = Array.from({ length: 100 }, (_, i) => ({ eventName: "signup", metadata: { referredUserEmail: `u${i}@example.com` } }));
