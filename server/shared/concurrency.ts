@@ -20,10 +20,6 @@ export class KeyedSlots {
       else this.held.delete(key);
     };
   }
-
-  inUse(key: string): number {
-    return this.held.get(key) ?? 0;
-  }
 }
 
 /** Runs at most `limit()` tasks at once (Infinity: no bound); the others wait in arrival order. */

@@ -16,16 +16,19 @@ describe("fair intake", () => {
     await app?.stop();
   });
 
-  it("a batch of 100 costs 100: the key's next request is 429 with Retry-After", async () => {
+  it("a batch of 100 costs 100: nothing is left, a second batch at once is 429 with Retry-After", async () => {
     const owner = await signUp({ url: app.url });
     const { secret } = await createKey(owner);
-    const events = Array.from({ length: 100 }, (_, i) => ({ eventName: "view", metadata: { n: i } }));
+    const events = Array.from({ length: 100 }, (_, i) => ({ eventName: "signup", metadata: { referredUserEmail: `u${i}@example.com` } }));
     const batch = await request(app.url, "POST", "/track/batch", { events }, { "x-api-key": secret });
     expect(batch.status).toBe(200);
-    const next = await request(app.url, "POST", "/track", { eventName: "one-more" }, { "x-api-key": secret });
-    expect(next.status).toBe(429);
-    expect(next.body.error.code).toBe("RATE_LIMITED");
-    expect(Number(next.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // Charged 100 (a request would leave 49 of the 50 per second): nothing is left.
+    expect(batch.headers.get("ratelimit-remaining")).toBe("0");
+    // A second batch at once does not fit what is left of the burst.
+    const again = await request(app.url, "POST", "/track/batch", { events }, { "x-api-key": secret });
+    expect(again.status).toBe(429);
+    expect(again.body.error.code).toBe("RATE_LIMITED");
+    expect(Number(again.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   });
 
   it("while a business floods batches, /api/health and another business answer; extra batches of one key are 429", { timeout: 240_000 }, async () => {
