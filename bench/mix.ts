@@ -19,7 +19,7 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A local webhook receiver: answers 200, after `delayMs` for paths starting with /hang. */
-export async function startReceiver(delayMs = 0) {
+async function startReceiver(delayMs = 0) {
   let received = 0;
   let hanging = 0;
   const server = http.createServer((req, res) => {
@@ -79,7 +79,7 @@ function mixScript(n: number, prior: number, businessId: string, endpoints: stri
   })().catch((e) => { console.error(e); process.exit(1); });`;
 }
 
-export function startWorker(databaseUrl: string): ChildProcess {
+function startWorker(databaseUrl: string): ChildProcess {
   return spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "scripts", "worker.ts")], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl, JOB_POLL_MS: "50" },
@@ -108,7 +108,7 @@ async function waitForJobs(c: pg.Client, since: string, types: string[], capMs =
   return { seconds: Number(t.rows[0].s), complete };
 }
 
-export interface MixResult {
+interface MixResult {
   events: number;
   endpoints: number;
   seconds: number;

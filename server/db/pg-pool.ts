@@ -34,7 +34,7 @@ export const UTC_SESSION = "-c TimeZone=UTC";
 // in a transaction and the others queue, for as long as Prisma's maxWait (15 s, below). pg-pool
 // has one setting for both waits, so the pool's is the queue's bound and each connection gets
 // its own 5 s bound (CONNECT_TIMEOUT_MS) from the client class.
-export const CONNECT_TIMEOUT_MS = 5_000;
+const CONNECT_TIMEOUT_MS = 5_000;
 export const QUEUE_WAIT_MS = 15_000;
 
 export type ConnectionBounds = ReturnType<typeof connectionBounds>;

@@ -20,7 +20,7 @@ export type RunOutcome =
   /** Another worker holds a live lease */
   | { status: "BUSY" };
 
-export class LeaseLost extends Error {}
+class LeaseLost extends Error {}
 
 /** Retry delay after the n-th failed attempt: 1 s, 2 s, 4 s … capped at 5 min, with jitter. */
 export function backoffMs(attempt: number): number {
@@ -32,7 +32,7 @@ export function backoffMs(attempt: number): number {
 const isPermanent = (e: AppError) => e.status >= 400 && e.status < 500 && e.code !== "RATE_LIMITED" && e.code !== "CONFLICT";
 
 /** Locks the job row; throws LeaseLost unless this claim (its lock token) still holds it. */
-export async function ownsJob(tx: Prisma.TransactionClient, job: Job) {
+async function ownsJob(tx: Prisma.TransactionClient, job: Job) {
   const [row] = await tx.$queryRawUnsafe<{ lockedBy: string | null; status: string }[]>(`SELECT "lockedBy", status::text AS status FROM "Job" WHERE id = $1 FOR UPDATE`, job.id);
   if (!row || row.status !== "RUNNING" || row.lockedBy !== job.lockedBy) throw new LeaseLost();
 }

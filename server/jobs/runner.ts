@@ -27,7 +27,7 @@ export interface EmbeddedRunner {
 }
 
 /** The job types of the event path, claimed by the event loop. */
-export const EVENT_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY"];
+const EVENT_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY"];
 
 /** The slow kinds of job, each in a pool of its own. */
 const POOLS: { name: string; types: readonly JobType[]; size: () => number }[] = [

@@ -39,13 +39,16 @@ export async function emitWebhookEvent(tx: Tx, events: WebhookEvent | WebhookEve
   return (await writeWebhookMessages(tx, webhookMessagesFor(endpoints, list))).map((m) => m.job);
 }
 
-export interface SubscribedEndpoint {
+interface SubscribedEndpoint {
   id: string;
   /** The event types it takes; empty: every type. */
   events: string[];
 }
 
-/** The messages the events make: one per event and enabled endpoint that subscribes to its type (pure; for a core that loaded the endpoints itself). */
+/**
+ * The messages the events make: one per event and enabled endpoint that subscribes to its type (pure; for a core that loaded the endpoints itself).
+ * @public
+ */
 export function webhookMessagesFor(endpoints: SubscribedEndpoint[], events: WebhookEvent[]): WebhookMessageInput[] {
   const messages: WebhookMessageInput[] = [];
   for (const e of events) {
@@ -83,6 +86,7 @@ const WRITE_MESSAGES = `
  * The one writer of outbox messages: each message with its delivery job, in one statement of the
  * caller's transaction, for any number of messages (the event path's batches, single changes and
  * the test button alike). Ids come from the one generator, so the answer names them before the write.
+ * @public
  */
 export async function writeWebhookMessages(tx: Tx, messages: WebhookMessageInput[]): Promise<{ messageId: string; job: QueuedJob }[]> {
   if (messages.length === 0) return [];
