@@ -139,5 +139,5 @@ describe("clicks across a shutdown", () => {
       const [row] = await sql(`SELECT count(*)::int AS n, count(*) FILTER (WHERE counted)::int AS counted FROM "LinkClick" WHERE code = $1`, [p.code]);
       expect(row).toEqual({ n: N, counted: N });
     });
-  });
+  }, 240_000); // starts and stops an app of its own
 });
