@@ -61,7 +61,7 @@ function where(businessId: string, q: Omit<ListAuditLogInput, "limit" | "cursor"
 
 const parse = (v: string | null): unknown => (v === null ? null : JSON.parse(v));
 
-export function auditOutput(a: Row) {
+function auditOutput(a: Row) {
   return {
     auditId: a.id,
     seq: a.seq.toString(),
@@ -104,7 +104,7 @@ export async function* auditLogCsv(businessId: string, q: Omit<ListAuditLogInput
 }
 
 /** The canonical fields of an entry (the encoding of the AuditLog_canonical SQL function). */
-export function auditCanonical(a: Row): string {
+function auditCanonical(a: Row): string {
   return [a.seq.toString(), a.id, a.businessId, a.environment, a.at.toISOString(), a.actorUserId, a.actorEmail, a.action, a.target, a.before, a.after, a.ipHash]
     .map(chainField)
     .join("");

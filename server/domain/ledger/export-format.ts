@@ -28,7 +28,7 @@ export interface LedgerExportHeader {
   ledgerHead: string | null;
 }
 
-export function ledgerCanonical(e: LedgerExportEntry): string {
+function ledgerCanonical(e: LedgerExportEntry): string {
   return [e.seq, e.ledgerEntryId, e.businessId, e.environment, e.kind, e.amountWei, e.txHash, e.rewardId, e.memo, e.createdAt].map(chainField).join("");
 }
 

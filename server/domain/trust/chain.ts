@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 
 /** The previous hash of a chain's first row. */
-export const GENESIS = "0".repeat(64);
+const GENESIS = "0".repeat(64);
 
 /** One value of the canonical encoding: "<UTF-8 byte length>:<text>", null as "-" (SQL chain_field). */
 export function chainField(v: string | null | undefined): string {
@@ -13,7 +13,7 @@ export function chainField(v: string | null | undefined): string {
 }
 
 /** sha256(previous hash ‖ canonical body) as lowercase hex (SQL chain_hash). */
-export function chainHash(prev: string | null, body: string): string {
+function chainHash(prev: string | null, body: string): string {
   return createHash("sha256").update((prev ?? GENESIS) + body, "utf8").digest("hex");
 }
 
