@@ -109,13 +109,13 @@ describe("sparse indexes", () => {
       `SELECT indexname AS name, indexdef AS def FROM pg_indexes
         WHERE indexname IN ('Reward_payoutId_idx', 'LedgerEntry_environment_txHash_key', 'TrackedEvent_businessId_environment_campaign_createdAt_idx',
                             'TrackedEvent_referralId_idx', 'Participant_businessId_environment_handle_key', 'Participant_businessId_environment_email_key',
-                            'Participant_businessId_environment_externalId_key', 'Job_status_runAt_idx', 'Job_finishedAt_idx')
+                            'Participant_businessId_environment_externalId_key', 'Job_type_status_runAt_idx', 'Job_finishedAt_idx')
         ORDER BY indexname`,
     );
     const where = Object.fromEntries(rows.map((r) => [r.name, r.def.replace(/^.* WHERE /, "").replace(/::text|::"JobStatus"|[()"]/g, "")]));
     expect(where).toEqual({
       Job_finishedAt_idx: "status = ANY ARRAY['SUCCEEDED', 'FAILED']",
-      Job_status_runAt_idx: "status = ANY ARRAY['QUEUED', 'RUNNING']",
+      Job_type_status_runAt_idx: "status = ANY ARRAY['QUEUED', 'RUNNING']",
       LedgerEntry_environment_txHash_key: "txHash IS NOT NULL",
       Participant_businessId_environment_email_key: "email IS NOT NULL",
       Participant_businessId_environment_externalId_key: "externalId IS NOT NULL",

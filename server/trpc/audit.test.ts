@@ -35,7 +35,7 @@ describe("staff audit log", () => {
     const member = await staff(businessId, "MEMBER");
     await expect(member.caller.config.updateSpend({ environment: "TEST", lowPoolAlertEth: "1" })).rejects.toThrow();
     await expect(owner.caller.tiers.update({ tierId: "nope", name: "x" })).rejects.toThrow();
-    await member.caller.config.updateGeneral({ environment: "TEST", bonusEth: "0.001" });
+    await member.caller.config.updateGeneral({ environment: "TEST", businessName: "Renamed by a member" });
     await owner.caller.config.updateGeneral({ environment: "LIVE", bonusEth: "0.002" });
     expect((await owner.caller.auditLog.list({})).data).toHaveLength(2);
     expect((await owner.caller.auditLog.list({ actor: member.user.email })).data.map((a) => a.environment)).toEqual(["TEST"]);

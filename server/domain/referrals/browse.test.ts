@@ -68,7 +68,7 @@ describe("business referral list", () => {
     expect(d.timeline.map((e) => [e.type, e.status, e.reason])).toEqual([
       ["REFERRAL_CREATED", null, null],
       ["EVENT", "PROCESSED", null],
-      ["REWARD", "PAID", "DAILY_CAP"],
+      ["REWARD", "PAYABLE", "DAILY_CAP"],
       ["REWARD", "REFUSED", "INSUFFICIENT_POOL"],
       ["QUALIFIED", "QUALIFIED", null],
     ]);

@@ -75,8 +75,8 @@ export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent, _r
 async function insertEvent(tx: Tx, scope: Scope, input: TrackInput, idempotencyKey: string | undefined): Promise<TrackedEvent> {
   const now = new Date().toISOString();
   const [row] = await (await txSql(tx)).query<TrackedEvent>(
-    `INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, "idempotencyKey", untrusted, status, "createdAt", "updatedAt")
-     VALUES ($1, $2, $3::"Environment", $4, $5, $6, $7::jsonb, $8, $9, $10, $11, 'QUEUED', $12::timestamp(3), $12::timestamp(3))
+    `INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, "idempotencyKey", untrusted, status, "createdAt", "updatedAt", "clickId")
+     VALUES ($1, $2, $3::"Environment", $4, $5, $6, $7::jsonb, $8, $9, $10, $11, 'QUEUED', $12::timestamp(3), $12::timestamp(3), $13)
      RETURNING *`,
     newId(),
     scope.businessId,
@@ -90,6 +90,7 @@ async function insertEvent(tx: Tx, scope: Scope, input: TrackInput, idempotencyK
     idempotencyKey ?? null,
     scope.untrusted === true,
     now,
+    input.clickId ?? null,
   );
   return row;
 }
