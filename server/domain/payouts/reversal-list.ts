@@ -2,8 +2,7 @@
 import { db, type Prisma } from "../../db/client";
 import { notFound } from "../../shared/errors";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
-import { weiToEth } from "../../shared/money";
-import { reversalSource } from "../webhooks/emit";
+import { reversalView } from "../webhooks/emit";
 import type { ListReversalsInput, ReversalItem } from "./reversal-schemas";
 
 const include = {
@@ -13,19 +12,12 @@ const include = {
 type Row = Prisma.RewardReversalGetPayload<{ include: typeof include }>;
 
 const toItem = (v: Row): ReversalItem => ({
-  reversalId: v.id,
+  ...reversalView(v),
   environment: v.environment,
   rewardId: v.rewardId,
   rewardKind: v.reward.kind,
   participantId: v.participantId,
   participant: v.participant,
-  amountEth: weiToEth(v.amountWei),
-  outcome: v.outcome,
-  reason: v.reason,
-  eventName: v.eventName,
-  eventId: v.eventId,
-  source: reversalSource(v),
-  createdAt: v.createdAt.toISOString(),
 });
 
 export async function listReversals(businessId: string, q: ListReversalsInput) {

@@ -184,22 +184,27 @@ export function reversedRewardWebhook(r: Reward, v: RewardReversal): WebhookEven
     ...base,
     data: {
       ...base.data,
-      reversal: {
-        reversalId: v.id,
-        amountEth: weiToEth(v.amountWei),
-        outcome: v.outcome,
-        reason: v.reason,
-        eventName: v.eventName,
-        eventId: v.eventId,
-        source: reversalSource(v),
-        createdAt: v.createdAt.toISOString(),
-      },
+      reversal: reversalView(v),
     },
   };
 }
 
+/** A reversal as the API and the webhook show it (the reversals list adds the reward and the participant). */
+export function reversalView(v: Pick<RewardReversal, "id" | "amountWei" | "outcome" | "reason" | "eventName" | "eventId" | "reversedByUserId" | "createdAt">) {
+  return {
+    reversalId: v.id,
+    amountEth: weiToEth(v.amountWei),
+    outcome: v.outcome,
+    reason: v.reason,
+    eventName: v.eventName,
+    eventId: v.eventId,
+    source: reversalSource(v),
+    createdAt: v.createdAt.toISOString(),
+  };
+}
+
 /** Where a reversal came from: a tracked reversal event, staff in the dashboard, or the API. */
-export const reversalSource = (v: { eventId: string | null; reversedByUserId: string | null }) => (v.eventId ? "EVENT" : v.reversedByUserId ? "DASHBOARD" : "API");
+const reversalSource = (v: { eventId: string | null; reversedByUserId: string | null }): "EVENT" | "DASHBOARD" | "API" => (v.eventId ? "EVENT" : v.reversedByUserId ? "DASHBOARD" : "API");
 
 export function trackedEventWebhook(type: "event.flagged" | "event.reviewed", e: TrackedEvent): WebhookEvent {
   return {
