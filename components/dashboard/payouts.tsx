@@ -72,7 +72,7 @@ function queueReason(i: Queue["items"][number], q: Queue): string {
 }
 
 /** "Nothing to pay" with the reasons: what the queue holds that the run could not pay. */
-export function nothingToPay(q: Queue | undefined, skipped: { code: string }[]): string {
+function nothingToPay(q: Queue | undefined, skipped: { code: string }[]): string {
   const parts: string[] = [];
   const gas = skipped.filter((x) => x.code === "GAS_TOO_HIGH").length;
   if (gas) parts.push(`${gas} held back because the gas would be too large a share of the amount`);

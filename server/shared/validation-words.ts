@@ -16,7 +16,7 @@ const TYPE_WORDS: Record<string, string> = {
 
 const n = (v: unknown) => (typeof v === "bigint" || typeof v === "number" ? Number(v).toLocaleString("en-US") : String(v));
 
-export function issueInWords(issue: Issue): string | undefined {
+function issueInWords(issue: Issue): string | undefined {
   switch (issue.code) {
     case "invalid_type":
       if (issue.input === undefined) return "Required";

@@ -17,7 +17,7 @@ export type ListAuditLogInput = z.infer<typeof listAuditLogInput>;
 
 const json = z.unknown().nullable();
 
-export const auditEntryOutput = z.object({
+const auditEntryOutput = z.object({
   auditId: z.string(),
   seq: z.string(),
   at: z.string(),

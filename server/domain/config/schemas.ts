@@ -95,7 +95,7 @@ export const updateGeneralInput = z.strictObject({
 export type UpdateGeneralInput = z.infer<typeof updateGeneralInput>;
 
 /** The general fields that change what the pool pays: the owner or an admin only. */
-export const PAYING_GENERAL_FIELDS = ["rewardStrategy", "referralRewardEth", "bonusEth", "qualifyingEvents", "reversalEvents"] as const;
+const PAYING_GENERAL_FIELDS = ["rewardStrategy", "referralRewardEth", "bonusEth", "qualifyingEvents", "reversalEvents"] as const;
 export const changesPay = (input: UpdateGeneralInput) => PAYING_GENERAL_FIELDS.some((f) => input[f] !== undefined);
 
 /** PATCH /business/config/spend (owner): caps take null for "no cap". */

@@ -55,7 +55,7 @@ const STATEMENT = `
   ON CONFLICT (id) DO NOTHING`;
 
 /** Writes one batch (retried when a concurrent batch counted the same visitor first). */
-export async function writeClicks(clicks: PendingClick[]): Promise<void> {
+async function writeClicks(clicks: PendingClick[]): Promise<void> {
   if (!clicks.length) return;
   const rows = clicks.map((c) => ({
     id: c.id,

@@ -3,7 +3,7 @@
 // that could leave the destination's origin in any reading (scheme, //host, backslashes,
 // percent-encoded forms of those, control characters) is ignored: never an open redirect.
 
-export const CLICK_PARAM = "rts_click";
+const CLICK_PARAM = "rts_click";
 const MAX_UTM_PARAMS = 10;
 const MAX_UTM_LENGTH = 200;
 const MAX_TO_LENGTH = 1024;

@@ -4,7 +4,7 @@ import { environment } from "../api-keys/schemas";
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Must be a UTC date YYYY-MM-DD").refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), "Invalid date");
 
-export const FUNNEL_GROUPS = ["referrer", "campaign", "utm_source", "day"] as const;
+const FUNNEL_GROUPS = ["referrer", "campaign", "utm_source", "day"] as const;
 
 export const funnelInput = z.strictObject({
   environment: environment.default("LIVE"),

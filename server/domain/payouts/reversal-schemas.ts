@@ -5,7 +5,7 @@ import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../api-keys/schemas";
 import { rewardKind } from "../rewards/schemas";
 
-export const reversalItem = z.object({
+const reversalItem = z.object({
   reversalId: z.string(),
   environment,
   rewardId: z.string(),

@@ -12,8 +12,8 @@
 //   NO_CLICK        the referral names no click of the business (a link-only program)
 import type { ReferralSettings } from "../../db/generated";
 
-export const SIGNALS = ["SAME_VISITOR", "CLICK_VELOCITY", "WALLET_SHARED", "NO_CLICK"] as const;
-export type Signal = (typeof SIGNALS)[number];
+const SIGNALS = ["SAME_VISITOR", "CLICK_VELOCITY", "WALLET_SHARED", "NO_CLICK"] as const;
+type Signal = (typeof SIGNALS)[number];
 export type SignalRule = "OFF" | "FLAG" | "REJECT";
 export type SignalRules = Record<Signal, SignalRule>;
 
