@@ -147,6 +147,8 @@ describe("referral settings", () => {
       blockDisposableEmails: false,
       holdForReview: false,
       attributionWindowDays: null,
+      signals: { SAME_VISITOR: "OFF", CLICK_VELOCITY: "OFF", WALLET_SHARED: "OFF", NO_CLICK: "OFF" },
+      clickVelocityPerHour: 20,
     });
     const u = await owner.call("PATCH", "/business/referrals/settings", {
       blockedEmailDomains: ["@Spam.Example", "spam.example", "junk.test"],
