@@ -75,7 +75,8 @@ test("reverse an earned reward and read it reversed everywhere", async ({ page, 
   await expect(page.getByText(/0\.123456789012345678 ETH rewarded − 0\.123456789012345678 ETH reversed/)).toBeVisible();
   await expectPageHealthy(page, "Referrals");
   await page.getByTestId("referral-row").getByRole("link", { name: /open details/ }).click();
-  const reversedEntry = page.getByTestId("timeline-entry").filter({ hasText: "reversed" });
+  // The reversal entry (the reward entry beside it carries a "Reversed" badge too).
+  const reversedEntry = page.getByTestId("timeline-entry").filter({ hasText: "Order 1042 refunded" });
   await expect(reversedEntry).toHaveCount(1);
   await expect(reversedEntry).toContainText("Order 1042 refunded");
   await expect(page.getByTestId("timeline-entry").filter({ hasText: "Referral reward for Alice Archer" }).first()).toContainText("Reversed");
