@@ -84,7 +84,7 @@ test("reverse an earned reward and read it reversed everywhere", async ({ page, 
 
   // Alice's page: the reward reads reversed, earned is 0, Bob was referred by Alice.
   await page.getByRole("link", { name: "Participants" }).first().click();
-  await page.getByTestId("participant-row").getByRole("link", { name: "Alice Archer" }).click();
+  await page.getByTestId("participant-row").getByRole("link", { name: "Alice Archer" }).first().click();
   const rewardRow = page.getByTestId("participant-reward-row");
   await expect(rewardRow).toHaveAttribute("data-state", "REVERSED");
   await expect(rewardRow).toContainText("Reversed: Order 1042 refunded");
