@@ -100,10 +100,10 @@ function freeClientsThatDie(pool: Pool) {
  * Without it (a server with autovacuum off, or before autovacuum gets round to a table), a plan
  * made when the table was tiny stays: measured, the foreign-key checks of a worker that started
  * on a fresh database read Participant, Referral and Reward by sequential scan, one per check,
- * and its drain fell to 240 events/s as those tables grew (docs/reliability.md). Tables grow
+ * and its drain slowed sharply as those tables grew (docs/reliability.md). Tables grow
  * fastest relative to their size when they are young, hence the doubling: early refreshes while
- * a fresh database fills, next to none in a long drain (a refresh every 2 s measured a few per
- * cent slower). The statement goes ahead of the caller's first one, in the connection's queue.
+ * a fresh database fills, next to none in a long drain (refreshing every few seconds measured
+ * slower). The statement goes ahead of the caller's first one, in the connection's queue.
  */
 function refreshPlans(pool: Pool, firstMs: number) {
   if (firstMs <= 0) return;
