@@ -6,6 +6,7 @@ import { readConfig } from "../config/effective";
 import { randomBytes } from "node:crypto";
 import { getAddress, TransactionNotFoundError, TransactionReceiptNotFoundError, type Address } from "viem";
 import { db } from "../../db/client";
+import { isUniqueViolation } from "../../db/unique-violation";
 import { poolFigures } from "../payouts/totals";
 import { AppError, notFound } from "../../shared/errors";
 import { ethToWei, toBigInt, weiToEth } from "../../shared/money";
@@ -85,12 +86,6 @@ const findCredit = (environment: Environment, hash: string, client: Pick<typeof 
     where: { environment_txHash: { environment, txHash: hash } },
     select: { id: true, businessId: true, amountWei: true, createdAt: true, memo: true },
   });
-
-function isUniqueViolation(e: unknown): boolean {
-  const code = (e as { code?: string })?.code;
-  const msg = String((e as { message?: string })?.message ?? "");
-  return code === "P2002" || code === "23505" || /Unique constraint|duplicate key value/i.test(msg);
-}
 
 /**
  * Verifies a deposit on chain and credits it to the pool exactly once.
