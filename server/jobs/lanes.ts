@@ -1,14 +1,16 @@
-// Batched execution of claimed jobs: EVENT_PROCESS jobs of one business+environment run as one
-// batch under one pool lock (executeEventBatch), other jobs alone (execute.ts), side by side in
-// a few lanes; turns on each business's pool lock keep its batches in arrival order.
+// Batched execution of claimed jobs: EVENT_PROCESS and SDK_REFERRAL_APPLY jobs of one
+// business+environment run as one batch under one pool lock (executeEventBatch), other jobs alone
+// (execute.ts), side by side in a few lanes; turns on each business's pool lock keep its batches
+// in arrival order.
 import { db, dbKind, txSql } from "../db/client";
 import type { Job, Prisma } from "../db/generated";
 import { env } from "../shared/env";
 import { lockPool } from "../domain/ledger/service";
 import { processEventRun, readRunInputs, settled, type BatchItem, type RunInputs } from "../domain/tracking/event-batch";
 import { claimJob } from "./claim";
-import { executeClaimedJob, recordFailure, runJob, type RunOutcome } from "./execute";
+import { executeClaimedJob, markSucceeded, recordFailure, runJob, type RunOutcome } from "./execute";
 import { handlers } from "./handlers";
+import { applyReferralInput } from "../domain/referrals/schemas";
 
 /**
  * runJob for several jobs at once (Inngest's batched EVENT_PROCESS function): the due ones are
@@ -54,7 +56,15 @@ function takeTurn(businessId: string, environment: string): Turn {
   return { wait, done };
 }
 
+/** The job types a batch takes: the rules core decides them together, in arrival order. */
+const BATCHED: ReadonlySet<Job["type"]> = new Set(["EVENT_PROCESS", "SDK_REFERRAL_APPLY"]);
+
 const eventItemOf = (job: Job): BatchItem => {
+  if (job.type === "SDK_REFERRAL_APPLY") {
+    // An input the handler would refuse matches no event either: the run stops there and the handler answers its error alone.
+    const input = applyReferralInput.safeParse(job.payload);
+    return { key: job.id, eventId: "", apiKeyId: job.apiKeyId, apply: input.success ? input.data : undefined };
+  }
   const id = (job.payload as { eventId?: unknown } | null)?.eventId;
   // A payload without an event id matches no event: the one-by-one handler then answers its error.
   return { key: job.id, eventId: typeof id === "string" ? id : "", apiKeyId: job.apiKeyId };
@@ -66,8 +76,8 @@ const FAST_WINDOW = 1000;
 const arrival = (a: Job, b: Job) => a.runAt.getTime() - b.runAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
- * Executes claimed jobs. EVENT_PROCESS jobs of one business and environment run as one batch
- * (executeEventBatch); other jobs, and a batch of one, run alone (executeClaimedJob). Batches of
+ * Executes claimed jobs. EVENT_PROCESS and SDK_REFERRAL_APPLY jobs of one business and
+ * environment run as one batch (executeEventBatch); other jobs, and a batch of one, run alone (executeClaimedJob). Batches of
  * different businesses run side by side, at most `parallel` at a time.
  */
 export async function executeClaimedJobs(jobs: Job[], parallel = 4): Promise<Map<string, RunOutcome>> {
@@ -75,7 +85,7 @@ export async function executeClaimedJobs(jobs: Job[], parallel = 4): Promise<Map
   const units: Job[][] = [];
   const groups = new Map<string, Job[]>();
   for (const job of jobs) {
-    if (job.type !== "EVENT_PROCESS") {
+    if (!BATCHED.has(job.type)) {
       units.push([job]);
       continue;
     }
@@ -93,7 +103,7 @@ export async function executeClaimedJobs(jobs: Job[], parallel = 4): Promise<Map
   }
   // Turns on the pool lock, taken now, in arrival order: a business's batches lock its pool in
   // that order, whatever lane runs them and whenever it gets there (also across claims).
-  const turnOf = new Map(units.map((unit) => [unit, unit[0].type === "EVENT_PROCESS" ? takeTurn(unit[0].businessId, unit[0].environment) : undefined]));
+  const turnOf = new Map(units.map((unit) => [unit, BATCHED.has(unit[0].type) ? takeTurn(unit[0].businessId, unit[0].environment) : undefined]));
   let next = 0;
   const lane = async () => {
     while (next < units.length) {
@@ -123,11 +133,11 @@ export async function executeClaimedJobs(jobs: Job[], parallel = 4): Promise<Map
 }
 
 /**
- * EVENT_PROCESS jobs of one business+environment in one transaction, with the same outcomes as
- * one by one, in arrival order (runAt, createdAt). Runs of events of the common shape (a known
- * referrer, a new referred user) are decided together and written set-based, a few statements
- * per run (domain/tracking/event-batch.ts); an event of any other shape runs through the
- * one-by-one handler in its own savepoint, so a job that fails rolls back alone and is then
+ * EVENT_PROCESS and SDK_REFERRAL_APPLY jobs of one business+environment in one transaction, with
+ * the same outcomes as one by one, in arrival order (runAt, createdAt). Runs of events and
+ * applies are decided together and written set-based, a few statements per run
+ * (domain/tracking/event-batch.ts); an item that fails (an unknown code, malformed metadata)
+ * runs through its one-by-one handler in its own savepoint, so a job that fails rolls back alone and is then
  * retried or failed exactly as it would be alone. The pool row is locked first, once: batches (and single jobs paying
  * rewards) of one business serialise on it, and every reward of the batch sees the debits of
  * the ones before it. Ownership of every job is checked under its row lock in one statement,
@@ -142,8 +152,8 @@ export async function executeEventBatch(jobs: Job[], turn?: Turn): Promise<Map<s
   const { businessId, environment } = ordered[0];
   turn ??= takeTurn(businessId, environment);
   try {
-    if (ordered.some((j) => j.type !== "EVENT_PROCESS" || j.businessId !== businessId || j.environment !== environment)) {
-      throw new Error("executeEventBatch: jobs must be EVENT_PROCESS jobs of one business and environment");
+    if (ordered.some((j) => !BATCHED.has(j.type) || j.businessId !== businessId || j.environment !== environment)) {
+      throw new Error("executeEventBatch: jobs must be EVENT_PROCESS or SDK_REFERRAL_APPLY jobs of one business and environment");
     }
     return await executeEventBatchInTurn(ordered, turn);
   } finally {
@@ -197,7 +207,7 @@ async function executeEventBatchInTurn(ordered: Job[], turn: Turn): Promise<Map<
           const job = mine[i++];
           await tx.$executeRawUnsafe(`SAVEPOINT rts_job`);
           try {
-            const result = await handlers.EVENT_PROCESS.run(tx, job);
+            const result = await handlers[job.type].run(tx, job);
             await tx.$executeRawUnsafe(`RELEASE SAVEPOINT rts_job`);
             succeeded.push({ job, result });
           } catch (e) {
@@ -207,23 +217,7 @@ async function executeEventBatchInTurn(ordered: Job[], turn: Turn): Promise<Map<
         }
         let completed: Promise<unknown> = Promise.resolve();
         if (succeeded.length) {
-          const now = new Date().toISOString();
-          // The results as one jsonb parameter: a jsonb[] costs pg an escaping pass per element and
-          // the database an array parse before each result's own; the document is parsed once and
-          // each result taken out of it as jsonb as it is (json_to_recordset into a jsonb column is
-          // several times slower: it re-reads each value as text).
-          const sql = await txSql(tx);
-          completed = sql.execute(
-            `UPDATE "Job" AS j SET status = 'SUCCEEDED', result = d.result, "lastError" = NULL, "lockedUntil" = NULL, "lockedBy" = NULL,
-                    "finishedAt" = $2::timestamp(3), "updatedAt" = $2::timestamp(3)
-               FROM (SELECT x->>'id' AS id, x->'result' AS result FROM jsonb_array_elements($1::jsonb) AS x) AS d
-              WHERE j.id = d.id AND j.id = ANY($3::text[])`,
-            JSON.stringify(succeeded.map((s) => ({ id: s.job.id, result: s.result }))),
-            now,
-            // The ids again as an array, whose length the planner knows (a JSON document's it
-            // guesses): the rows are found through the primary key, not a scan of the table.
-            succeeded.map((s) => s.job.id),
-          );
+          completed = markSucceeded(await txSql(tx), succeeded.map((s) => ({ id: s.job.id, result: s.result })));
           completed.catch(() => undefined); // answered just below, after the run's writes
         }
         await settled([written, completed]);

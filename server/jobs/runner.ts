@@ -20,6 +20,7 @@ import { env } from "../shared/env";
 import { claimDueJobs } from "./claim";
 import { executeClaimedJob } from "./execute";
 import { executeClaimedJobs } from "./lanes";
+import { deliverClaimed } from "./webhook-pool";
 
 export interface EmbeddedRunner {
   wake(): void;
@@ -29,10 +30,14 @@ export interface EmbeddedRunner {
 /** The job types of the event path, claimed by the event loop. */
 const EVENT_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY"];
 
-/** The slow kinds of job, each in a pool of its own. */
-const POOLS: { name: string; types: readonly JobType[]; size: () => number }[] = [
-  { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency },
-  { name: "payouts", types: ["REWARD_PAYOUT"], size: () => env.payoutConcurrency },
+/** Starts claimed jobs; one promise per job, settled when it is done. */
+type Start = (jobs: Job[]) => Promise<unknown>[];
+const alone: Start = (jobs) => jobs.map((job) => executeClaimedJob(job));
+
+/** The slow kinds of job, each in a pool of its own. Deliveries record their attempts together (webhook-pool.ts). */
+const POOLS: { name: string; types: readonly JobType[]; size: () => number; start: Start }[] = [
+  { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency, start: deliverClaimed },
+  { name: "payouts", types: ["REWARD_PAYOUT"], size: () => env.payoutConcurrency, start: alone },
 ];
 
 /** Claims a runner executes at once (PostgreSQL, with a backlog): one running, the next one claimed. */
@@ -114,12 +119,12 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void): Loop {
   return { wake: a.wake, done: loop };
 }
 
-/** A bounded pool for one kind of slow job: claims as many as it has free places, runs each alone. */
-function jobPool(types: readonly JobType[], size: () => number, isStopped: () => boolean): Loop {
+/** A bounded pool for one kind of slow job: claims as many as it has free places, each job holding one until it is done. */
+function jobPool(types: readonly JobType[], size: () => number, start: Start, isStopped: () => boolean): Loop {
   const a = alarm();
   const inFlight = new Set<Promise<unknown>>();
-  const run = (job: Job) => {
-    const p: Promise<unknown> = executeClaimedJob(job)
+  const hold = (job: Job, done: Promise<unknown>) => {
+    const p: Promise<unknown> = done
       .catch((e) => console.error(`[jobs] job ${job.id} crashed:`, e))
       .finally(() => {
         inFlight.delete(p);
@@ -136,7 +141,7 @@ function jobPool(types: readonly JobType[], size: () => number, isStopped: () =>
       }
       try {
         const jobs = await claimDueJobs(free, types);
-        for (const job of jobs) run(job);
+        if (jobs.length) start(jobs).forEach((done, i) => hold(jobs[i], done));
         // Fewer than asked for: nothing else is due; else claim again at once for the free places left.
         if (jobs.length < free && !isStopped()) await a.sleep(env.jobPollMs);
       } catch (e) {
@@ -152,7 +157,7 @@ function jobPool(types: readonly JobType[], size: () => number, isStopped: () =>
 export function startEmbeddedRunner(): EmbeddedRunner {
   let stopped = false;
   const isStopped = () => stopped;
-  const pools = POOLS.map((p) => jobPool(p.types, p.size, isStopped));
+  const pools = POOLS.map((p) => jobPool(p.types, p.size, p.start, isStopped));
   // A batch of events may have written webhook messages (and low-pool alerts, payouts): the pools look at once.
   const events = eventLoop(isStopped, () => pools.forEach((p) => p.wake()));
   const loops = [events, ...pools];

@@ -4,7 +4,8 @@
 import { db, type Tx } from "../../db/client";
 import type { Participant, Referral } from "../../db/generated";
 import { AppError } from "../../shared/errors";
-import { runOne } from "../rules/run";
+import { applyView, runOne } from "../rules/run";
+import { applyItem, type ApplyInput } from "../rules/state";
 import type { Scope } from "../participants/schemas";
 import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tracking/idempotency";
 import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
@@ -18,17 +19,8 @@ export interface RecordReferralInput {
 }
 
 /** An apply through the rules core (a batch of one): the referrer by code or handle, the referred user found or created, the referral. */
-async function applyThroughRules(tx: Tx, scope: Scope, a: { referrer: string; email?: string | null; userId?: string | null; name?: string | null; source?: string | null; campaign?: string | null; clickId?: string | null }) {
-  const o = await runOne(tx, scope, {
-    key: "apply",
-    apiKeyId: scope.apiKeyId ?? null,
-    untrusted: scope.untrusted === true,
-    referrer: a.referrer,
-    identity: { email: a.email ?? undefined, userId: a.userId ?? undefined, name: a.name ?? undefined },
-    source: a.source ?? null,
-    campaign: a.campaign ?? null,
-    clickId: a.clickId ?? null,
-  });
+async function applyThroughRules(tx: Tx, scope: Scope, a: ApplyInput) {
+  const o = await runOne(tx, scope, applyItem("apply", a, scope.apiKeyId ?? null, scope.untrusted === true));
   if (o.kind === "error") throw o.error;
   if (o.kind !== "apply") throw new Error("apply: not an apply outcome");
   return o;
@@ -40,7 +32,7 @@ async function applyThroughRules(tx: Tx, scope: Scope, a: { referrer: string; em
  * concurrent duplicate a retry that finds the first one.
  */
 export async function recordReferral(tx: Tx, scope: Scope, input: RecordReferralInput): Promise<{ referral: Referral; created: boolean }> {
-  const o = await applyThroughRules(tx, scope, { referrer: input.referrer.referralCode, email: input.referred.email, userId: input.referred.externalId, source: input.source, campaign: input.campaign });
+  const o = await applyThroughRules(tx, scope, { referralCode: input.referrer.referralCode, referredUserEmail: input.referred.email, referredUserId: input.referred.externalId, source: input.source, campaign: input.campaign });
   return { referral: o.referral, created: o.created };
 }
 
@@ -67,25 +59,7 @@ export interface ApplyQueuedOutput {
 
 /** The work of an apply, shared by the synchronous path and the SDK_REFERRAL_APPLY job. */
 export async function performReferralApply(tx: Tx, scope: Scope, input: Omit<ApplyReferralInput, "idempotencyKey">): Promise<ApplySyncOutput> {
-  const { referral, created, referred } = await applyThroughRules(tx, scope, {
-    referrer: input.referralCode,
-    clickId: input.clickId,
-    email: input.referredUserEmail,
-    userId: input.referredUserId,
-    name: input.referredUserName,
-    source: input.source,
-    campaign: input.campaign,
-  });
-  return {
-    success: true,
-    processedSynchronously: true,
-    queued: false,
-    referralId: referral.id,
-    status: referral.status,
-    reason: referral.reason,
-    created,
-    referredParticipant: { participantId: referred.id, referralCode: referred.referralCode },
-  };
+  return { success: true, processedSynchronously: true, queued: false, ...applyView(await applyThroughRules(tx, scope, input)) };
 }
 
 /**

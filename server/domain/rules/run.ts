@@ -37,6 +37,15 @@ export async function runRules(tx: Tx, scope: RulesScope, items: readonly RuleIt
   return { ...(await writeDecisions(tx, decisions)), decisions, state };
 }
 
+/** An apply's outcome as its callers answer it (the SDK's apply route, the SDK_REFERRAL_APPLY job's result, alone or in a batch). */
+export const applyView = (o: Extract<Outcome, { kind: "apply" }>) => ({
+  referralId: o.referral.id,
+  status: o.referral.status,
+  reason: o.referral.reason,
+  created: o.created,
+  referredParticipant: { participantId: o.referred.id, referralCode: o.referred.referralCode },
+});
+
 const clash = (e: unknown) => /clashed|duplicate key|unique constraint|foreign key|23505|23503/i.test(String((e as Error)?.message ?? e));
 
 /** One item through the core, written before it answers. */

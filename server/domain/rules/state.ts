@@ -70,6 +70,31 @@ export function eventItem(key: string, event: TrackedEvent, apiKeyId: string | n
   };
 }
 
+/** What a referral apply names (an SDK_REFERRAL_APPLY job's payload, a synchronous apply, a recorded pair). */
+export interface ApplyInput {
+  referralCode: string;
+  referredUserEmail?: string | null;
+  referredUserId?: string | null;
+  referredUserName?: string | null;
+  source?: string | null;
+  campaign?: string | null;
+  clickId?: string | null;
+}
+
+/** A referral apply as an item of the rules core: the referrer by code or handle (or the click's link), the referred user found or created, the referral. */
+export function applyItem(key: string, a: ApplyInput, apiKeyId: string | null, untrusted = false): RuleItem {
+  return {
+    key,
+    apiKeyId,
+    untrusted,
+    referrer: a.referralCode,
+    identity: { email: a.referredUserEmail ?? undefined, userId: a.referredUserId ?? undefined, name: a.referredUserName ?? undefined },
+    source: a.source ?? null,
+    campaign: a.campaign ?? null,
+    clickId: a.clickId ?? null,
+  };
+}
+
 /**
  * Loads the state for `items` at `now`. `money`: read the pool and the day's totals too (the
  * caller holds the pool lock, or `lock` takes it); otherwise decide asks for them (NeedsMoney)

@@ -1,5 +1,6 @@
-// The worker's batch of queued events (jobs layer, executeEventBatch) through the rules core:
-// for a run of queued events of one business and environment, the state is loaded in a few
+// The worker's batch of queued events and referral applies (jobs layer, executeEventBatch)
+// through the rules core: for a run of queued events (and SDK_REFERRAL_APPLY jobs) of one
+// business and environment, the state is loaded in a few
 // statements, every event decided in arrival order (rules/decide.ts) and the results written a
 // chunk of events per statement (rules/write.ts). Every shape is decided here; an event whose
 // processing fails (an unknown referrer code, malformed metadata) stops the run, and the caller
@@ -13,8 +14,8 @@ import type { Prisma, TrackedEvent } from "../../db/generated";
 import type { Environment } from "../../shared/environment";
 import { toRewardSummary } from "../rewards/engine";
 import type { RuleItem } from "../rules/decide";
-import { runRules } from "../rules/run";
-import { eventItem, loadRules, type LoadedRules } from "../rules/state";
+import { applyView, runRules } from "../rules/run";
+import { applyItem, eventItem, loadRules, type ApplyInput, type LoadedRules } from "../rules/state";
 
 export { settled, writeTuning } from "../rules/write";
 
@@ -23,6 +24,8 @@ export interface BatchItem {
   key: string;
   eventId: string;
   apiKeyId: string | null;
+  /** A referral apply (an SDK_REFERRAL_APPLY job's input) instead of an event: decided in the same run. */
+  apply?: ApplyInput;
 }
 
 /** The job result of an event, as the EVENT_PROCESS handler returns it. */
@@ -39,8 +42,8 @@ export interface FastRun {
   written: Promise<void>;
 }
 
-/** Events decided by runs, of them events of users referred before the run, and runs stopped by a failing event (process lifetime; logs and tests). */
-export const fastPathStats = { fast: 0, repeat: 0, slow: 0 };
+/** Items decided by runs, of them events of users referred before the run and referral applies, and runs stopped by a failing item (process lifetime; logs and tests). */
+export const fastPathStats = { fast: 0, repeat: 0, apply: 0, slow: 0 };
 
 /** What a run reads that the pool lock does not guard: the business's rules and the run's events. */
 export interface RunInputs {
@@ -70,6 +73,10 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
   const { rules, events } = inputs ?? (await readRunInputs(tx, businessId, environment, slice));
   const items: RuleItem[] = [];
   for (const it of slice) {
+    if (it.apply) {
+      items.push(applyItem(it.key, it.apply, it.apiKeyId));
+      continue;
+    }
     const e = events.get(it.eventId);
     if (!e) break; // the one-by-one path answers NOT_FOUND
     items.push(eventItem(it.key, e, it.apiKeyId));
@@ -82,6 +89,11 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
   const known = new Set(run.state.participants.map((p) => p.id));
   const done: FastRun["done"] = [];
   for (const o of run.outcomes) {
+    if (o.kind === "apply") {
+      fastPathStats.apply += 1;
+      done.push({ key: o.key, result: applyView(o) });
+      continue;
+    }
     if (o.kind !== "event") continue; // haltOnError: never an error outcome
     if (o.skipped) {
       done.push({ key: o.key, result: { eventId: o.eventId, status: o.status, reason: o.reason, skipped: true } });

@@ -2,15 +2,19 @@
 // not hold a database transaction open for up to 10 s:
 //   sendWebhookMessage  — outside any transaction: reads the message, signs it (Standard Webhooks,
 //                         every active secret) and POSTs it once;
-//   recordWebhookAttempt — in the job's transaction: records the attempt, marks the message
+//   recordWebhookAttempts — in the jobs' transaction, set-based for any number of attempts (the
+//                         webhook pool records the attempts that ended meanwhile together; a job
+//                         run alone records one): records each attempt, marks the message
 //                         DELIVERED, schedules the next attempt as a new job (exponential backoff
 //                         with jitter, about 3 days in all) or gives up; disables an endpoint that
 //                         has failed for days and raises a WEBHOOK_DISABLED alert once.
 // Every attempt of a message carries the same webhook-id (the message id), so receivers can
 // de-duplicate; delivery is at least once (a crash after the POST and before the record repeats it).
-import { db, type Tx } from "../../db/client";
+import { rawRows, txSql, type Tx } from "../../db/client";
 import type { Prisma } from "../../db/generated";
-import { insertJob } from "../jobs/queue";
+import { env } from "../../shared/env";
+import type { Environment } from "../../shared/environment";
+import { newId } from "../../shared/ids";
 import { postWebhook, type PostOutcome } from "./destination";
 import { decryptSecret, signatureHeader } from "./secrets";
 
@@ -46,15 +50,44 @@ export type SendResult =
   | { sent: true; webhookTimestamp: number; outcome: PostOutcome }
   | { sent: false; skipped: "MESSAGE_GONE" | "ALREADY_DELIVERED" | "ENDPOINT_DISABLED" };
 
-/** Signs and POSTs the message once. Reads only; never throws for an endpoint's failure. */
-export async function sendWebhookMessage(p: DeliveryPayload, now = new Date()): Promise<SendResult> {
-  const m = await db.webhookMessage.findUnique({ where: { id: p.messageId }, include: { endpoint: true } });
+/** A message as its delivery reads it: the body and the endpoint's address, state and secrets. */
+export interface MessageToSend {
+  id: string;
+  status: string;
+  body: string;
+  environment: Environment;
+  url: string;
+  enabled: boolean;
+  secretCiphertext: string;
+  previousSecretCiphertext: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+/** The messages of these deliveries with their endpoints: one statement for any number (a claim of the webhook pool, or one job). */
+export async function readWebhookMessages(ids: string[]): Promise<Map<string, MessageToSend>> {
+  if (ids.length === 0) return new Map();
+  const rows = await rawRows<MessageToSend>(
+    `SELECT m.id, m.status::text AS status, m.body, e.environment::text AS environment, e.url, e.enabled,
+            e."secretCiphertext", e."previousSecretCiphertext", e."previousSecretExpiresAt"
+       FROM "WebhookMessage" m JOIN "WebhookEndpoint" e ON e.id = m."endpointId"
+      WHERE m.id = ANY($1::text[])`,
+    ids,
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/**
+ * Signs and POSTs the message once. Reads only (the message, unless the caller read it already:
+ * null when it is gone); never throws for an endpoint's failure.
+ */
+export async function sendWebhookMessage(p: DeliveryPayload, now = new Date(), read?: MessageToSend | null): Promise<SendResult> {
+  const m = read === undefined ? ((await readWebhookMessages([p.messageId])).get(p.messageId) ?? null) : read;
   if (!m) return { sent: false, skipped: "MESSAGE_GONE" };
   if (!p.manual && m.status === "DELIVERED") return { sent: false, skipped: "ALREADY_DELIVERED" };
-  if (!p.manual && !p.force && !m.endpoint.enabled) return { sent: false, skipped: "ENDPOINT_DISABLED" };
-  const secrets = [decryptSecret(m.endpoint.secretCiphertext)];
-  if (m.endpoint.previousSecretCiphertext && m.endpoint.previousSecretExpiresAt && m.endpoint.previousSecretExpiresAt > now) {
-    secrets.push(decryptSecret(m.endpoint.previousSecretCiphertext));
+  if (!p.manual && !p.force && !m.enabled) return { sent: false, skipped: "ENDPOINT_DISABLED" };
+  const secrets = [decryptSecret(m.secretCiphertext)];
+  if (m.previousSecretCiphertext && m.previousSecretExpiresAt && m.previousSecretExpiresAt > now) {
+    secrets.push(decryptSecret(m.previousSecretCiphertext));
   }
   const timestamp = Math.floor(now.getTime() / 1000);
   const headers = {
@@ -64,57 +97,113 @@ export async function sendWebhookMessage(p: DeliveryPayload, now = new Date()): 
     "webhook-timestamp": String(timestamp),
     "webhook-signature": signatureHeader(secrets, m.id, timestamp, m.body),
   };
-  return { sent: true, webhookTimestamp: timestamp, outcome: await postWebhook(m.endpoint.environment, m.endpoint.url, headers, m.body) };
+  return { sent: true, webhookTimestamp: timestamp, outcome: await postWebhook(m.environment, m.url, headers, m.body) };
+}
+
+/** One attempt to record: what the delivery job asked for and what sendWebhookMessage did. */
+export interface WebhookAttempt {
+  payload: DeliveryPayload;
+  sent: SendResult;
 }
 
 /** Records what sendWebhookMessage did, in the job's transaction; returns the job's result. */
 export async function recordWebhookAttempt(tx: Tx, p: DeliveryPayload, r: SendResult, now = new Date()): Promise<Prisma.InputJsonObject> {
-  if (!r.sent) {
-    if (r.skipped === "ENDPOINT_DISABLED") {
-      await tx.webhookMessage.updateMany({ where: { id: p.messageId, status: "PENDING" }, data: { status: "FAILED", nextAttemptAt: null } });
-    }
-    return { messageId: p.messageId, skipped: r.skipped };
-  }
-  // The row lock orders concurrent attempts of one message (a manual retry beside the schedule).
-  const locked = await tx.$queryRaw<Array<{ id: string }>>`SELECT "id" FROM "WebhookMessage" WHERE "id" = ${p.messageId} FOR UPDATE`;
-  const m = locked.length ? await tx.webhookMessage.findUnique({ where: { id: p.messageId }, include: { endpoint: true } }) : null;
-  if (!m) return { messageId: p.messageId, skipped: "MESSAGE_GONE" };
-  const attempt = m.attempts + 1;
-  const o = r.outcome;
-  const retry = !o.success && !p.manual && m.status === "PENDING" && attempt < MAX_WEBHOOK_ATTEMPTS;
-  const nextRetryAt = retry ? new Date(now.getTime() + webhookRetryDelayMs(attempt)) : null;
+  return (await recordWebhookAttempts(tx, [{ payload: p, sent: r }], now))[0];
+}
 
-  await tx.webhookDelivery.create({
-    data: {
-      messageId: m.id,
-      endpointId: m.endpointId,
-      businessId: m.businessId,
-      attempt,
-      statusCode: o.statusCode,
-      durationMs: o.durationMs,
-      success: o.success,
-      error: o.error,
-      responseBody: o.responseBody,
-      nextRetryAt,
+type LockedMessage = { id: string; endpointId: string; businessId: string; environment: Environment; status: string; attempts: number; deliveredAt: Date | null };
+
+/**
+ * Records attempts in the caller's transaction (their jobs already owned), in the order given,
+ * set-based: the messages locked and read in one statement (the row locks order concurrent
+ * attempts of one message: a manual retry beside the schedule), then the deliveries, the
+ * messages' new states, the retry jobs and the endpoints' health in one. Returns each attempt's
+ * job result. An endpoint whose last attempt failed is checked for disabling.
+ */
+export async function recordWebhookAttempts(tx: Tx, attempts: WebhookAttempt[], now = new Date()): Promise<Prisma.InputJsonObject[]> {
+  const sql = await txSql(tx);
+  const at = now.toISOString();
+  const results: Prisma.InputJsonObject[] = attempts.map((a) => ({ messageId: a.payload.messageId, skipped: a.sent.sent ? "MESSAGE_GONE" : a.sent.skipped }));
+  const disabled = attempts.filter((a) => !a.sent.sent && a.sent.skipped === "ENDPOINT_DISABLED").map((a) => a.payload.messageId);
+  if (disabled.length) {
+    await sql.execute(`UPDATE "WebhookMessage" SET status = 'FAILED', "nextAttemptAt" = NULL, "updatedAt" = $2::timestamp(3) WHERE id = ANY($1::text[]) AND status = 'PENDING'`, disabled, at);
+  }
+  const sent = attempts.flatMap((a, i) => (a.sent.sent ? [{ i, p: a.payload, o: a.sent.outcome }] : []));
+  if (!sent.length) return results;
+  const locked = await sql.query<LockedMessage>(
+    `SELECT id, "endpointId", "businessId", environment::text AS environment, status::text AS status, attempts, "deliveredAt"
+       FROM "WebhookMessage" WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+    [...new Set(sent.map((s) => s.p.messageId))],
+  );
+  const messages = new Map(locked.map((m) => [m.id, { ...m, next: null as Date | null, touched: false }]));
+  const deliveries: unknown[] = [];
+  const retries: unknown[] = [];
+  // Per endpoint, its attempts' outcomes in order: the last one decides its health.
+  const health = new Map<string, { anySuccess: boolean; lastSuccess: boolean }>();
+  for (const { i, p, o } of sent) {
+    const m = messages.get(p.messageId);
+    if (!m) continue; // gone: MESSAGE_GONE
+    const attempt = m.attempts + 1;
+    const retry = !o.success && !p.manual && m.status === "PENDING" && attempt < MAX_WEBHOOK_ATTEMPTS;
+    const nextRetryAt = retry ? new Date(now.getTime() + webhookRetryDelayMs(attempt)) : null;
+    deliveries.push({
+      id: newId(),
+      mid: m.id,
+      eid: m.endpointId,
+      bid: m.businessId,
+      att: attempt,
+      code: o.statusCode,
+      ms: o.durationMs,
+      ok: o.success,
+      err: o.error,
+      resp: o.responseBody,
+      next: nextRetryAt?.toISOString() ?? null,
       manual: p.manual,
-      createdAt: now,
-    },
-  });
+    });
     // A manual retry leaves the message's state (and its schedule) alone unless it succeeds.
-  const status = o.success ? "DELIVERED" : retry ? "PENDING" : p.manual ? m.status : "FAILED";
-  await tx.webhookMessage.update({
-    where: { id: m.id },
-    data: { attempts: attempt, status, nextAttemptAt: nextRetryAt, deliveredAt: o.success ? (m.deliveredAt ?? now) : m.deliveredAt },
-  });
-  if (retry) await insertJob(tx, { businessId: m.businessId, environment: m.environment, apiKeyId: null }, "WEBHOOK_DELIVER", { messageId: m.id, manual: false }, nextRetryAt!);
-
-  if (o.success) {
-    await tx.webhookEndpoint.update({ where: { id: m.endpointId }, data: { failingSince: null, lastSuccessAt: now } });
-  } else {
-    await tx.webhookEndpoint.updateMany({ where: { id: m.endpointId, failingSince: null }, data: { failingSince: now } });
-    await disableIfFailingForDays(tx, m.endpointId, now);
+    m.status = o.success ? "DELIVERED" : retry ? "PENDING" : p.manual ? m.status : "FAILED";
+    m.attempts = attempt;
+    if (o.success) m.deliveredAt ??= now;
+    m.next = nextRetryAt;
+    m.touched = true;
+    if (retry) retries.push({ id: newId(), bid: m.businessId, env: m.environment, mid: m.id, run: nextRetryAt!.toISOString() });
+    const h = health.get(m.endpointId) ?? { anySuccess: false, lastSuccess: false };
+    health.set(m.endpointId, { anySuccess: h.anySuccess || o.success, lastSuccess: o.success });
+    results[i] = { messageId: m.id, attempt, success: o.success, statusCode: o.statusCode, error: o.error, nextRetryAt: nextRetryAt?.toISOString() ?? null };
   }
-  return { messageId: m.id, attempt, success: o.success, statusCode: o.statusCode, error: o.error, nextRetryAt: nextRetryAt?.toISOString() ?? null };
+  if (!deliveries.length) return results;
+  const changed = [...messages.values()]
+    .filter((m) => m.touched)
+    .map((m) => ({ id: m.id, att: m.attempts, st: m.status, next: m.next?.toISOString() ?? null, done: m.deliveredAt?.toISOString() ?? null }));
+  // Endpoint health: `ok` its last attempt succeeded; `reset` one succeeded, a later one failed (failing from now); `fail` none succeeded.
+  const endpoints = [...health].map(([id, h]) => ({ id, mode: h.lastSuccess ? "ok" : h.anySuccess ? "reset" : "fail" }));
+  await sql.execute(
+    `WITH d AS (
+       INSERT INTO "WebhookDelivery" (id, "messageId", "endpointId", "businessId", attempt, "statusCode", "durationMs", success, error, "responseBody", "nextRetryAt", manual, "createdAt")
+       SELECT t.id, t.mid, t.eid, t.bid, t.att, t.code, t.ms, t.ok, t.err, t.resp, t.next::timestamp(3), t.manual, $1::timestamp(3)
+         FROM jsonb_to_recordset($2::jsonb) AS t(id text, mid text, eid text, bid text, att int, code int, ms int, ok boolean, err text, resp text, next text, manual boolean)),
+     m AS (
+       UPDATE "WebhookMessage" AS m SET attempts = t.att, status = t.st::"WebhookMessageStatus", "nextAttemptAt" = t.next::timestamp(3), "deliveredAt" = t.done::timestamp(3), "updatedAt" = $1::timestamp(3)
+         FROM jsonb_to_recordset($3::jsonb) AS t(id text, att int, st text, next text, done text) WHERE m.id = t.id),
+     j AS (
+       INSERT INTO "Job" (id, "businessId", environment, "apiKeyId", type, status, payload, "maxAttempts", "runAt", "createdAt", "updatedAt")
+       SELECT t.id, t.bid, t.env::"Environment", NULL, 'WEBHOOK_DELIVER', 'QUEUED', jsonb_build_object('messageId', t.mid, 'manual', false), $5, t.run::timestamp(3), $1::timestamp(3), $1::timestamp(3)
+         FROM jsonb_to_recordset($4::jsonb) AS t(id text, bid text, env text, mid text, run text))
+     UPDATE "WebhookEndpoint" AS e
+        SET "failingSince" = CASE t.mode WHEN 'ok' THEN NULL WHEN 'reset' THEN $1::timestamp(3) ELSE COALESCE(e."failingSince", $1::timestamp(3)) END,
+            "lastSuccessAt" = CASE WHEN t.mode = 'fail' THEN e."lastSuccessAt" ELSE $1::timestamp(3) END,
+            "updatedAt" = $1::timestamp(3)
+       FROM jsonb_to_recordset($6::jsonb) AS t(id text, mode text)
+      WHERE e.id = t.id AND (t.mode <> 'fail' OR e."failingSince" IS NULL)`,
+    at,
+    JSON.stringify(deliveries),
+    JSON.stringify(changed),
+    JSON.stringify(retries),
+    env.jobMaxAttempts,
+    JSON.stringify(endpoints),
+  );
+  for (const e of endpoints) if (e.mode !== "ok") await disableIfFailingForDays(tx, e.id, now);
+  return results;
 }
 
 /** Disables the endpoint (once: the conditional update) and raises one WEBHOOK_DISABLED alert. */
