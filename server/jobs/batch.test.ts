@@ -296,6 +296,72 @@ describe("batched execution", () => {
     expect(fastPathStats.slow - before.slow).toBeGreaterThan(0);
   }, 240_000);
 
+  it("SDK_REFERRAL_APPLY jobs are decided in the batch's set-based runs, beside events, with the outcomes of one-by-one execution", async () => {
+    const single = await setupBusiness({ referralRewardWei: eth("0.01"), bonusWei: eth("0.002") }, { maxReferralsPerReferrerPerDay: 3 }, "1");
+    const batched = await setupBusiness({ referralRewardWei: eth("0.01"), bonusWei: eth("0.002") }, { maxReferralsPerReferrerPerDay: 3 }, "1");
+    // Applies (new referred users, an existing pair, a referrer's fourth of the day, an unknown code, a self-referral) between events of the same people.
+    const plan: ({ apply: Record<string, string> } | { step: Step })[] = [
+      { apply: { referralCode: "R1", referredUserEmail: "a@example.com" } },
+      { step: { eventName: "purchase", referrer: null, email: "a@example.com" } },
+      { apply: { referralCode: "R1", referredUserEmail: "a@example.com", referredUserName: "Ann" } },
+      { apply: { referralCode: "R1", referredUserEmail: "b@example.com", source: "mail", campaign: "spring" } },
+      { apply: { referralCode: "R1", referredUserEmail: "c@example.com" } },
+      { apply: { referralCode: "R1", referredUserEmail: "d@example.com" } },
+      { apply: { referralCode: "NOSUCH99", referredUserEmail: "e@example.com" } },
+      { apply: { referralCode: "R2", referredUserEmail: "r2@example.com" } },
+      { apply: { referralCode: "R3", referredUserId: "u-1" } },
+      { step: { eventName: "purchase", referrer: "R3", userId: "u-1" } },
+    ];
+    async function queue(scope: Scope, codes: Record<string, string>) {
+      const base = Date.now() - 60_000;
+      const ids: string[] = [];
+      for (const [i, x] of plan.entries()) {
+        const at = new Date(base + i);
+        if ("step" in x) {
+          const [id] = await queueSteps(scope, [x.step], codes);
+          await db.job.update({ where: { id }, data: { runAt: at, createdAt: at } });
+          ids.push(id);
+          continue;
+        }
+        const payload = { ...x.apply, referralCode: codes[x.apply.referralCode] ?? x.apply.referralCode };
+        const j = await db.job.create({ data: { id: newId(), businessId: scope.businessId, environment: "TEST", type: "SDK_REFERRAL_APPLY", payload, maxAttempts: 3, runAt: at, createdAt: at } });
+        ids.push(j.id);
+      }
+      return ids;
+    }
+    const singleJobs = await queue(single, await referrers(single));
+    const batchJobs = await queue(batched, await referrers(batched));
+    for (const id of singleJobs) await runJob(id);
+    const claimed: Job[] = [];
+    for (const id of batchJobs) claimed.push((await claimJob(id))!);
+    const before = { ...fastPathStats };
+    const outcomes = await executeClaimedJobs(claimed);
+    expect(outcomes.size).toBe(plan.length);
+    const view = async (scope: Scope, ids: string[]) => {
+      const people = await db.participant.findMany({ where: { businessId: scope.businessId } });
+      const who = new Map(people.map((p) => [p.id, p.externalId ?? p.email ?? "?"]));
+      const jobs = [];
+      for (const id of ids) {
+        const j = await db.job.findUniqueOrThrow({ where: { id } });
+        jobs.push({ type: j.type, status: j.status, error: j.lastError?.split(":")[0] ?? null, result: stableResult(j.result, who) });
+      }
+      const referrals = (await db.referral.findMany({ where: { businessId: scope.businessId }, orderBy: { createdAt: "asc" } }))
+        .map((r) => ({ referrer: who.get(r.referrerId), referred: who.get(r.referredId), status: r.status, reason: r.reason, source: r.source, campaign: r.campaign }))
+        .sort((x, y) => `${x.referrer}${x.referred}`.localeCompare(`${y.referrer}${y.referred}`));
+      const names = people.map((p) => `${p.externalId ?? p.email}:${p.name ?? ""}`).sort();
+      const rewards = (await db.reward.findMany({ where: { businessId: scope.businessId } })).map((r) => `${who.get(r.participantId)}:${r.kind}:${r.status}:${r.amountWei.toFixed()}`).sort();
+      return { jobs, referrals, names, rewards };
+    };
+    expect(await view(batched, batchJobs)).toEqual(await view(single, singleJobs));
+    const b = await view(batched, batchJobs);
+    expect(JSON.stringify(b.jobs)).toContain("REFERRER_DAILY_LIMIT");
+    expect(JSON.stringify(b.jobs)).toContain("SELF_REFERRAL");
+    expect(b.jobs[6]).toMatchObject({ type: "SDK_REFERRAL_APPLY", status: "FAILED", error: "UNKNOWN_REFERRAL_CODE" });
+    // The applies were decided set-based (the unknown code alone stopped a run and ran by itself).
+    expect(fastPathStats.apply - before.apply).toBe(7);
+    expect(fastPathStats.slow - before.slow).toBe(1);
+  }, 120_000);
+
   it("a business's batches take its pool lock in arrival order, whichever lane runs them: later events see the earlier ones", async () => {
     const before = process.env.JOB_BATCH_TX_SIZE;
     process.env.JOB_BATCH_TX_SIZE = "2"; // eight batches of two, four lanes
