@@ -5,7 +5,8 @@
 //   time, and executes them (events of one business+environment as one batch: lanes.ts
 //   executeClaimedJobs);
 // - the webhook pool and the payout pool each claim their own kind of job, as many as they have
-//   free places (WEBHOOK_CONCURRENCY, PAYOUT_CONCURRENCY), and run each job on its own. A
+//   free places (WEBHOOK_CONCURRENCY, PAYOUT_CONCURRENCY), and run each job on its own (a
+//   delivery's attempt is recorded with the others that ended meanwhile: webhook-pool.ts). A
 //   delivery can wait up to 10 s for an endpoint and a payout run for the chain: in their own
 //   bounded pools they hold up neither the events nor each other.
 // The runner is woken right after an enqueue so queued work starts at once; the poll also
@@ -20,7 +21,7 @@ import { env } from "../shared/env";
 import { claimDueJobs } from "./claim";
 import { executeClaimedJob } from "./execute";
 import { executeClaimedJobs } from "./lanes";
-import { deliverClaimed } from "./webhook-pool";
+import { deliverClaimed, webhookAttemptsRecorded } from "./webhook-pool";
 
 export interface EmbeddedRunner {
   wake(): void;
@@ -150,6 +151,7 @@ function jobPool(types: readonly JobType[], size: () => number, start: Start, is
       }
     }
     await Promise.all(inFlight);
+    await webhookAttemptsRecorded();
   })();
   return { wake: a.wake, done: loop };
 }

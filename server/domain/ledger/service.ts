@@ -86,26 +86,37 @@ export interface LedgerResult {
  * (unique [environment, txHash]); the caller decides how to answer.
  */
 export async function creditLedger(tx: Tx, input: CreditInput): Promise<LedgerResult> {
-  if (input.amountWei <= 0n) throw new Error("creditLedger: amountWei must be positive");
-  const pool = await lockPool(tx, input.businessId, input.environment);
-  const entry = await tx.ledgerEntry.create({
-    data: {
-      businessId: input.businessId,
-      environment: input.environment,
-      kind: input.kind,
-      amountWei: weiToDb(input.amountWei),
-      txHash: input.txHash ?? null,
-      memo: input.memo ?? null,
-    },
-    select: { id: true },
+  const { ledgerEntryIds, balanceWei } = await creditLedgerMany(tx, input, [input]);
+  return { ledgerEntryId: ledgerEntryIds[0], balanceWei };
+}
+
+/** Several credits of one pool in one insert (e.g. the rewards a reversal returns), under creditLedger's rules; ids in the order given. */
+export async function creditLedgerMany(
+  tx: Tx,
+  scope: { businessId: string; environment: Environment },
+  credits: Pick<CreditInput, "amountWei" | "kind" | "txHash" | "memo">[],
+): Promise<{ ledgerEntryIds: string[]; balanceWei: bigint }> {
+  if (credits.some((c) => c.amountWei <= 0n)) throw new Error("creditLedger: amountWei must be positive");
+  const pool = await lockPool(tx, scope.businessId, scope.environment);
+  const ledgerEntryIds = credits.map(() => newId());
+  await tx.ledgerEntry.createMany({
+    data: credits.map((c, k) => ({
+      id: ledgerEntryIds[k],
+      businessId: scope.businessId,
+      environment: scope.environment,
+      kind: c.kind,
+      amountWei: weiToDb(c.amountWei),
+      txHash: c.txHash ?? null,
+      memo: c.memo ?? null,
+    })),
   });
-  const balanceWei = await getBalanceWei(tx, input.businessId, input.environment);
+  const balanceWei = await getBalanceWei(tx, scope.businessId, scope.environment);
   pool.balanceWei = balanceWei;
   if (pool.belowThreshold) {
-    const threshold = await lowPoolThresholdWei(tx, input.businessId, input.environment);
+    const threshold = await lowPoolThresholdWei(tx, scope.businessId, scope.environment);
     if (balanceWei >= threshold) await tx.pool.update({ where: { id: pool.poolId }, data: { belowThreshold: false } });
   }
-  return { ledgerEntryId: entry.id, balanceWei };
+  return { ledgerEntryIds, balanceWei };
 }
 
 export interface DebitInput {

@@ -9,7 +9,8 @@ import { db, type Tx } from "../../db/client";
 import type { TrackedEvent } from "../../db/generated";
 import { AppError, notFound } from "../../shared/errors";
 import { toBigInt, weiToEth } from "../../shared/money";
-import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
+import { creditLedgerMany, getBalanceWei, lockPool } from "../ledger/service";
+import { newId } from "../../shared/ids";
 import { emitWebhookEvent, reversedRewardWebhook } from "../webhooks/emit";
 import type { Scope } from "../participants/schemas";
 import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tracking/idempotency";
@@ -41,41 +42,48 @@ async function reverseReferredRewards(tx: Tx, scope: Pick<Scope, "businessId" | 
   return reverseLockedRewards(tx, scope, rewards, o);
 }
 
+/** The reversal rule: a reward already paid out (or being paid) is clawed back; one still in the pool returns to it. */
+const reversalOutcome = (payoutStatus: string | null) => (payoutStatus === "IN_PAYOUT" || payoutStatus === "PAID_OUT" ? "CLAWBACK" : "RETURNED_TO_POOL");
+
 /**
- * Reverses PAID, not yet reversed rewards whose rows the caller locked (after the pool): one
- * RewardReversal each, the ETH of those not paid out back to the pool, one reward.reversed webhook each.
+ * Reverses PAID, not yet reversed rewards whose rows the caller locked (after the pool),
+ * set-based for any number of rewards: one RewardReversal each, the ETH of those not paid out
+ * back to the pool (one ledger insert), one reward.reversed webhook each (one outbox write).
  */
 async function reverseLockedRewards(tx: Tx, scope: Pick<Scope, "businessId" | "environment">, rewards: LockedReward[], o: ReverseOptions) {
-  const out: ReversalOutput[] = [];
+  if (!rewards.length) return { reversals: [] as ReversalOutput[], returnedWei: 0n, clawbackWei: 0n };
+  const now = new Date();
+  const ids = rewards.map((r) => r.id);
+  await tx.reward.updateMany({ where: { id: { in: ids } }, data: { payoutStatus: "REVERSED", reversedAt: now, reversalReason: o.reason } });
+  const stored = new Map((await tx.reward.findMany({ where: { id: { in: ids } } })).map((w) => [w.id, w]));
+  const revs = await tx.rewardReversal.createManyAndReturn({
+    data: rewards.map((r) => ({
+      id: newId(),
+      businessId: scope.businessId,
+      environment: scope.environment,
+      rewardId: r.id,
+      participantId: r.participantId,
+      amountWei: r.amountWei,
+      outcome: reversalOutcome(r.payoutStatus),
+      reason: o.reason,
+      eventName: o.eventName ?? null,
+      eventId: o.eventId ?? null,
+      reversedByUserId: o.reversedByUserId ?? null,
+      createdAt: now,
+    })),
+  });
+  const revOf = new Map(revs.map((v) => [v.rewardId, v]));
   let returned = 0n;
   let clawback = 0n;
-  const now = new Date();
+  const credits: { amountWei: bigint; kind: "REVERSAL"; memo: string }[] = [];
+  const out: ReversalOutput[] = [];
   for (const r of rewards) {
     const amount = toBigInt(r.amountWei);
-    const paidOut = r.payoutStatus === "IN_PAYOUT" || r.payoutStatus === "PAID_OUT";
-    const reward = await tx.reward.update({ where: { id: r.id }, data: { payoutStatus: "REVERSED", reversedAt: now, reversalReason: o.reason } });
-    const rev = await tx.rewardReversal.create({
-      data: {
-        businessId: scope.businessId,
-        environment: scope.environment,
-        rewardId: r.id,
-        participantId: r.participantId,
-        amountWei: r.amountWei,
-        outcome: paidOut ? "CLAWBACK" : "RETURNED_TO_POOL",
-        reason: o.reason,
-        eventName: o.eventName ?? null,
-        eventId: o.eventId ?? null,
-        reversedByUserId: o.reversedByUserId ?? null,
-        createdAt: now,
-      },
-    });
-    await emitWebhookEvent(tx, reversedRewardWebhook(reward, rev)); // webhook
-    if (paidOut) clawback += amount;
+    const rev = revOf.get(r.id)!;
+    if (rev.outcome === "CLAWBACK") clawback += amount;
     else {
       returned += amount;
-      if (amount > 0n) {
-        await creditLedger(tx, { businessId: scope.businessId, environment: scope.environment, amountWei: amount, kind: "REVERSAL", memo: `Reward ${r.id} reversed: ${o.reason}`.slice(0, 500) });
-      }
+      if (amount > 0n) credits.push({ amountWei: amount, kind: "REVERSAL", memo: `Reward ${r.id} reversed: ${o.reason}`.slice(0, 500) });
     }
     out.push({
       reversalId: rev.id,
@@ -88,6 +96,11 @@ async function reverseLockedRewards(tx: Tx, scope: Pick<Scope, "businessId" | "e
       createdAt: rev.createdAt.toISOString(),
     });
   }
+  await emitWebhookEvent(
+    tx,
+    rewards.map((r) => reversedRewardWebhook(stored.get(r.id)!, revOf.get(r.id)!)),
+  );
+  if (credits.length) await creditLedgerMany(tx, scope, credits);
   return { reversals: out, returnedWei: returned, clawbackWei: clawback };
 }
 
