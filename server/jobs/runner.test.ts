@@ -1,12 +1,14 @@
-// The embedded runner keeps the event path free: webhook deliveries run in their own bounded pool,
-// so an endpoint that hangs (here: one that never answers until the test lets it) holds up no
-// other business's events, even with every place of the webhook pool taken.
+// The embedded runner keeps the event path free: webhook deliveries and payout runs run in their
+// own bounded pools, so an endpoint that hangs (here: one that never answers until the test lets
+// it) holds up no other business's events, even with every place of the webhook pool taken; and
+// a payout run waiting for a chain that does not answer holds up no event, not even those of its
+// own business (its chain calls come before the pool lock).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db/client";
 import { emitWebhookEvent } from "../domain/webhooks/emit";
 import { createWebhook } from "../domain/webhooks/service";
 import { startReceiver, type Receiver } from "../../tests/support/webhook-receiver";
-import { queuedEvent, testBusiness } from "../../tests/support/jobs-fixtures";
+import { queuedEvent, queuedJob, testBusiness } from "../../tests/support/jobs-fixtures";
 import { startEmbeddedRunner } from "./runner";
 
 let rx: Receiver;
@@ -65,6 +67,38 @@ describe("the runner's pools", () => {
       await runner.stop();
       delete process.env.WEBHOOK_CONCURRENCY;
       delete process.env.JOB_POLL_MS;
+    }
+  }, 120_000);
+
+  it("events finish, its own business's too, while payout runs wait for a chain that does not answer", async () => {
+    process.env.PAYOUT_CONCURRENCY = "2";
+    process.env.JOB_POLL_MS = "50";
+    process.env.CHAIN_RPC_URL_TEST = `${rx.url}/chain`;
+    rx.hang("/chain");
+    const paying = await testBusiness();
+    const other = await testBusiness();
+    // Two payout runs: both places of the payout pool wait on the chain.
+    await queuedJob(paying, "REWARD_PAYOUT", { reason: "test" });
+    await queuedJob(other, "REWARD_PAYOUT", { reason: "test" });
+    const runner = startEmbeddedRunner();
+    try {
+      await until("both payout runs to call the chain", async () => rx.held(), (n) => n >= 2);
+      const mine = await queuedEvent(paying, { eventName: "signup" });
+      const theirs = await queuedEvent(other, { eventName: "signup" });
+      runner.wake();
+      for (const { job } of [mine, theirs]) {
+        const done = await until("an event while the chain hangs", () => db.job.findUniqueOrThrow({ where: { id: job.id } }), (j) => j.status === "SUCCEEDED" || j.status === "FAILED");
+        expect(done.status).toBe("SUCCEEDED");
+      }
+      // The chain still has both runs' calls in hand, unanswered: the payout jobs are still running.
+      expect(rx.held()).toBeGreaterThanOrEqual(2);
+      expect(await db.job.count({ where: { type: "REWARD_PAYOUT", status: "RUNNING" } })).toBe(2);
+    } finally {
+      rx.release();
+      await runner.stop();
+      delete process.env.PAYOUT_CONCURRENCY;
+      delete process.env.JOB_POLL_MS;
+      delete process.env.CHAIN_RPC_URL_TEST;
     }
   }, 120_000);
 });
