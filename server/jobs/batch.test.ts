@@ -296,6 +296,33 @@ describe("batched execution", () => {
     expect(fastPathStats.slow - before.slow).toBeGreaterThan(0);
   }, 240_000);
 
+  it("every shape of event is decided set-based: none runs through the one-by-one handler unless it fails", async () => {
+    const scope = await setupBusiness({ referralRewardWei: eth("0.01"), bonusWei: eth("0.002"), reversalEvents: ["refund"] }, {}, "1");
+    const codes = await referrers(scope);
+    // History: referred users and pairs known before the batch.
+    for (const id of await queueSteps(scope, [{ eventName: "purchase", referrer: "R1", email: "old1@example.com" }, { eventName: "purchase", referrer: "R2", email: "old2@example.com" }], codes)) await runJob(id);
+    const shapes: Record<string, Step> = {
+      "new referred user with a referrer": { eventName: "purchase", referrer: "R1", email: "n1@example.com" },
+      "new referred user without a referrer": { eventName: "signup", referrer: null, userId: "n2" },
+      "later event of a referred user": { eventName: "purchase", referrer: null, email: "old1@example.com" },
+      "existing pair": { eventName: "purchase", referrer: "R2", email: "old2@example.com" },
+      "no referred user": { eventName: "page_view", referrer: null },
+      "publishable key": { eventName: "purchase", referrer: "R3", email: "n3@example.com", untrusted: true },
+      "reversal event": { eventName: "refund", referrer: null, email: "old1@example.com" },
+    };
+    const steps = Object.values(shapes).flatMap((s) => [s, s, s]);
+    const ids = await queueSteps(scope, steps, codes);
+    const claimed: Job[] = [];
+    for (const id of ids) claimed.push((await claimJob(id))!);
+    const before = { ...fastPathStats };
+    const outcomes = await executeEventBatch(claimed);
+    expect([...outcomes.values()].every((o) => o.status === "SUCCEEDED")).toBe(true);
+    expect(fastPathStats.fast - before.fast).toBe(steps.length);
+    expect(fastPathStats.slow - before.slow).toBe(0);
+    const reversed = await db.trackedEvent.findMany({ where: { businessId: scope.businessId, eventName: "refund" }, orderBy: { createdAt: "asc" } });
+    expect(reversed.map((e) => e.reason)).toEqual(["REVERSED:2", "REVERSED:0", "REVERSED:0"]);
+  }, 120_000);
+
   it("SDK_REFERRAL_APPLY jobs are decided in the batch's set-based runs, beside events, with the outcomes of one-by-one execution", async () => {
     const single = await setupBusiness({ referralRewardWei: eth("0.01"), bonusWei: eth("0.002") }, { maxReferralsPerReferrerPerDay: 3 }, "1");
     const batched = await setupBusiness({ referralRewardWei: eth("0.01"), bonusWei: eth("0.002") }, { maxReferralsPerReferrerPerDay: 3 }, "1");
