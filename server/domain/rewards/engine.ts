@@ -10,17 +10,24 @@ import { lockPool } from "../ledger/service";
 import { REWARD_REASONS } from "../rules/pay";
 import { runOne } from "../rules/run";
 import { eventItem } from "../rules/state";
+import { commissionBasisOf } from "./basis";
 import { releaseHeldReward } from "./payout";
 import { emitWebhookEvent, referralWebhook, rewardWebhook, type RewardLike } from "../webhooks/emit";
 
 export interface RewardSummary {
   rewardId: string;
   participantId: string;
-  kind: "REFERRAL" | "BONUS" | "MANUAL";
+  kind: "REFERRAL" | "BONUS" | "MANUAL" | "COMMISSION";
   amountEth: string;
   requestedEth: string;
   status: "PAID" | "HELD" | "REFUSED";
   reason: string | null;
+  ruleId: string | null;
+  baseAmount: string | null;
+  baseCurrency: string | null;
+  rate: string | null;
+  rateSource: string | null;
+  rateAt: string | null;
 }
 
 export interface SettleResult {
@@ -37,6 +44,7 @@ export const toRewardSummary = (r: RewardLike): RewardSummary => ({
   requestedEth: weiToEth(r.requestedWei),
   status: r.status,
   reason: r.reason,
+  ...commissionBasisOf(r),
 });
 
 /** Locks the referral row until the end of the transaction and returns its current state. */

@@ -20,6 +20,8 @@ import { eventItem } from "../rules/state";
 import { dispatchJobs, type QueuedJob } from "../jobs/queue";
 import { ALL_MODES, queueEvents, type ProcessingMode } from "./queue-events";
 import { claimIdempotencyKey, completeIdempotencyKey, pickIdempotencyKey, releaseIdempotencyKey, requestHash } from "./idempotency";
+import { readConfig } from "../config/effective";
+import { amountProblem, type Currency } from "../../shared/money";
 import { trackInput, type TrackInput, type TrackOutput, type TrackQueuedOutput, type TrackSyncOutput } from "./schemas";
 
 const ROUTE = "POST /track";
@@ -75,8 +77,8 @@ export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent, _r
 async function insertEvent(tx: Tx, scope: Scope, input: TrackInput, idempotencyKey: string | undefined): Promise<TrackedEvent> {
   const now = new Date().toISOString();
   const [row] = await (await txSql(tx)).query<TrackedEvent>(
-    `INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, "idempotencyKey", untrusted, status, "createdAt", "updatedAt", "clickId")
-     VALUES ($1, $2, $3::"Environment", $4, $5, $6, $7::jsonb, $8, $9, $10, $11, 'QUEUED', $12::timestamp(3), $12::timestamp(3), $13)
+    `INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, "idempotencyKey", untrusted, status, "createdAt", "updatedAt", "clickId", amount, currency)
+     VALUES ($1, $2, $3::"Environment", $4, $5, $6, $7::jsonb, $8, $9, $10, $11, 'QUEUED', $12::timestamp(3), $12::timestamp(3), $13, $14::numeric, $15)
      RETURNING *`,
     newId(),
     scope.businessId,
@@ -91,6 +93,8 @@ async function insertEvent(tx: Tx, scope: Scope, input: TrackInput, idempotencyK
     scope.untrusted === true,
     now,
     input.clickId ?? null,
+    input.amount ?? null,
+    input.amount !== undefined ? (input.currency ?? null) : null,
   );
   return row;
 }
@@ -132,7 +136,11 @@ export interface AcceptResult {
  */
 export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptOptions = {}): Promise<AcceptResult> {
   assertCleanJson(rawInput);
-  const input = trackInput.parse(rawInput);
+  const one = { index: 0, input: trackInput.parse(rawInput) };
+  await applyDefaultCurrency(scope, [one], (_, e) => {
+    throw e;
+  });
+  const input = one.input;
   const key = pickIdempotencyKey(input.idempotencyKey, opts.idempotencyKeyHeader ?? null);
   const hash = key ? requestHash(ROUTE, input) : "";
   let mode = opts.mode;
@@ -173,6 +181,23 @@ export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptO
   return res;
 }
 
+/**
+ * Events with an amount and no currency take the environment's defaultCurrency (read once, only
+ * when such an event comes); the amount must then fit that currency's decimals. `fail` answers
+ * an event whose amount does not (400 VALIDATION_ERROR); the others get the currency.
+ */
+async function applyDefaultCurrency<T extends { index: number; input: TrackInput }>(scope: Scope, items: T[], fail: (index: number, e: AppError) => void): Promise<void> {
+  const lacking = items.filter((p) => p.input.amount !== undefined && p.input.currency === undefined);
+  if (!lacking.length) return;
+  const cfg = await readConfig(db, scope.businessId, scope.environment);
+  const currency = (cfg?.defaultCurrency ?? "USD") as Currency;
+  for (const p of lacking) {
+    const problem = amountProblem(p.input.amount!, currency);
+    if (problem) fail(p.index, new AppError("VALIDATION_ERROR", "Request validation failed", [{ path: "amount", message: `${problem} (the environment's defaultCurrency is ${currency})` }]));
+    else p.input = { ...p.input, currency };
+  }
+}
+
 // ───────────── Batch ─────────────
 
 // PGlite (the embedded default) has one connection, which every other request waits for while a
@@ -208,6 +233,7 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
       results[index] = { index, success: false, error: e.toBody().error };
     } else parsed.push({ index, input: r.data, hash: r.data.idempotencyKey ? requestHash(ROUTE, r.data) : "" });
   });
+  await applyDefaultCurrency(scope, parsed, (index, e) => (results[index] = { index, success: false, error: e.toBody().error }));
   const keysSeen = new Map<string, number>();
   for (const p of parsed) {
     const k = p.input.idempotencyKey;
