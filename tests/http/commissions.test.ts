@@ -141,7 +141,7 @@ describe("commissions end to end", () => {
     expect(listed.body.data[0]).toMatchObject({ ruleId: rule.body.ruleId, baseAmount: "30", baseCurrency: "USD", rate: "3000", rateSource: "FIXED" });
     expect(listed.body.data[0].rateAt).toEqual(expect.any(String));
 
-    const sim = await owner.call("POST", "/business/commission-rules/simulate", { environment: "TEST", rule: { eventName: "purchase", recipient: "REFERRER", type: "PERCENT", percent: "50" }, from: "2020-01-01", to: new Date(Date.now() + 60_000).toISOString() });
+    const sim = await owner.call("POST", "/business/commission-rules/simulate", { environment: "TEST", rule: { eventName: "purchase", recipient: "REFERRER", type: "PERCENT", percent: "50" }, from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() });
     expect(sim.status, JSON.stringify(sim.body)).toBe(200);
     expect(sim.body).toMatchObject({ events: 1, rewards: 1, totalEth: "0.005", topParticipants: [{ participantId: referrer.participantId, totalEth: "0.005" }] });
   });
