@@ -21,7 +21,7 @@ type Status = NonNullable<RouterInputs["events"]["list"]["status"]>;
 const STATUSES: Status[] = ["QUEUED", "PROCESSED", "FLAGGED", "REJECTED", "FAILED"];
 
 type Outcome = RouterOutputs["events"]["previewStatus"]["rewards"][number];
-const KIND_WORD = { REFERRAL: "Referral reward", BONUS: "Bonus", MANUAL: "Manual reward" } as const;
+const KIND_WORD = { REFERRAL: "Referral reward", BONUS: "Bonus", MANUAL: "Manual reward", COMMISSION: "Commission" } as const;
 
 /** "Referral reward to Alice: 0.002 ETH paid of 0.01 (daily limit per person reached)". */
 function outcomeSentence(r: Outcome, tense: "will" | "did"): string {

@@ -64,7 +64,7 @@ function GrantForm() {
 }
 
 const REWARD_STATUSES = ["PAID", "HELD", "REFUSED"] as const;
-const REWARD_KINDS = ["REFERRAL", "BONUS", "MANUAL"] as const;
+const REWARD_KINDS = ["REFERRAL", "BONUS", "MANUAL", "COMMISSION"] as const;
 const cap = (s: string) => s.charAt(0) + s.slice(1).toLowerCase();
 const personOf = (p: { name: string | null; email: string | null; externalId: string | null; referralCode: string }) => p.name ?? p.email ?? p.externalId ?? p.referralCode;
 

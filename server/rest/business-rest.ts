@@ -67,6 +67,8 @@ export async function handleBusinessRest(req: Request): Promise<Response> {
 // regular expression) on every request; this one keeps a single handler for the process and
 // hands it the request with the body already read and checked above.
 const failures = new WeakMap<object, AppError>();
+/** Procedures whose REST success is 201 Created (the interface names them so). */
+const CREATED = new Set(["commissionRules.create"]);
 let openApiHandler: ((req: Request, res: OpenApiResponse) => Promise<void>) | undefined;
 
 interface OpenApiResponse {
@@ -82,7 +84,8 @@ function handler() {
     onError: ({ error, req }: { error: TRPCError; req: Request }) => {
       failures.set(req, appErrorOf(error));
     },
-    responseMeta: ({ errors }: { errors: TRPCError[] }) => (errors.length ? { status: appErrorOf(errors[0]).status, headers: {} } : {}),
+    responseMeta: ({ errors, paths }: { errors: TRPCError[]; paths?: readonly string[] }) =>
+      errors.length ? { status: appErrorOf(errors[0]).status, headers: {} } : paths?.length === 1 && CREATED.has(paths[0]) ? { status: 201, headers: {} } : {},
   } as never) as unknown as (req: Request, res: OpenApiResponse) => Promise<void>;
   return openApiHandler;
 }

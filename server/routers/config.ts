@@ -1,7 +1,9 @@
 import { changesPay, configOutput, getConfigInput, updateGeneralInput, updateSpendInput } from "../domain/config/schemas";
 import { assertCanChangeMoney } from "../domain/members/service";
 import { getConfig, updateGeneralConfig, updateSpendConfig } from "../domain/config/service";
-import { businessProcedure, ownerProcedure, router } from "../trpc/init";
+import { getPricingInput, pricingOutput, updatePricingInput } from "../domain/commissions/schemas";
+import { getPricing, updatePricing } from "../domain/commissions/pricing";
+import { adminProcedure, businessProcedure, ownerProcedure, router } from "../trpc/init";
 
 export const configRouter = router({
   get: businessProcedure
@@ -22,4 +24,14 @@ export const configRouter = router({
     .input(updateSpendInput)
     .output(configOutput)
     .mutation(({ ctx, input }) => updateSpendConfig(ctx.businessId, input)),
+  pricing: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/config/pricing", tags: ["config"], summary: "How an environment prices 1 ETH for commissions, and the prices in force (?environment=TEST|LIVE, default LIVE)", protect: true } })
+    .input(getPricingInput)
+    .output(pricingOutput)
+    .query(({ ctx, input }) => getPricing(ctx.businessId, input.environment)),
+  updatePricing: adminProcedure
+    .meta({ openapi: { method: "PATCH", path: "/business/config/pricing", tags: ["config"], summary: "Set an environment's pricing: FIXED rates or CHAINLINK feeds (owner or admin)", protect: true } })
+    .input(updatePricingInput)
+    .output(pricingOutput)
+    .mutation(({ ctx, input }) => updatePricing(ctx.businessId, input)),
 });

@@ -38,3 +38,74 @@ export const ethAmount = z
   .string()
   .max(80)
   .regex(ETH_RE, "Must be a non-negative decimal ETH amount with at most 18 decimals, e.g. \"0.05\"");
+
+// ---- Amounts in other currencies (commissions): exact decimals, converted to wei rounded down.
+
+/** The currencies an event amount or a rule may use, with their decimal places (ISO 4217 minor units; ETH: wei). */
+const CURRENCY_DECIMALS = { ETH: 18, USD: 2, EUR: 2, GBP: 2, JPY: 0, CHF: 2, CAD: 2, AUD: 2 } as const;
+export type Currency = keyof typeof CURRENCY_DECIMALS;
+const CURRENCIES = Object.keys(CURRENCY_DECIMALS) as [Currency, ...Currency[]];
+export const currencyCode = z.enum(CURRENCIES, { message: `Must be one of ${CURRENCIES.join(", ")}` });
+/** The currencies priced against ETH (every one but ETH). */
+export const FIAT_CURRENCIES = CURRENCIES.filter((c): c is Exclude<Currency, "ETH"> => c !== "ETH");
+
+const DECIMAL_RE = /^(0|[1-9]\d{0,59})(\.\d{1,18})?$/;
+
+/** An exact non-negative decimal as integer units over 10^scale: "19.99" → { units: 1999n, scale: 2 }. */
+export interface Decimal10 {
+  units: bigint;
+  scale: number;
+}
+
+/** Parses a decimal string (no sign, no exponent, at most 18 decimals); throws when malformed. */
+export function parseDecimal(v: string): Decimal10 {
+  if (!DECIMAL_RE.test(v)) throw new Error(`Invalid decimal: ${v}`);
+  const [whole, frac = ""] = v.split(".");
+  return { units: BigInt(whole + frac), scale: frac.length };
+}
+
+/** Decimal places of a decimal string, trailing zeros ignored ("19.90" → 1). */
+const decimalsOf = (v: string) => (v.split(".")[1] ?? "").replace(/0+$/, "").length;
+
+/** Why `amount` is not a valid amount of `currency`, or null: positive, at most the currency's decimals. */
+export function amountProblem(amount: string, currency: Currency): string | null {
+  if (!DECIMAL_RE.test(amount)) return 'Must be a positive decimal string, e.g. "19.99"';
+  if (parseDecimal(amount).units === 0n) return "Must be greater than 0";
+  const max = CURRENCY_DECIMALS[currency];
+  if (decimalsOf(amount) > max) return max === 0 ? `${currency} amounts have no decimals` : `${currency} amounts have at most ${max} decimals`;
+  return null;
+}
+
+/** A positive decimal string (the currency's own decimals are checked with amountProblem). */
+export const decimalAmount = z.string().max(80).regex(DECIMAL_RE, 'Must be a positive decimal string, e.g. "19.99"');
+
+/** A Prisma Decimal (or string) as its plain decimal string without trailing zeros: "19.990000" → "19.99". */
+export function decimalText(v: { toFixed(): string } | string): string {
+  const s = typeof v === "string" ? v : v.toFixed();
+  return s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s;
+}
+
+/**
+ * What `base` (an amount in `currency`) is worth in wei, rounded down, optionally a `percent` of
+ * it (a decimal string, e.g. "10" or "2.5"). `rate`: the price of 1 ETH in `currency` (ignored
+ * for ETH; required otherwise, positive). One computation for every commission: floor of
+ * base × percent / 100 × 10^18 / rate, in integers.
+ */
+export function weiOf(base: string, currency: Currency, rate: string | null, percent?: string): bigint {
+  const a = parseDecimal(base);
+  let num = a.units * WEI_PER_ETH;
+  let den = 10n ** BigInt(a.scale);
+  if (percent !== undefined) {
+    const p = parseDecimal(percent);
+    num *= p.units;
+    den *= 100n * 10n ** BigInt(p.scale);
+  }
+  if (currency !== "ETH") {
+    if (rate === null) throw new Error(`weiOf: no rate for ${currency}`);
+    const r = parseDecimal(rate);
+    if (r.units <= 0n) throw new Error(`weiOf: rate must be positive`);
+    num *= 10n ** BigInt(r.scale);
+    den *= r.units;
+  }
+  return num / den;
+}

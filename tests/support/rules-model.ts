@@ -79,6 +79,8 @@ export function event(o: { name?: string; referrer?: string | null; email?: unkn
     idempotencyKey: null,
     untrusted: o.untrusted === true,
     clickId: null,
+    amount: null,
+    currency: null,
     status: "QUEUED",
     reason: null,
     referralId: null,

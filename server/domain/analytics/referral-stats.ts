@@ -16,7 +16,7 @@ export async function referralStats(businessId: string, environment: Environment
   const byStatus = { PENDING: 0, QUALIFIED: 0, REWARDED: 0, FLAGGED: 0, REJECTED: 0 };
   for (const r of byStatusRows) byStatus[r.status] = r._count._all;
   const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
-  const kinds = { REFERRAL: 0n, BONUS: 0n, MANUAL: 0n };
+  const kinds = { REFERRAL: 0n, BONUS: 0n, MANUAL: 0n, COMMISSION: 0n };
   for (const p of paid) kinds[p.kind] = toBigInt(p._sum.amountWei ?? 0);
   return {
     environment,
@@ -26,7 +26,7 @@ export async function referralStats(businessId: string, environment: Environment
     ethRewarded: weiToEth(kinds.REFERRAL + kinds.BONUS + kinds.MANUAL),
     ethReversed: weiToEth(toBigInt(reversed._sum.amountWei ?? 0)),
     ethEarned: weiToEth(kinds.REFERRAL + kinds.BONUS + kinds.MANUAL - toBigInt(reversed._sum.amountWei ?? 0)),
-    ethRewardedByKind: { REFERRAL: weiToEth(kinds.REFERRAL), BONUS: weiToEth(kinds.BONUS), MANUAL: weiToEth(kinds.MANUAL) },
+    ethRewardedByKind: { REFERRAL: weiToEth(kinds.REFERRAL), BONUS: weiToEth(kinds.BONUS), MANUAL: weiToEth(kinds.MANUAL), COMMISSION: weiToEth(kinds.COMMISSION) },
     rejectedReferralsByReason: Object.fromEntries(rejected.map((r) => [r.reason ?? "UNSPECIFIED", r._count._all])),
     topReferrers: top,
   };

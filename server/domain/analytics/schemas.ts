@@ -60,7 +60,7 @@ export const referralStatsOutput = z.object({
   ethReversed: z.string(),
   /** ethRewarded − ethReversed: what participants earned, the sum of their `earnedEth`. */
   ethEarned: z.string(),
-  ethRewardedByKind: z.object({ REFERRAL: z.string(), BONUS: z.string(), MANUAL: z.string() }),
+  ethRewardedByKind: z.object({ REFERRAL: z.string(), BONUS: z.string(), MANUAL: z.string(), COMMISSION: z.string() }),
   /** Rejected referrals by reason (SELF_REFERRAL, DISPOSABLE_EMAIL, …). */
   rejectedReferralsByReason: z.record(z.string(), z.number().int()),
   topReferrers: z.array(topReferrer),

@@ -22,6 +22,7 @@ export const ENVIRONMENT_FIELDS = [
   "linkParam",
   "attribution",
   "leaderboardEnabled",
+  "defaultCurrency",
 ] as const satisfies ReadonlyArray<keyof BusinessConfig & keyof EnvironmentConfig>;
 
 export type EffectiveConfig = BusinessConfig & { environment: Environment; perEnvironment: boolean };

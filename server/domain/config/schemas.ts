@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ethAmount } from "../../shared/money";
+import { currencyCode, ethAmount } from "../../shared/money";
 import { strictBoolean, strictNumber } from "../../shared/strict-types";
 import { environment } from "../api-keys/schemas";
 
@@ -21,6 +21,8 @@ const generalConfigOutput = z.object({
   attribution: z.enum(["FIRST_CLICK", "LAST_CLICK"]),
   /** The portal shows the month's top referrers (handles or masked names); per environment. */
   leaderboardEnabled: z.boolean(),
+  /** The currency of an event amount sent without one (per environment; default USD). */
+  defaultCurrency: currencyCode,
 });
 
 const spendConfigOutput = z.object({
@@ -86,6 +88,7 @@ export const updateGeneralInput = z.strictObject({
   linkParam: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, "1–32 letters, digits, _ or -, starting with a letter").refine((p) => p !== "rts_click" && !p.startsWith("utm_"), "Reserved parameter name").optional(),
   attribution: z.enum(["FIRST_CLICK", "LAST_CLICK"]).optional(),
   leaderboardEnabled: strictBoolean.optional(),
+  defaultCurrency: currencyCode.optional(),
 }).superRefine((v, ctx) => {
   // A destination set for LIVE, or for both environments (no `environment`), must be https.
   if (v.linkDestinationUrl && v.environment !== "TEST" && !v.linkDestinationUrl.startsWith("https://")) {
@@ -95,7 +98,7 @@ export const updateGeneralInput = z.strictObject({
 export type UpdateGeneralInput = z.infer<typeof updateGeneralInput>;
 
 /** The general fields that change what the pool pays: the owner or an admin only. */
-const PAYING_GENERAL_FIELDS = ["rewardStrategy", "referralRewardEth", "bonusEth", "qualifyingEvents", "reversalEvents"] as const;
+const PAYING_GENERAL_FIELDS = ["rewardStrategy", "referralRewardEth", "bonusEth", "qualifyingEvents", "reversalEvents", "defaultCurrency"] as const;
 export const changesPay = (input: UpdateGeneralInput) => PAYING_GENERAL_FIELDS.some((f) => input[f] !== undefined);
 
 /** PATCH /business/config/spend (owner): caps take null for "no cap". */

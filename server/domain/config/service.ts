@@ -5,7 +5,7 @@
 import { db, type Tx } from "../../db/client";
 import type { Prisma } from "../../db/generated";
 import { notFound } from "../../shared/errors";
-import { ethToWei, weiToDb, weiToEth } from "../../shared/money";
+import { ethToWei, weiToDb, weiToEth, type Currency } from "../../shared/money";
 import { rearmLowPoolAlerts } from "../ledger/service";
 import { forgetLinkTargets } from "../links/resolve";
 import { ENVIRONMENT_FIELDS, loadConfig, type Environment } from "./effective";
@@ -35,6 +35,7 @@ export async function getConfig(businessId: string, environment: Environment = "
       linkParam: c.linkParam,
       attribution: c.attribution as "FIRST_CLICK" | "LAST_CLICK",
       leaderboardEnabled: c.leaderboardEnabled,
+      defaultCurrency: c.defaultCurrency as Currency,
     },
     spend: {
       maxEthPerDayPerUser: ethOrNull(c.maxEthPerDayPerUserWei),
@@ -103,6 +104,7 @@ export async function updateGeneralConfig(businessId: string, input: UpdateGener
       linkParam: input.linkParam,
       attribution: input.attribution,
       leaderboardEnabled: input.leaderboardEnabled,
+      defaultCurrency: input.defaultCurrency,
     });
   });
   forgetLinkTargets(businessId);

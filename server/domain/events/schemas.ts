@@ -3,7 +3,7 @@ import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list
 import { environment } from "../api-keys/schemas";
 import { participantRef } from "../participants/schemas";
 import { rewardStatus, rewardSummaryOutput } from "../rewards/schemas";
-import { trackInput } from "../tracking/schemas";
+import { checkEventMoney, trackFields } from "../tracking/schemas";
 
 const eventStatus = z.enum(["QUEUED", "PROCESSED", "FLAGGED", "REJECTED", "FAILED"]);
 
@@ -20,6 +20,9 @@ export const eventOutput = z.object({
   referrerParticipant: participantRef.nullable(),
   referredParticipant: participantRef.nullable(),
   metadata: z.record(z.string(), z.unknown()),
+  /** What the referred customer paid (exact decimal string) and its currency; null when the event carried none. */
+  amount: z.string().nullable(),
+  currency: z.string().nullable(),
   campaign: z.string().nullable(),
   source: z.string().nullable(),
   apiKeyId: z.string().nullable(),
@@ -56,7 +59,7 @@ export const changeEventStatusInput = z.strictObject({
 });
 
 /** POST /business/events: the /track body plus the environment it belongs to. */
-export const createEventInput = trackInput.extend({ environment: environment.default("LIVE") });
+export const createEventInput = trackFields.extend({ environment: environment.default("LIVE") }).superRefine(checkEventMoney);
 
 /** GET /business/events/:eventId/preview?status=PROCESSED|REJECTED: what the decision would do now, written nowhere. */
 export const previewEventDecisionInput = z.strictObject({
@@ -66,7 +69,7 @@ export const previewEventDecisionInput = z.strictObject({
 
 export const rewardOutcomeOutput = z.object({
   rewardId: z.string(),
-  kind: z.enum(["REFERRAL", "BONUS", "MANUAL"]),
+  kind: z.enum(["REFERRAL", "BONUS", "MANUAL", "COMMISSION"]),
   recipient: participantRef,
   requestedEth: z.string(),
   /** What is (or would be) paid after caps and pool; "0" unless PAID. */

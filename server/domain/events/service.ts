@@ -12,7 +12,7 @@ import { acceptEvent } from "../tracking/service";
 import type { TrackInput } from "../tracking/schemas";
 import { toParticipantRef } from "../referrals/browse";
 import type { Reward } from "../../db/generated";
-import { weiToEth } from "../../shared/money";
+import { decimalText, weiToEth } from "../../shared/money";
 import type { EventDecisionPreview, EventOutput, RewardOutcome } from "./schemas";
 import { emitWebhookEvent, reviewedEventWebhook } from "../webhooks/emit";
 
@@ -31,6 +31,8 @@ const toOutput = (e: Row): EventOutput => ({
   referrerParticipant: e.referral ? toParticipantRef(e.referral.referrer) : null,
   referredParticipant: e.referral ? toParticipantRef(e.referral.referred) : null,
   metadata: e.metadata && typeof e.metadata === "object" && !Array.isArray(e.metadata) ? e.metadata : {},
+  amount: e.amount === null ? null : decimalText(e.amount),
+  currency: e.currency,
   campaign: e.campaign,
   source: e.source,
   apiKeyId: e.apiKeyId,

@@ -3,7 +3,7 @@
 // spreadsheet would run as a formula (=, +, -, @, tab, CR) are prefixed with a quote (OWASP CSV
 // injection); amounts are exact decimal ETH strings.
 import { db, type Prisma } from "../../db/client";
-import { weiToEth } from "../../shared/money";
+import { decimalText, weiToEth } from "../../shared/money";
 import type { ListBusinessReferralsInput } from "../referrals/browse-schemas";
 import { referralWhere } from "../referrals/browse";
 import { rewardWhere, type RewardFilters } from "../rewards/service";
@@ -63,7 +63,7 @@ export interface EventFilters {
 }
 
 export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGenerator<string> {
-  yield csvLine(["eventId", "environment", "eventName", "status", "reason", "referrerSent", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "referralId", "campaign", "source", "apiKeyId", "createdAt", "processedAt", "ethPaid"]);
+  yield csvLine(["eventId", "environment", "eventName", "status", "reason", "referrerSent", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "referralId", "campaign", "source", "apiKeyId", "createdAt", "processedAt", "ethPaid", "amount", "currency"]);
   const where: Prisma.TrackedEventWhereInput = {
     businessId,
     environment: q.environment,
@@ -76,7 +76,7 @@ export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGene
   const none = [null, null, null, null];
   for await (const e of pages((a) => db.trackedEvent.findMany({ ...a, where, include: { referral: { include: { referrer: true, referred: true } }, rewards: { where: { status: "PAID" }, select: { amountWei: true } } } }))) {
     const paid = e.rewards.reduce((s, w) => s + BigInt(w.amountWei.toFixed()), 0n);
-    yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid)]);
+    yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid), e.amount === null ? null : decimalText(e.amount), e.currency]);
   }
 }
 

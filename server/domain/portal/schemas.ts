@@ -95,7 +95,7 @@ export type PortalReferral = z.infer<typeof portalReferral>;
 
 const portalReward = z.object({
   rewardId: z.string(),
-  kind: z.enum(["REFERRAL", "BONUS", "MANUAL"]),
+  kind: z.enum(["REFERRAL", "BONUS", "MANUAL", "COMMISSION"]),
   status: z.enum(["PAID", "HELD", "REFUSED"]),
   payoutStatus: z.enum(["ON_HOLD", "PAYABLE", "IN_PAYOUT", "PAID_OUT", "REVERSED"]).nullable(),
   /** earned / on hold / payable / in payout / paid out / reversed / held for review / not granted. */

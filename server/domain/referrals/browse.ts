@@ -114,7 +114,7 @@ const toRewardView = (w: RewardRow) => ({
   reversalReason: w.reversalReason,
 });
 
-const KIND_WORD = { REFERRAL: "Referral reward", BONUS: "Bonus", MANUAL: "Manual reward" } as const;
+const KIND_WORD = { REFERRAL: "Referral reward", BONUS: "Bonus", MANUAL: "Manual reward", COMMISSION: "Commission" } as const;
 const nameOf = (p: ParticipantRef) => p.name ?? p.email ?? p.userId ?? p.handle ?? p.referralCode;
 
 /** One referral with its events and rewards, and a timeline of everything that happened to it. */

@@ -73,7 +73,7 @@ export async function releaseHeldReward(tx: Tx, pool: LockedPool, cfg: Effective
     businessId: held.businessId,
     environment: held.environment,
     participantId: held.participantId,
-    kind: held.kind,
+    kind: held.kind === "COMMISSION" ? await commissionCapKind(tx, held) : held.kind,
     requestedWei: toBigInt(held.requestedWei),
     now,
   });
@@ -83,6 +83,12 @@ export async function releaseHeldReward(tx: Tx, pool: LockedPool, cfg: Effective
   });
   if (d.status === "PAID") await debit(tx, pool, reward, d.amountWei);
   return reward;
+}
+
+/** A commission is capped as its recipient's kind: the referrer's (REFERRAL) or the referred user's (BONUS). */
+async function commissionCapKind(tx: Tx, r: Reward): Promise<RewardKind> {
+  const referral = r.referralId ? await tx.referral.findUnique({ where: { id: r.referralId }, select: { referrerId: true } }) : null;
+  return referral?.referrerId === r.participantId ? "REFERRAL" : "BONUS";
 }
 
 function debit(tx: Tx, pool: LockedPool, reward: Reward, amountWei: bigint) {

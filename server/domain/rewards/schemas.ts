@@ -2,10 +2,11 @@ import { z } from "zod";
 import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { ethAmount } from "../../shared/money";
 import { environment } from "../api-keys/schemas";
+import { commissionBasisFields } from "./basis";
 import { rewardState } from "./state";
 
 export const rewardStatus = z.enum(["PAID", "HELD", "REFUSED"]);
-export const rewardKind = z.enum(["REFERRAL", "BONUS", "MANUAL"]);
+export const rewardKind = z.enum(["REFERRAL", "BONUS", "MANUAL", "COMMISSION"]);
 
 /** The short form carried by events and the synchronous /track answer (engine.ts RewardSummary). */
 export const rewardSummaryOutput = z.object({
@@ -16,6 +17,7 @@ export const rewardSummaryOutput = z.object({
   requestedEth: z.string(),
   status: rewardStatus,
   reason: z.string().nullable(),
+  ...commissionBasisFields,
 });
 
 export const rewardOutput = z.object({
@@ -44,6 +46,7 @@ export const rewardOutput = z.object({
   reversalReason: z.string().nullable(),
   /** Where it stands, one word (docs/api.md "Reward states"): HELD_FOR_REVIEW, REFUSED, ON_HOLD, PAYABLE, IN_PAYOUT, PAID_OUT or REVERSED. */
   state: rewardState,
+  ...commissionBasisFields,
 });
 export type RewardOutput = z.infer<typeof rewardOutput>;
 

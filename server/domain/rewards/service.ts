@@ -10,6 +10,7 @@ import { getBalanceWei, lockPool } from "../ledger/service";
 import { REWARD_REASONS } from "../rules/pay";
 import { payReward } from "./payout";
 import type { CreateRewardInput, RewardOutput } from "./schemas";
+import { commissionBasisOf } from "./basis";
 import { rewardStateOf } from "./state";
 
 const withParticipant = { participant: { select: { referralCode: true, email: true, name: true, externalId: true } } } as const;
@@ -37,6 +38,7 @@ const toRewardOutput = (r: Row): RewardOutput => ({
   reversedAt: r.reversedAt ? r.reversedAt.toISOString() : null,
   reversalReason: r.reversalReason,
   state: rewardStateOf(r),
+  ...commissionBasisOf(r),
 });
 
 /** recipient = participant id, referral code or email, within the business and environment. */
@@ -98,7 +100,7 @@ export async function grantManualReward(businessId: string, input: CreateRewardI
 export interface RewardFilters {
   environment: "TEST" | "LIVE";
   status?: "PAID" | "HELD" | "REFUSED";
-  kind?: "REFERRAL" | "BONUS" | "MANUAL";
+  kind?: "REFERRAL" | "BONUS" | "MANUAL" | "COMMISSION";
   participantId?: string;
   eventId?: string;
   from?: Date;

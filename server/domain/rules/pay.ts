@@ -6,7 +6,8 @@ import { weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
 import { poolLowWebhook, type WebhookEvent } from "../webhooks/emit";
 
-export type RewardKind = "REFERRAL" | "BONUS" | "MANUAL";
+/** COMMISSION rewards are capped as their recipient's kind (rules/commissions.ts commissionCaps). */
+export type RewardKind = "REFERRAL" | "BONUS" | "MANUAL" | "COMMISSION";
 
 export const REWARD_REASONS = {
   PER_EVENT_CAP: "PER_EVENT_CAP",

@@ -46,9 +46,9 @@ const STATEMENT = `
     SELECT u.*, COALESCE(c."eventProcessing"::text, 'AUTO') AS mode
       FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::text[],
                   $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
-                  $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $21::text[])
+                  $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $21::text[], $22::text[], $23::text[])
         AS u(business_id, env, api_key_id, untrusted, at, expires, modes, event_id, job_id, name, referrer, metadata,
-             campaign, source, ikey, claim_id, route, hash, body, click_id)
+             campaign, source, ikey, claim_id, route, hash, body, click_id, amount, currency)
       LEFT JOIN "BusinessConfig" c ON c."businessId" = u.business_id
   ),
   ok AS (
@@ -65,8 +65,8 @@ const STATEMENT = `
     SELECT * FROM ok WHERE claim_id IS NULL OR claim_id IN (SELECT id FROM claim)
   ),
   e AS (
-    INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, "idempotencyKey", untrusted, status, "createdAt", "updatedAt", "clickId")
-    SELECT event_id, business_id, env::"Environment", api_key_id, name, referrer, metadata::jsonb, campaign, source, ikey, untrusted, 'QUEUED', at::timestamp(3), at::timestamp(3), click_id FROM go
+    INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, "idempotencyKey", untrusted, status, "createdAt", "updatedAt", "clickId", amount, currency)
+    SELECT event_id, business_id, env::"Environment", api_key_id, name, referrer, metadata::jsonb, campaign, source, ikey, untrusted, 'QUEUED', at::timestamp(3), at::timestamp(3), click_id, amount::numeric, currency FROM go
     RETURNING id
   ),
   j AS (
@@ -127,6 +127,8 @@ async function write(client: Db | Tx, calls: Call[]): Promise<QueueResult[]> {
     col(({ r }) => (r.claimId ? JSON.stringify(r.body) : null)),
     env.jobMaxAttempts,
     col(({ r }) => r.item.input.clickId ?? null),
+    col(({ r }) => r.item.input.amount ?? null),
+    col(({ r }) => (r.item.input.amount !== undefined ? (r.item.input.currency ?? null) : null)),
   ];
   // Straight to PostgreSQL where it can (db/client.ts): outside a transaction (POST /track) on the
   // pool, inside one (/track/batch) on the transaction's own connection.

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { email, externalUserId, personName } from "../participants/schemas";
 import { clickId } from "../referrals/schemas";
 import { rewardSummaryOutput } from "../rewards/schemas";
+import { amountProblem, currencyCode, decimalAmount, type Currency } from "../../shared/money";
 
 const MAX_METADATA_BYTES = 8 * 1024;
 const MAX_METADATA_DEPTH = 5;
@@ -46,14 +47,24 @@ const metadataSchema = z
     }),
   );
 
-const eventNameSchema = z
+export const eventNameSchema = z
   .string()
   .trim()
   .min(1)
   .max(100)
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.:/ -]*$/, "Letters, digits, spaces and _ . : / -");
 
-export const trackInput = z.strictObject({
+/** amount and currency of an event: a currency needs an amount; an amount fits its currency's decimals (without one, the environment's defaultCurrency's, checked when it is read). */
+export function checkEventMoney(v: { amount?: string; currency?: Currency }, ctx: z.RefinementCtx) {
+  if (v.currency !== undefined && v.amount === undefined) ctx.addIssue({ code: "custom", path: ["currency"], message: "currency needs an amount" });
+  if (v.amount !== undefined) {
+    const problem = amountProblem(v.amount, v.currency ?? "ETH");
+    if (problem) ctx.addIssue({ code: "custom", path: ["amount"], message: problem });
+  }
+}
+
+/** The fields of a tracked event (trackInput without its cross-field check, for schemas that extend it). */
+export const trackFields = z.strictObject({
   eventName: eventNameSchema,
   referrer: z.string().trim().min(1).max(64).optional(),
   metadata: metadataSchema.optional(),
@@ -61,7 +72,12 @@ export const trackInput = z.strictObject({
   source: z.string().trim().min(1).max(100).optional(),
   /** The link click that brought the referred user (rts_click); links the event's referral to it. */
   clickId: clickId.optional(),
+  /** What the referred customer paid: a positive decimal string in `currency` (at most its decimals, e.g. "19.99" USD, ETH up to 18). */
+  amount: decimalAmount.optional(),
+  /** ETH or an ISO 4217 code (USD, EUR, GBP, JPY, CHF, CAD, AUD); default: the environment's defaultCurrency. */
+  currency: currencyCode.optional(),
 });
+export const trackInput = trackFields.superRefine(checkEventMoney);
 export type TrackInput = z.infer<typeof trackInput>;
 
 const MAX_BATCH = 100;

@@ -16,6 +16,7 @@ import { weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
 import type { QueuedJob } from "../jobs/queue";
 import type { WebhookEventType } from "./schemas";
+import { commissionBasisOf, type CommissionBasisLike } from "../rewards/basis";
 
 export interface WebhookEvent {
   businessId: string;
@@ -151,7 +152,7 @@ export type RewardLike = Pick<Reward, "id" | "businessId" | "environment" | "par
   payoutStatus?: Reward["payoutStatus"];
   reversedAt?: Date | null;
   reversalReason?: string | null;
-};
+} & CommissionBasisLike;
 
 export function rewardWebhook(type: "reward.created" | "reward.reversed", r: RewardLike): WebhookEvent {
   return {
@@ -173,6 +174,7 @@ export function rewardWebhook(type: "reward.created" | "reward.reversed", r: Rew
       payoutStatus: r.payoutStatus ?? null,
       reversedAt: iso(r.reversedAt ?? null),
       reversalReason: r.reversalReason ?? null,
+      ...commissionBasisOf(r),
     },
   };
 }

@@ -1,0 +1,39 @@
+// GET and PATCH /business/config/pricing: how an environment prices 1 ETH (prices.ts).
+import { db } from "../../db/client";
+import type { Environment } from "../../shared/environment";
+import { decimalText } from "../../shared/money";
+import { forgetFeedAnswers, pricesOf, readPricing } from "./prices";
+import { wakeWaitingEvents } from "./wake";
+import type { PricingOutput, UpdatePricingInput } from "./schemas";
+
+export async function getPricing(businessId: string, environment: Environment): Promise<PricingOutput> {
+  const p = await readPricing(db, businessId, environment);
+  const prices = await pricesOf(environment, p, new Date());
+  return {
+    environment,
+    source: p.source,
+    rates: p.rates,
+    feeds: p.feeds,
+    maxAgeSeconds: p.maxAgeSeconds,
+    updatedAt: p.updatedAt?.toISOString() ?? null,
+    prices: Object.fromEntries(
+      [...prices].map(([c, v]) => [c, "rate" in v ? { rate: v.rate, source: v.source, at: v.at.toISOString(), problem: null } : { rate: null, source: p.source, at: null, problem: v.problem }]),
+    ),
+  };
+}
+
+export async function updatePricing(businessId: string, input: UpdatePricingInput): Promise<PricingOutput> {
+  const clean = <T extends Record<string, string | undefined>>(m: T | undefined, f: (v: string) => string) =>
+    m === undefined ? undefined : Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined).map(([k, v]) => [k, f(v!)]));
+  const rates = clean(input.rates, decimalText);
+  const feeds = clean(input.feeds, (v) => v);
+  const data = { source: input.source, rates, feeds, maxAgeSeconds: input.maxAgeSeconds };
+  await db.pricingConfig.upsert({
+    where: { businessId_environment: { businessId, environment: input.environment } },
+    create: { businessId, environment: input.environment, source: input.source ?? "FIXED", rates: rates ?? {}, feeds: feeds ?? {}, maxAgeSeconds: input.maxAgeSeconds ?? 3600 },
+    update: data,
+  });
+  forgetFeedAnswers();
+  await wakeWaitingEvents(businessId, input.environment);
+  return getPricing(businessId, input.environment);
+}

@@ -1,0 +1,139 @@
+// POST /business/commission-rules/simulate: what a rule (not stored) would have paid over the
+// stored events of [from, to), computed by the rules core's commission rules (rules/commissions.ts)
+// and caps (rules/pay.ts) without writing anything. An event counts when its referral was
+// qualified by then (the event was processed at or after the qualification) and it was neither
+// rejected nor flagged. Prices: those in force now. The pool is not applied (a simulation
+// answers "what would this rule pay", not "could we have afforded it").
+import { db, txSql } from "../../db/client";
+import type { Environment } from "../../shared/environment";
+import { decimalText, weiToEth, type Currency } from "../../shared/money";
+import { loadConfig } from "../config/effective";
+import { ruleConfigOf } from "../rules/config";
+import { commissionCaps, countKey, missingPrice, planCommissions, type CommissionState } from "../rules/commissions";
+import { capPayout } from "../rules/pay";
+import { utcDayStart } from "../rules/screen";
+import { pricesOf, readPricing } from "./prices";
+import type { SimulateInput, SimulateOutput } from "./schemas";
+
+const PAGE = 5_000;
+/** Events read at most: a simulation is a preview, bounded like every input. */
+const MAX_EVENTS = 200_000;
+
+interface Row {
+  id: string;
+  eventName: string;
+  amount: string | null;
+  currency: string | null;
+  createdAt: Date;
+  referralId: string;
+  referrerId: string;
+  referredId: string;
+  qualifiedAt: Date;
+}
+
+export async function simulateRule(businessId: string, input: SimulateInput): Promise<SimulateOutput> {
+  const environment: Environment = input.environment;
+  const now = new Date();
+  const [cfgRow, pricing, tiers] = await Promise.all([
+    db.$transaction((tx) => loadConfig(tx, businessId, environment)),
+    readPricing(db, businessId, environment),
+    db.tier.findMany({ where: { businessId }, orderBy: { minReferrals: "desc" } }),
+  ]);
+  const cfg = ruleConfigOf(cfgRow);
+  const r = input.rule;
+  const state: CommissionState = {
+    rules: [
+      {
+        id: "simulated",
+        eventName: r.eventName,
+        recipient: r.recipient,
+        type: r.type,
+        percent: r.type === "PERCENT" ? (r.percent ?? null) : null,
+        amount: r.type === "FIXED" ? (r.amount ?? null) : null,
+        currency: r.type === "FIXED" ? ((r.currency ?? null)) : null,
+        durationMonths: r.durationMonths ?? null,
+        maxRewardsPerReferral: r.maxRewardsPerReferral ?? null,
+        tierPercents: r.tierPercents ?? {},
+      },
+    ],
+    prices: await pricesOf(environment, pricing, now),
+    counts: new Map(),
+  };
+  const counts = new Map<string, number>();
+  const paidByDay = new Map<string, bigint>();
+  const totals = new Map<string, bigint>();
+  let events = 0;
+  let rewards = 0;
+  let total = 0n;
+  const tierOf = new Map<string, string | null>();
+
+  let cursor: { at: Date; id: string } | null = null;
+  await db.$transaction(async (tx) => {
+    const sql = await txSql(tx);
+    while (events < MAX_EVENTS) {
+      const page: Row[] = await sql.query<Row>(
+        `SELECT e.id, e."eventName", e.amount::text AS amount, e.currency, e."createdAt", r.id AS "referralId", r."referrerId", r."referredId", r."qualifiedAt"
+           FROM "TrackedEvent" e JOIN "Referral" r ON r.id = e."referralId"
+          WHERE e."businessId" = $1 AND e.environment = $2::"Environment" AND e."eventName" = $3
+            AND e."createdAt" >= $4::timestamp(3) AND e."createdAt" < $5::timestamp(3)
+            AND e.status = 'PROCESSED' AND r.status IN ('QUALIFIED', 'REWARDED') AND NOT r.provisional AND NOT e.untrusted
+            AND r."qualifiedAt" IS NOT NULL AND e."processedAt" >= r."qualifiedAt"
+            AND ($6::timestamp(3) IS NULL OR (e."createdAt", e.id) > ($6::timestamp(3), $7::text))
+          ORDER BY e."createdAt", e.id LIMIT ${PAGE}`,
+        businessId,
+        environment,
+        r.eventName,
+        new Date(input.from).toISOString(),
+        new Date(input.to).toISOString(),
+        cursor?.at.toISOString() ?? null,
+        cursor?.id ?? null,
+      );
+      if (!page.length) break;
+      const needTiers = Object.keys(r.tierPercents ?? {}).length > 0 && tiers.length > 0;
+      if (needTiers) {
+        const missing = [...new Set(page.map((p) => p.referrerId).filter((id) => !tierOf.has(id)))];
+        if (missing.length) {
+          const q = await sql.query<{ id: string; n: number }>(
+            `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral" WHERE "referrerId" = ANY($1::text[]) AND status IN ('QUALIFIED', 'REWARDED') GROUP BY 1`,
+            missing,
+          );
+          const n = new Map(q.map((x) => [x.id, x.n]));
+          for (const id of missing) tierOf.set(id, tiers.find((t) => t.minReferrals <= (n.get(id) ?? 0))?.id ?? null);
+        }
+      }
+      for (const e of page) {
+        events++;
+        const money = { eventName: e.eventName, amount: e.amount === null ? null : decimalText(e.amount), currency: e.currency as Currency | null, createdAt: new Date(e.createdAt) };
+        if (missingPrice(state, money)) continue;
+        const referral = { id: e.referralId, referrerId: e.referrerId, referredId: e.referredId, qualifiedAt: new Date(e.qualifiedAt) };
+        const paidThisEvent = new Map<string, bigint>();
+        for (const p of planCommissions(state, counts, money, referral, tierOf.get(e.referrerId) ?? null, now)) {
+          if (p.refused) continue;
+          const day = `${p.participantId} ${utcDayStart(money.createdAt).toISOString()}`;
+          const c = commissionCaps(cfg, p.rule.recipient, paidThisEvent.get(p.participantId) ?? 0n);
+          const d = capPayout(c.caps, c.kind, p.requestedWei, paidByDay.get(day) ?? 0n, p.requestedWei);
+          if (d.status !== "PAID") continue;
+          counts.set(countKey(p.rule.id, referral.id), (counts.get(countKey(p.rule.id, referral.id)) ?? 0) + 1);
+          rewards++;
+          total += d.amountWei;
+          paidThisEvent.set(p.participantId, (paidThisEvent.get(p.participantId) ?? 0n) + d.amountWei);
+          paidByDay.set(day, (paidByDay.get(day) ?? 0n) + d.amountWei);
+          totals.set(p.participantId, (totals.get(p.participantId) ?? 0n) + d.amountWei);
+        }
+      }
+      const last = page[page.length - 1];
+      cursor = { at: new Date(last.createdAt), id: last.id };
+      if (page.length < PAGE) break;
+    }
+  });
+  const top = [...totals].sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : a[0] < b[0] ? -1 : 1)).slice(0, 10);
+  const names = new Map(
+    (await db.participant.findMany({ where: { id: { in: top.map(([id]) => id) }, businessId }, select: { id: true, name: true, email: true } })).map((p) => [p.id, p.name ?? p.email ?? null]),
+  );
+  return {
+    events,
+    rewards,
+    totalEth: weiToEth(total),
+    topParticipants: top.map(([participantId, wei]) => ({ participantId, name: names.get(participantId) ?? null, totalEth: weiToEth(wei) })),
+  };
+}
