@@ -21,6 +21,10 @@ const referralKey: Record<Group, string> = {
   day: DAY(`r."createdAt"`),
 };
 
+// Days are rolled up in order (retention.ts), so raw clicks are read only from the day after the
+// last rolled-up one: the index range then covers the open days, not the whole retention window.
+const RAW_FROM = `(SELECT COALESCE(max(x."day") + 1, DATE '1970-01-01')::timestamp FROM "LinkClickRollup" x)`;
+
 type ClickRow = { k: string | null; clicks: number; uniq: number };
 type ReferralRow = { k: string | null; referrals: number; qualified: number; rewarded: number };
 type MoneyRow = { k: string | null; granted: string; paid: string };
@@ -40,7 +44,7 @@ export async function getFunnel(businessId: string, q: FunnelInput): Promise<Fun
     db.$queryRawUnsafe<ClickRow[]>(
       `SELECT ${rawKey[g]} AS k, count(*)::int AS clicks, count(DISTINCT (date_trunc('day', c."createdAt"), c."visitorHash"))::int AS uniq
          FROM "LinkClick" c
-        WHERE c."businessId" = $1 AND c.environment = $2::"Environment" AND c."createdAt" >= $3::timestamp AND c."createdAt" < $4::timestamp AND c.counted
+        WHERE c."businessId" = $1 AND c.environment = $2::"Environment" AND c."createdAt" >= GREATEST($3::timestamp, ${RAW_FROM}) AND c."createdAt" < $4::timestamp AND c.counted
           AND NOT EXISTS (SELECT 1 FROM "LinkClickRollup" x WHERE x."day" = date_trunc('day', c."createdAt")::date)
         GROUP BY 1`,
       ...args,
@@ -116,7 +120,7 @@ export async function getParticipantClicks(businessId: string, environment: Envi
         WHERE d."participantId" = $1 AND d."businessId" = $2 AND d.environment = $3::"Environment"
        UNION ALL
        SELECT ${DAY(`c."createdAt"`)}, count(*)::int, count(DISTINCT c."visitorHash")::int FROM "LinkClick" c
-        WHERE c."participantId" = $1 AND c."businessId" = $2 AND c.environment = $3::"Environment" AND c.counted
+        WHERE c."participantId" = $1 AND c."businessId" = $2 AND c.environment = $3::"Environment" AND c.counted AND c."createdAt" >= ${RAW_FROM}
           AND NOT EXISTS (SELECT 1 FROM "LinkClickRollup" x WHERE x."day" = date_trunc('day', c."createdAt")::date)
         GROUP BY date_trunc('day', c."createdAt")
      ) s GROUP BY d ORDER BY d`,

@@ -7,6 +7,7 @@ import { env } from "../../shared/env";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { toBigInt, weiToEth } from "../../shared/money";
 import { readConfig } from "../config/effective";
+import { getParticipantClicks } from "../links/funnel";
 import { participantTotals } from "../payouts/totals";
 import { listTiers } from "../tiers/service";
 import { leaderboardFor } from "./leaderboard";
@@ -30,7 +31,7 @@ const txUrlFor = (environment: "TEST" | "LIVE", txHash: string | null) => {
 export async function portalMe(auth: PortalAuth, now = new Date()): Promise<PortalMeOutput> {
   const p = await db.participant.findFirst({ where: { id: auth.participantId, ...own(auth) }, include: { business: { select: { name: true, website: true } } } });
   if (!p) throw notFound("Participant");
-  const [cfg, totals, byPayoutStatus, holds, byStatus, tiers] = await Promise.all([
+  const [cfg, totals, byPayoutStatus, holds, byStatus, tiers, clicks] = await Promise.all([
     readConfig(db, auth.businessId, auth.environment),
     participantTotals(auth.businessId, [p.id]),
     db.reward.groupBy({ by: ["payoutStatus"], where: { participantId: p.id, ...own(auth), status: "PAID" }, _sum: { amountWei: true } }),
@@ -43,6 +44,7 @@ export async function portalMe(auth: PortalAuth, now = new Date()): Promise<Port
     }),
     db.referral.groupBy({ by: ["status"], where: { referrerId: p.id, ...own(auth) }, _count: { _all: true } }),
     listTiers(auth.businessId),
+    getParticipantClicks(auth.businessId, auth.environment, p.id, now),
   ]);
   const t = totals.get(p.id)!;
   const sumOf = (s: string) => toBigInt(byPayoutStatus.find((r) => r.payoutStatus === s)?._sum.amountWei ?? 0);
@@ -59,8 +61,9 @@ export async function portalMe(auth: PortalAuth, now = new Date()): Promise<Port
     handle: p.handle,
     name: p.name,
     email: p.email,
-    shareUrl: shareUrlFor(p.business.website, p.referralCode),
+    shareUrl: shareUrlFor({ linkDestinationUrl: cfg?.linkDestinationUrl, website: p.business.website }, p.referralCode),
     wallet: { address: p.walletAddress, verified: p.walletVerified, verifiedAt: p.walletVerifiedAt?.toISOString() ?? null, verificationRequired: cfg?.requireVerifiedWallet ?? false },
+    clicks: { clicks: clicks.clicks, uniqueClicks: clicks.uniqueClicks, last30Days: clicks.days.reduce((n, d) => n + d.clicks, 0) },
     referrals: { total: countOf(...Object.keys(REFERRAL_WORDS)), qualified, pending: countOf("PENDING", "FLAGGED") },
     tier: {
       current: current && { name: current.name, minReferrals: current.minReferrals },
