@@ -70,6 +70,11 @@ export async function authenticatePortalToken(token: string | null | undefined, 
   return { sessionId: s.id, businessId: s.businessId, environment: s.environment, participantId: s.participantId, returnUrl: s.returnUrl, expiresAt: s.expiresAt, readOnly: false };
 }
 
+/** Remembers the device (visitor hash) that opened a session: the referrer's own, for SAME_VISITOR. */
+export async function recordPortalVisit(sessionId: string, visitorHash: string) {
+  await db.portalSession.updateMany({ where: { id: sessionId }, data: { visitorHash } });
+}
+
 /** A staff member's read-only view of one participant of their business (dashboard preview). */
 export async function staffPreviewAuth(businessId: string, participantId: string): Promise<PortalAuth> {
   const p = await db.participant.findFirst({ where: { id: participantId, businessId }, select: { id: true, environment: true } });

@@ -7,6 +7,10 @@ import { updateGeneralConfig } from "../config/service";
 import { updateGeneralInput } from "../config/schemas";
 import { flushClicks } from "../links/clicks";
 import { followLink } from "../links/redirect";
+import { createPortalSession } from "../portal/sessions";
+import { createPortalSessionInput } from "../portal/schemas";
+import { openPortal } from "../../portal/open";
+import { CLIENT_IP_HEADER } from "../../shared/client-ip";
 import { applyReferral } from "../referrals/service";
 import { acceptEvent } from "../tracking/service";
 import { applyReferralInput } from "../referrals/schemas";
@@ -78,6 +82,16 @@ describe("fraud signals through applyReferral", () => {
     expect(other.status).toBe("PENDING");
     const again = await p.apply(ann.referralCode, await p.click(ann.referralCode, "203.0.113.1"));
     expect(again).toMatchObject({ status: "REJECTED", reason: "SAME_VISITOR" });
+  });
+
+  it("SAME_VISITOR: a friend signing up from the device that opened the referrer's own portal is flagged; from another device, not", async () => {
+    const p = await program({ SAME_VISITOR: "FLAG" });
+    const ann = await participant(p.scope);
+    const s = await createPortalSession(p.scope, createPortalSessionInput.parse({ participantId: ann.participantId }));
+    const opened = await openPortal(new Request(s.url, { headers: { "user-agent": BROWSER, [CLIENT_IP_HEADER]: "203.0.113.50" } }));
+    expect(opened.status).toBe(303);
+    expect((await p.apply(ann.referralCode, await p.click(ann.referralCode, "203.0.113.51"))).status).toBe("PENDING");
+    expect(await p.apply(ann.referralCode, await p.click(ann.referralCode, "203.0.113.50"))).toMatchObject({ status: "FLAGGED", reason: "SAME_VISITOR" });
   });
 
   it("CLICK_VELOCITY: a visitor over the hourly limit is flagged; under it, not", async () => {
