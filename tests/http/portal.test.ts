@@ -45,6 +45,10 @@ describe("portal", () => {
     const pub = await createKey(b.owner, "TEST", { kind: "PUBLISHABLE", allowedOrigins: ["https://shop.example"] });
     const denied = await request(c.app.url, "POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId }, { "x-api-key": pub.secret, origin: "https://shop.example" });
     expect(denied.status).toBe(403);
+    // A secret key without the participants:write scope cannot open a portal either.
+    const trackOnly = await createKey(b.owner, "TEST", { scopes: ["track"] });
+    const noScope = await request(c.app.url, "POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId }, { "x-api-key": trackOnly.secret });
+    expect(noScope.status, JSON.stringify(noScope.body)).toBe(403);
 
     // Opening the link: a cookie for /portal and a redirect that no longer carries the token.
     const open = await fetch(s.body.url.replace(/^https?:\/\/[^/]+/, c.app.url), { redirect: "manual" });
