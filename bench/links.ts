@@ -26,7 +26,15 @@ const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "10,50").split(",").map(Nu
 const FUNNEL_CLICKS = Number(process.env.BENCH_FUNNEL_CLICKS ?? 1_000_000);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 300);
 const DESTINATION = "https://bench.example/welcome";
-const WEB_ONLY = { BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", RATE_LIMIT_PER_SECOND: "100000000", RATE_LIMIT_BURST: "200000000" };
+const WEB_ONLY = {
+  BENCH_ROUTES: "1",
+  EMBEDDED_RUNNER: "0",
+  RATE_LIMIT_PER_SECOND: "100000000",
+  RATE_LIMIT_BURST: "200000000",
+  // Portal sessions are limited like publishable keys.
+  RATE_LIMIT_PUBLISHABLE_PER_SECOND: "100000000",
+  RATE_LIMIT_PUBLISHABLE_BURST: "200000000",
+};
 
 const baseline: Scenario = { name: "baseline (parse body, constant JSON)", method: "POST", path: "/bench/baseline", body: { eventName: "signup", metadata: { campaign: "bench" } }, auth: false };
 const redirect = (code: string): Scenario => ({ name: "GET /r/:code (302, click recorded)", method: "GET", path: `/r/${code}?utm_source=bench&utm_campaign=load`, auth: false, redirect: true });

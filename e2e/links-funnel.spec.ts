@@ -1,6 +1,7 @@
 // Referral links in a real browser: clicks on a participant's /r/ link reach the dashboard's
 // funnel (chart with conversion rates, table per referrer and per campaign), the participant's
-// staff page and their portal; axe finds nothing serious at 1440 and 390 px.
+// staff page and their portal; a fraud signal reads in words in the review queue; axe finds
+// nothing serious at 1440 and 390 px.
 import { expect, test } from "@playwright/test";
 import { expectPageHealthy } from "./a11y";
 import { readSecret, sdk, signUpInBrowser, uniqueEmail } from "./support";
@@ -38,6 +39,14 @@ test("clicks on a referral link show in the funnel, on the participant's page an
 
   await page.goto(`/dashboard/participants/${ann.body.participantId}`);
   await expect(page.getByTestId("participant-clicks")).toContainText("3");
+
+  // A fraud signal in words in the review queue: NO_CLICK flags a referral made without a click.
+  const rules = await page.request.patch("/business/referrals/settings", { data: { signals: { NO_CLICK: "FLAG" } }, headers: { origin: baseURL! } });
+  expect(rules.status()).toBe(200);
+  const flagged = await sdk(request, secret, "POST", "/sdk/referrals/apply", { referralCode: code, referredUserId: `no-click-${Date.now()}`, referredUserEmail: uniqueEmail("noclick") });
+  expect(flagged.body).toMatchObject({ status: "FLAGGED", reason: "NO_CLICK" });
+  await page.goto("/dashboard/referrals");
+  await expect(page.locator('[data-testid="referral-row"][data-status="FLAGGED"]')).toContainText("no click on a referral link before the sign-up");
 
   const s = await sdk(request, secret, "POST", "/sdk/participants/portal-sessions", { participantId: ann.body.participantId });
   expect(s.status).toBe(201);

@@ -11,6 +11,8 @@ import { createPortalSession } from "../portal/sessions";
 import { createPortalSessionInput } from "../portal/schemas";
 import { openPortal } from "../../portal/open";
 import { CLIENT_IP_HEADER } from "../../shared/client-ip";
+import { getFunnel } from "../links/funnel";
+import { funnelInput } from "../links/schemas";
 import { applyReferral } from "../referrals/service";
 import { acceptEvent } from "../tracking/service";
 import { applyReferralInput } from "../referrals/schemas";
@@ -120,6 +122,17 @@ describe("fraud signals through applyReferral", () => {
     expect(await p.apply(ann.referralCode)).toMatchObject({ status: "FLAGGED", reason: "NO_CLICK" });
     expect(await p.apply(ann.referralCode, "unknownclick1")).toMatchObject({ status: "FLAGGED", reason: "NO_CLICK" });
     expect((await p.apply(ann.referralCode, await p.click(ann.referralCode, "192.0.2.9"))).status).toBe("PENDING");
+  });
+
+  it("the funnel counts the referrals each signal flagged or rejected", async () => {
+    const p = await program({ NO_CLICK: "FLAG", SAME_VISITOR: "REJECT" });
+    const ann = await participant(p.scope);
+    await p.apply(ann.referralCode); // NO_CLICK
+    await p.apply(ann.referralCode); // NO_CLICK
+    await p.apply(ann.referralCode, await p.click(ann.referralCode, "192.0.2.77")); // clean
+    await p.apply(ann.referralCode, await p.click(ann.referralCode, "192.0.2.77")); // SAME_VISITOR
+    const f = await getFunnel(p.businessId, funnelInput.parse({ environment: "TEST" }));
+    expect(f.signals).toEqual({ SAME_VISITOR: 1, CLICK_VELOCITY: 0, WALLET_SHARED: 0, NO_CLICK: 2 });
   });
 
   it("with every rule off a suspicious referral goes through, and existing rules still apply", async () => {
