@@ -1,6 +1,6 @@
 // The funnel: counted clicks → referrals → qualified → rewarded → ETH granted and paid out, for
 // the referrals made in a range (a cohort), grouped by referrer, campaign, utm_source or day.
-// Clicks come from the daily rollups for rolled-up days and from the raw clicks for the others,
+// Clicks come from the daily rollups of the groupBy (LinkClickDayGroup) for rolled-up days and from the raw clicks for the others,
 // so the cost follows the range and the open days, not the click history. A referral's campaign
 // is its own, else its click's utm_campaign; its utm_source is its click's, else its `source`.
 import { db } from "../../db/client";
@@ -13,7 +13,7 @@ type Group = FunnelInput["groupBy"];
 const DAY = (col: string) => `to_char(date_trunc('day', ${col}), 'YYYY-MM-DD')`;
 
 const rawKey: Record<Group, string> = { referrer: `c."participantId"`, campaign: `c."utmCampaign"`, utm_source: `c."utmSource"`, day: DAY(`c."createdAt"`) };
-const rollupKey: Record<Group, string> = { referrer: `d."participantId"`, campaign: `NULLIF(d.campaign, '')`, utm_source: `NULLIF(d."utmSource", '')`, day: `to_char(d."day", 'YYYY-MM-DD')` };
+const rollupKey: Record<Group, string> = { referrer: `d."key"`, campaign: `NULLIF(d."key", '')`, utm_source: `NULLIF(d."key", '')`, day: `to_char(d."day", 'YYYY-MM-DD')` };
 const referralKey: Record<Group, string> = {
   referrer: `r."referrerId"`,
   campaign: `COALESCE(r.campaign, c."utmCampaign")`,
@@ -51,13 +51,14 @@ export async function getFunnel(businessId: string, q: FunnelInput): Promise<Fun
     ),
     db.$queryRawUnsafe<ClickRow[]>(
       `SELECT ${rollupKey[g]} AS k, sum(d.clicks)::int AS clicks, sum(d."uniqueClicks")::int AS uniq
-         FROM "LinkClickDay" d
-        WHERE d."businessId" = $1 AND d.environment = $2::"Environment" AND d."day" >= $3::date AND d."day" <= $4::date
+         FROM "LinkClickDayGroup" d
+        WHERE d."businessId" = $1 AND d.environment = $2::"Environment" AND d."groupBy" = $5 AND d."day" >= $3::date AND d."day" <= $4::date
         GROUP BY 1`,
       businessId,
       q.environment,
       fromDay,
       toDay,
+      g,
     ),
     db.$queryRawUnsafe<ReferralRow[]>(
       `SELECT ${referralKey[g]} AS k, count(*)::int AS referrals,
