@@ -68,7 +68,7 @@ async function rounds(url: string, scenarios: Scenario[], secret: string, label:
 /** Redirects answered over all rounds (warm-up included), for the written-clicks check. */
 const answered = (ms: Measured[]) => ms.filter((m) => m.scenario.redirect).reduce((n, m) => n + m.ok, 0);
 
-export interface LinkFigures {
+interface LinkFigures {
   engine: "PostgreSQL" | "PGlite";
   results: Measured[];
   clicksWritten: number;
@@ -76,7 +76,7 @@ export interface LinkFigures {
 }
 
 /** 1. On PostgreSQL: redirect and portal read beside the baseline; then the clicks written. */
-export async function linksOnPostgres(): Promise<{ figures: LinkFigures; funnel: FunnelFigures }> {
+async function linksOnPostgres(): Promise<{ figures: LinkFigures; funnel: FunnelFigures }> {
   const pgdb = await createDatabase();
   let app: BenchApp | undefined;
   try {
@@ -89,12 +89,15 @@ export async function linksOnPostgres(): Promise<{ figures: LinkFigures; funnel:
       baseline: await sequential(`${app.url}${baseline.path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(baseline.body) }, SEQUENTIAL),
       portal: await sequential(`${app.url}/portal/api/me`, { headers: me.headers }, SEQUENTIAL),
     };
+    const f = (x: { p50: number; p95: number; p99: number }) => `p50 ${x.p50.toFixed(1)} ms p95 ${x.p95.toFixed(1)} ms p99 ${x.p99.toFixed(1)} ms`;
+    console.log(`  sequential: baseline ${f(portalSequential.baseline)}; GET /portal/api/me ${f(portalSequential.portal)}`);
     await app.stop(); // SIGTERM: the buffer is flushed
     app = undefined;
     const client = new pg.Client({ connectionString: pgdb.url });
     await client.connect();
     const clicksWritten = Number((await client.query(`SELECT count(*) FROM "LinkClick" WHERE code = $1`, [code])).rows[0].count);
     await client.end();
+    console.log(`  PostgreSQL: ${fmt(clicksWritten)} clicks written`);
     app = await startBenchApp({ DATABASE_URL: pgdb.url, ...WEB_ONLY });
     const funnel = await benchFunnel(app.url, pgdb.url);
     return { figures: { engine: "PostgreSQL", results, clicksWritten, portalSequential }, funnel };
@@ -120,10 +123,11 @@ export async function linksOnPglite(): Promise<LinkFigures> {
   const db = await PGlite.create(dir);
   const clicksWritten = Number((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "LinkClick" WHERE code = $1`, [code])).rows[0].n);
   await db.close();
+  console.log(`  PGlite: ${fmt(clicksWritten)} clicks written`);
   return { engine: "PGlite", results, clicksWritten };
 }
 
-export interface FunnelFigures {
+interface FunnelFigures {
   clicks: number;
   seedSeconds: number;
   rolledUpDays: number;
@@ -179,7 +183,7 @@ export async function benchFunnel(baseUrl: string, databaseUrl: string): Promise
   await closeDb();
   const vac = new pg.Client({ connectionString: databaseUrl });
   await vac.connect();
-  for (const t of ["LinkClick", "LinkClickDay", "Referral", "ReferralClick", "Reward", "Participant"]) await vac.query(`VACUUM ANALYZE "${t}"`);
+  for (const t of ["LinkClick", "LinkClickDay", "LinkClickDayGroup", "Referral", "ReferralClick", "Reward", "Participant"]) await vac.query(`VACUUM ANALYZE "${t}"`);
   await vac.end();
   const seedSeconds = (performance.now() - t0) / 1000;
 
@@ -200,7 +204,7 @@ export async function benchFunnel(baseUrl: string, databaseUrl: string): Promise
 const ms = (x: number) => x.toFixed(1);
 
 /** The report: one table per engine (routes beside the baseline), the portal's sequential p95, the funnel. */
-export function renderLinks(o: { pg?: LinkFigures; pglite: LinkFigures; funnel: FunnelFigures }): string {
+function renderLinks(o: { pg?: LinkFigures; pglite: LinkFigures; funnel: FunnelFigures }): string {
   const lines: string[] = [];
   for (const f of o.pg ? [o.pg, o.pglite] : [o.pglite]) {
     for (const c of CONNECTIONS) {
@@ -240,13 +244,28 @@ function funnelTable(f: FunnelFigures): string {
   ].join("\n");
 }
 
+/** Only the funnel, on a fresh PostgreSQL database (BENCH_LINKS_PARTS without "postgres"). */
+async function funnelOnly(): Promise<FunnelFigures> {
+  const pgdb = await createDatabase();
+  const app = await startBenchApp({ DATABASE_URL: pgdb.url, ...WEB_ONLY });
+  try {
+    return await benchFunnel(app.url, pgdb.url);
+  } finally {
+    await app.stop();
+    await pgdb.drop();
+  }
+}
+
 async function main() {
   ensurePrismaClient();
   ensureBuild();
   const load0 = os.loadavg();
-  const { figures: pgFig, funnel } = await linksOnPostgres();
-  const pglite = await linksOnPglite();
-  const report = renderLinks({ pg: pgFig, pglite, funnel });
+  // BENCH_LINKS_PARTS: postgres (routes and funnel), pglite, funnel (alone); default postgres,pglite.
+  const parts = (process.env.BENCH_LINKS_PARTS ?? "postgres,pglite").split(",");
+  const pgRun = parts.includes("postgres") ? await linksOnPostgres() : null;
+  const pglite = parts.includes("pglite") ? await linksOnPglite() : { engine: "PGlite" as const, results: [], clicksWritten: 0 };
+  const funnel = pgRun?.funnel ?? (await funnelOnly());
+  const report = renderLinks({ pg: pgRun?.figures, pglite, funnel });
   console.log(`\n## Links and portal (${new Date().toISOString()}, load ${load0.map((l) => l.toFixed(1)).join(" / ")} before, ${os.loadavg().map((l) => l.toFixed(1)).join(" / ")} after, ${os.cpus().length} cores)\n\n${report}`);
   process.exit(0);
 }

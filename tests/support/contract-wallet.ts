@@ -57,7 +57,7 @@ function assemble(ops: Op[]): string {
 }
 
 /** Init code: copies the runtime that follows it into memory and returns it. */
-export function contractWalletInitCode(owner: Address): Hex {
+function contractWalletInitCode(owner: Address): Hex {
   const runtime = assemble(listing(owner));
   const len = (runtime.length / 2).toString(16).padStart(4, "0");
   // PUSH2 len, DUP1, PUSH2 13 (this prefix's size), PUSH1 0, CODECOPY, PUSH1 0, RETURN
