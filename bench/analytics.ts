@@ -14,7 +14,7 @@ const REQUESTS = Number(process.env.BENCH_ANALYTICS_REQUESTS ?? 200);
 const PARTICIPANTS = 20_000;
 const REFERRALS = 18_000;
 
-async function signUp(baseUrl: string) {
+export async function signUp(baseUrl: string) {
   const email = `bench-analytics-${randomBytes(6).toString("hex")}@example.com`;
   const res = await fetch(`${baseUrl}/api/auth/sign-up/email`, {
     method: "POST",

@@ -8,8 +8,8 @@ export async function call(url: string, method: string, p: string, body?: unknow
   return json;
 }
 
-/** Signs a new business up through the real API and creates a TEST key; returns the key's secret. */
-export async function signUpWithTestKey(url: string, emailPrefix: string): Promise<string> {
+/** Signs a new business up through the real API and creates a TEST key: the key's secret and the owner's session token. */
+export async function signUpWithToken(url: string, emailPrefix: string): Promise<{ secret: string; token: string }> {
   const signUp = await fetch(`${url}/api/auth/sign-up/email`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: url },
@@ -17,5 +17,10 @@ export async function signUpWithTestKey(url: string, emailPrefix: string): Promi
   });
   const { token } = (await signUp.json()) as { token: string };
   const key = await call(url, "POST", "/business/api-keys", { environment: "TEST", name: "bench" }, { authorization: `Bearer ${token}` });
-  return String(key.secret);
+  return { secret: String(key.secret), token };
+}
+
+/** Signs a new business up through the real API and creates a TEST key; returns the key's secret. */
+export async function signUpWithTestKey(url: string, emailPrefix: string): Promise<string> {
+  return (await signUpWithToken(url, emailPrefix)).secret;
 }

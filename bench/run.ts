@@ -12,83 +12,29 @@
 //   BENCH_CONNECTIONS comma-separated connection counts (default 10,50)
 //
 // Never run by the tests or CI: speed is only measured here.
-import autocannon from "autocannon";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { applyMigrations } from "../server/db/migrate";
 import { ensureBuild, ensurePrismaClient } from "../scripts/ensure.mjs";
 import { benchAnalytics } from "./analytics";
+import { benchFunnel, linksOnPglite, renderFunnelAndPglite } from "./links";
 import { seedPortal } from "./portal";
 import { call, signUpWithTestKey } from "./api";
 import { ROOT, startBenchApp as startApp, type BenchApp as RunningApp } from "./app";
+import { createDatabase, fmt, median, run, type Measured, type Scenario } from "./measure";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "10,50").split(",").map(Number);
 /** Other work on the machine skews every number: the report states the load around the run. */
 const LOAD_AT_START = os.loadavg();
-const ADMIN_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-
-interface Scenario {
-  name: string;
-  method: "GET" | "POST";
-  path: string;
-  body?: unknown;
-  /** Events per request (batch) for the events/s column. */
-  events?: number;
-  auth: boolean;
-  /** Headers of its own (e.g. a portal bearer token). */
-  headers?: Record<string, string>;
-  /** A redirect route: 3xx answers are its successes. */
-  redirect?: boolean;
-}
-
-interface Measured {
-  scenario: Scenario;
-  connections: number;
-  reqPerSec: number;
-  p50: number;
-  p99: number;
-  /** Autocannon reports no p95; p97.5 bounds it from above. */
-  p97_5: number;
-  ok: number;
-  non2xx: number;
-  errors: number;
-  /** Lowest and highest req/s over the rounds. */
-  min?: number;
-  max?: number;
-}
 
 async function setLinkDestination(url: string) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query(`UPDATE "BusinessConfig" SET "linkDestinationUrl" = 'https://bench.example/welcome'`);
   await client.end();
-}
-
-async function createDatabase() {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  const name = `rts_bench_${Date.now()}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${name}`;
-  const url = u.toString();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await applyMigrations({ query: (s, p) => client.query(s, p), exec: async (s) => void (await client.query(s)) });
-  const version = (await client.query("SHOW server_version")).rows[0].server_version as string;
-  await client.end();
-  return {
-    url,
-    version,
-    drop: async () => {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await admin.end();
-    },
-  };
 }
 
 /** A business with a TEST key, a referrer and 60 referrals made through that key. */
@@ -100,36 +46,6 @@ async function seed(url: string) {
   return { secret, code: String(referrer.referralCode) };
 }
 
-function run(url: string, s: Scenario, connections: number, duration: number, secret: string): Promise<Measured> {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url: `${url}${s.path}`,
-        method: s.method,
-        connections,
-        duration,
-        headers: { "content-type": "application/json", ...(s.auth ? { "x-api-key": secret } : {}), ...s.headers },
-        body: s.body === undefined ? undefined : JSON.stringify(s.body),
-      },
-      (err, r) => {
-        if (err) return reject(err);
-        const ok = r["2xx"] + (s.redirect ? r["3xx"] : 0);
-        const non2xx = r.non2xx - (s.redirect ? r["3xx"] : 0);
-        resolve({ scenario: s, connections, reqPerSec: ok / (r.duration || duration), p50: r.latency.p50, p99: r.latency.p99, p97_5: r.latency.p97_5, ok, non2xx, errors: r.errors + r.timeouts });
-      },
-    );
-  });
-}
-
-/** The round with the median throughput; its range is kept for the report. */
-function median(rounds: Measured[]): Measured {
-  const sorted = [...rounds].sort((a, b) => a.reqPerSec - b.reqPerSec);
-  const m = sorted[Math.floor((sorted.length - 1) / 2)];
-  return { ...m, min: sorted[0].reqPerSec, max: sorted[sorted.length - 1].reqPerSec };
-}
-
-const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
-
 async function main() {
   ensurePrismaClient();
   ensureBuild();
@@ -139,7 +55,7 @@ async function main() {
   try {
     // The measured instance is web-only (EMBEDDED_RUNNER=0): queued jobs pile up instead of
     // competing for the same two cores; the job drain rate is measured separately below.
-    web = await startApp({ DATABASE_URL: db.url, BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", RATE_LIMIT_PER_SECOND: "100000000", RATE_LIMIT_BURST: "200000000" });
+    web = await startApp({ DATABASE_URL: db.url, BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", RATE_LIMIT_PER_SECOND: "100000000", RATE_LIMIT_BURST: "200000000", RATE_LIMIT_PUBLISHABLE_PER_SECOND: "100000000", RATE_LIMIT_PUBLISHABLE_BURST: "200000000" });
     const { secret, code } = await seed(web.url);
     const portal = await seedPortal(web.url, db.url, secret);
     // Referral links lead somewhere: every /r/:code request is a 302 whose click is buffered and written.
@@ -204,12 +120,16 @@ async function main() {
     worker = undefined;
 
     // Analytics read latency on a large seeded history (bench/analytics.ts).
-    web = await startApp({ DATABASE_URL: db.url, BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", RATE_LIMIT_PER_SECOND: "100000000", RATE_LIMIT_BURST: "200000000" });
+    web = await startApp({ DATABASE_URL: db.url, BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", RATE_LIMIT_PER_SECOND: "100000000", RATE_LIMIT_BURST: "200000000", RATE_LIMIT_PUBLISHABLE_PER_SECOND: "100000000", RATE_LIMIT_PUBLISHABLE_BURST: "200000000" });
     const analytics = await benchAnalytics({ baseUrl: web.url, databaseUrl: db.url });
+    // The funnel over 1,000,000 clicks, and GET /r/:code beside the baseline on PGlite (bench/links.ts).
+    const funnel = await benchFunnel(web.url, db.url);
     await web.stop();
     web = undefined;
+    const pglite = await linksOnPglite();
 
-    const report = render({ results, batchResults, pgVersion: db.version, backlog, drained: done, drainSeconds: elapsed, analytics });
+    const links = renderFunnelAndPglite({ funnel, pglite });
+    const report = render({ results, batchResults, pgVersion: db.version, backlog, drained: done, drainSeconds: elapsed, analytics: `${analytics}\n${links}` });
     writeFileSync(RESULTS, keepAppended(report));
     console.log("\n" + report);
   } finally {

@@ -182,7 +182,11 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
         </dl>
       </Card>
       <WalletCard wallet={me.wallet} readOnly={data.readOnly} />
-      <Card title="Your referrals" description={`${me.referrals.total} in all, ${me.referrals.qualified} qualified.`} bodyClassName="p-5 pt-0">
+      <Card
+        title="Your referrals"
+        description={`${me.clicks.clicks} ${me.clicks.clicks === 1 ? "visit" : "visits"} through your link (${me.clicks.last30Days} in the last 30 days); ${me.referrals.total} referrals in all, ${me.referrals.qualified} qualified.`}
+        bodyClassName="p-5 pt-0"
+      >
         {referrals.data.length === 0 ? (
           <p className="pt-5 text-sm text-slate-600">No referrals yet: share your code.</p>
         ) : (

@@ -37,7 +37,7 @@ function widget(me: PortalMeOutput, nonce: string) {
   const body = `<h1>${esc(me.business.name)}: your referrals</h1>
 <div class="row"><span class="link" id="share">${esc(share)}</span><button type="button" id="copy">Copy ${me.shareUrl ? "link" : "code"}</button><span role="status" id="copied"></span></div>
 <dl><div><dt>Earned</dt><dd>${eth(e.earnedEth)}</dd></div><div><dt>On hold</dt><dd>${eth(e.onHoldEth)}</dd></div><div><dt>Payable</dt><dd>${eth(e.payableEth)}</dd></div><div><dt>Paid out</dt><dd>${eth(e.paidOutEth)}</dd></div></dl>
-<p>${me.referrals.total} referrals, ${me.referrals.qualified} qualified.</p>${tier}${rank}
+<p>${me.clicks.clicks} visits through your link, ${me.referrals.total} referrals, ${me.referrals.qualified} qualified.</p>${tier}${rank}
 <script nonce="${nonce}">document.getElementById("copy").addEventListener("click",function(){var t=document.getElementById("share").textContent;navigator.clipboard.writeText(t).then(function(){document.getElementById("copied").textContent="Copied"})});</script>`;
   return page(`${me.business.name}: your referrals`, body, nonce);
 }

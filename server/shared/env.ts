@@ -210,6 +210,10 @@ export const env = {
     const u = process.env.LINK_FALLBACK_URL;
     return u && /^https?:\/\//.test(u) ? u : undefined;
   },
+  /** Longest a buffered link click waits for its batch insert (milliseconds). */
+  get clickFlushMs() {
+    return Math.min(600_000, Math.max(10, int(process.env.CLICK_FLUSH_MS, 500)));
+  },
   /** Most clicks kept in memory waiting for their batch insert (oldest dropped beyond, with a warning). */
   get clickBufferMax() {
     return Math.max(1000, int(process.env.CLICK_BUFFER_MAX, 100_000));

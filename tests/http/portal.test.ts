@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { devAccount } from "../support/chain";
+import { deployContractWallet } from "../support/contract-wallet";
 import { createKey, request, uniqueEmail } from "../support/http";
 import { balanceOf, earn, fund, payoutBusiness, referrerWithWallet, runPayouts, startChainApp, type ChainApp } from "./payouts-helpers";
 
@@ -43,6 +45,10 @@ describe("portal", () => {
     const pub = await createKey(b.owner, "TEST", { kind: "PUBLISHABLE", allowedOrigins: ["https://shop.example"] });
     const denied = await request(c.app.url, "POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId }, { "x-api-key": pub.secret, origin: "https://shop.example" });
     expect(denied.status).toBe(403);
+    // A secret key without the participants:write scope cannot open a portal either.
+    const trackOnly = await createKey(b.owner, "TEST", { scopes: ["track"] });
+    const noScope = await request(c.app.url, "POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId }, { "x-api-key": trackOnly.secret });
+    expect(noScope.status, JSON.stringify(noScope.body)).toBe(403);
 
     // Opening the link: a cookie for /portal and a redirect that no longer carries the token.
     const open = await fetch(s.body.url.replace(/^https?:\/\/[^/]+/, c.app.url), { redirect: "manual" });
@@ -191,5 +197,32 @@ describe("portal", () => {
     // The dashboard changes the wallet: unverified again, shown so.
     const owner2 = await b.owner.call("PATCH", `/business/participants/${ref.participantId}`, { walletAddress: stranger.address });
     expect(owner2.body).toMatchObject({ walletAddress: stranger.address, walletVerified: false });
+  });
+
+  it("wallet by signature, EIP-1271: a contract wallet's owner signs for it; another key's signature is refused", async () => {
+    const b = await payoutBusiness(c, { spend: { requireVerifiedWallet: true } });
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const contract = await deployContractWallet(c.rpc, devAccount(4), owner.address);
+    const ref = await referrerWithWallet(b, null);
+    const s = await b.sdk("POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId });
+    const auth = bearer(s.body.token);
+
+    // A signature by some other key: the contract answers 0xffffffff, the wallet stays unset.
+    const c1 = await at("/portal/api/wallet/challenge", auth, "POST", { address: contract });
+    expect(c1.status, JSON.stringify(c1.body)).toBe(200);
+    const refused = await at("/portal/api/wallet", auth, "POST", { message: c1.body.message, signature: await stranger.signMessage({ message: c1.body.message }) });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(401);
+    expect(refused.body.error.code).toBe("INVALID_SIGNATURE");
+    expect((await at("/portal/api/me", auth)).body.wallet).toMatchObject({ address: null, verified: false });
+
+    // The owner's signature: isValidSignature answers 0x1626ba7e through the environment's chain.
+    const c2 = await at("/portal/api/wallet/challenge", auth, "POST", { address: contract });
+    const ok = await at("/portal/api/wallet", auth, "POST", { message: c2.body.message, signature: await owner.signMessage({ message: c2.body.message }) });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body).toMatchObject({ walletAddress: contract, walletVerified: true });
+    expect(ok.body.walletVerifiedAt).toEqual(expect.any(String));
+    // The owner's own address is not what was verified: the contract is the payout wallet.
+    expect((await at("/portal/api/me", auth)).body.wallet).toMatchObject({ address: contract, verified: true });
   });
 });

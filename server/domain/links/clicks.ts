@@ -1,6 +1,6 @@
 // Clicks are recorded off the request path: the redirect puts its click in an in-memory buffer
 // and answers; the buffer is written in batches (one INSERT … SELECT per batch, at most every
-// CLICK_FLUSH_MS or CLICK_BATCH clicks) and flushed on shutdown (server/runtime.ts). The batch
+// CLICK_FLUSH_MS (env) or CLICK_BATCH clicks) and flushed on shutdown (server/runtime.ts). The batch
 // decides which clicks count: the first non-bot click of a visitor on a link in a UTC hour, unless
 // one was counted before; a unique partial index holds that rule, so a concurrent batch from
 // another instance fails and is retried instead of counting twice.
@@ -26,7 +26,6 @@ export interface PendingClick {
   at: Date;
 }
 
-const CLICK_FLUSH_MS = 500;
 const CLICK_BATCH = 1000;
 
 interface State {
@@ -97,7 +96,7 @@ export function enqueueClick(click: PendingClick) {
     s.timer = setTimeout(() => {
       s.timer = null;
       void flushClicks();
-    }, CLICK_FLUSH_MS);
+    }, env.clickFlushMs);
     s.timer.unref?.();
   }
 }
@@ -126,7 +125,7 @@ async function drain(s: State) {
         s.timer = setTimeout(() => {
           s.timer = null;
           void flushClicks();
-        }, CLICK_FLUSH_MS * 4);
+        }, env.clickFlushMs * 4);
         s.timer.unref?.();
       }
       return;

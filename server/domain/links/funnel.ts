@@ -1,6 +1,6 @@
 // The funnel: counted clicks → referrals → qualified → rewarded → ETH granted and paid out, for
 // the referrals made in a range (a cohort), grouped by referrer, campaign, utm_source or day.
-// Clicks come from the daily rollups for rolled-up days and from the raw clicks for the others,
+// Clicks come from the daily rollups of the groupBy (LinkClickDayGroup) for rolled-up days and from the raw clicks for the others,
 // so the cost follows the range and the open days, not the click history. A referral's campaign
 // is its own, else its click's utm_campaign; its utm_source is its click's, else its `source`.
 import { db } from "../../db/client";
@@ -13,13 +13,17 @@ type Group = FunnelInput["groupBy"];
 const DAY = (col: string) => `to_char(date_trunc('day', ${col}), 'YYYY-MM-DD')`;
 
 const rawKey: Record<Group, string> = { referrer: `c."participantId"`, campaign: `c."utmCampaign"`, utm_source: `c."utmSource"`, day: DAY(`c."createdAt"`) };
-const rollupKey: Record<Group, string> = { referrer: `d."participantId"`, campaign: `NULLIF(d.campaign, '')`, utm_source: `NULLIF(d."utmSource", '')`, day: `to_char(d."day", 'YYYY-MM-DD')` };
+const rollupKey: Record<Group, string> = { referrer: `d."key"`, campaign: `NULLIF(d."key", '')`, utm_source: `NULLIF(d."key", '')`, day: `to_char(d."day", 'YYYY-MM-DD')` };
 const referralKey: Record<Group, string> = {
   referrer: `r."referrerId"`,
   campaign: `COALESCE(r.campaign, c."utmCampaign")`,
   utm_source: `COALESCE(c."utmSource", r.source)`,
   day: DAY(`r."createdAt"`),
 };
+
+// Days are rolled up in order (retention.ts), so raw clicks are read only from the day after the
+// last rolled-up one: the index range then covers the open days, not the whole retention window.
+const RAW_FROM = `(SELECT COALESCE(max(x."day") + 1, DATE '1970-01-01')::timestamp FROM "LinkClickRollup" x)`;
 
 type ClickRow = { k: string | null; clicks: number; uniq: number };
 type ReferralRow = { k: string | null; referrals: number; qualified: number; rewarded: number };
@@ -40,20 +44,21 @@ export async function getFunnel(businessId: string, q: FunnelInput): Promise<Fun
     db.$queryRawUnsafe<ClickRow[]>(
       `SELECT ${rawKey[g]} AS k, count(*)::int AS clicks, count(DISTINCT (date_trunc('day', c."createdAt"), c."visitorHash"))::int AS uniq
          FROM "LinkClick" c
-        WHERE c."businessId" = $1 AND c.environment = $2::"Environment" AND c."createdAt" >= $3::timestamp AND c."createdAt" < $4::timestamp AND c.counted
+        WHERE c."businessId" = $1 AND c.environment = $2::"Environment" AND c."createdAt" >= GREATEST($3::timestamp, ${RAW_FROM}) AND c."createdAt" < $4::timestamp AND c.counted
           AND NOT EXISTS (SELECT 1 FROM "LinkClickRollup" x WHERE x."day" = date_trunc('day', c."createdAt")::date)
         GROUP BY 1`,
       ...args,
     ),
     db.$queryRawUnsafe<ClickRow[]>(
       `SELECT ${rollupKey[g]} AS k, sum(d.clicks)::int AS clicks, sum(d."uniqueClicks")::int AS uniq
-         FROM "LinkClickDay" d
-        WHERE d."businessId" = $1 AND d.environment = $2::"Environment" AND d."day" >= $3::date AND d."day" <= $4::date
+         FROM "LinkClickDayGroup" d
+        WHERE d."businessId" = $1 AND d.environment = $2::"Environment" AND d."groupBy" = $5 AND d."day" >= $3::date AND d."day" <= $4::date
         GROUP BY 1`,
       businessId,
       q.environment,
       fromDay,
       toDay,
+      g,
     ),
     db.$queryRawUnsafe<ReferralRow[]>(
       `SELECT ${referralKey[g]} AS k, count(*)::int AS referrals,
@@ -116,7 +121,7 @@ export async function getParticipantClicks(businessId: string, environment: Envi
         WHERE d."participantId" = $1 AND d."businessId" = $2 AND d.environment = $3::"Environment"
        UNION ALL
        SELECT ${DAY(`c."createdAt"`)}, count(*)::int, count(DISTINCT c."visitorHash")::int FROM "LinkClick" c
-        WHERE c."participantId" = $1 AND c."businessId" = $2 AND c.environment = $3::"Environment" AND c.counted
+        WHERE c."participantId" = $1 AND c."businessId" = $2 AND c.environment = $3::"Environment" AND c.counted AND c."createdAt" >= ${RAW_FROM}
           AND NOT EXISTS (SELECT 1 FROM "LinkClickRollup" x WHERE x."day" = date_trunc('day', c."createdAt")::date)
         GROUP BY date_trunc('day', c."createdAt")
      ) s GROUP BY d ORDER BY d`,

@@ -1,5 +1,5 @@
 // Click retention: every closed UTC day (ended over an hour ago, so no buffered click of it can
-// still arrive) is rolled up into LinkClickDay once, then raw clicks older than
+// still arrive) is rolled up into LinkClickDay and LinkClickDayGroup once, then raw clicks older than
 // CLICK_RETENTION_DAYS are deleted by the retention sweep (jobs/retention.ts). Analytics reads
 // the rollups for rolled-up days and the raw clicks for the others (funnel.ts).
 import { db } from "../../db/client";
@@ -9,17 +9,28 @@ const HOUR_MS = 3_600_000;
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
 // The day's marker and its rows in one statement: a concurrent sweep's marker makes it a no-op.
+// LinkClickDay keeps the day per participant, campaign and source (the participant's own page);
+// LinkClickDayGroup one row per group of each funnel groupBy, distinct visitors per group.
 const ROLL_UP_DAY = `
   WITH mark AS (
     INSERT INTO "LinkClickRollup" ("day") VALUES ($1::date) ON CONFLICT DO NOTHING RETURNING "day"
+  ), src AS MATERIALIZED (
+    SELECT c."businessId" AS b, c.environment AS e, c."participantId" AS p, COALESCE(c."utmCampaign", '') AS cp, COALESCE(c."utmSource", '') AS us, c."visitorHash" AS v
+      FROM "LinkClick" c
+     WHERE EXISTS (SELECT 1 FROM mark) AND c.counted
+       AND c."createdAt" >= $1::timestamp(3) AND c."createdAt" < $1::timestamp(3) + interval '1 day'
+  ), fine AS (
+    INSERT INTO "LinkClickDay" ("businessId", environment, "day", "participantId", campaign, "utmSource", clicks, "uniqueClicks")
+    SELECT b, e, $1::date, p, cp, us, count(*)::int, count(DISTINCT v)::int FROM src GROUP BY b, e, p, cp, us
   )
-  INSERT INTO "LinkClickDay" ("businessId", environment, "day", "participantId", campaign, "utmSource", clicks, "uniqueClicks")
-  SELECT c."businessId", c.environment, $1::date, c."participantId", COALESCE(c."utmCampaign", ''), COALESCE(c."utmSource", ''),
-         count(*)::int, count(DISTINCT c."visitorHash")::int
-    FROM "LinkClick" c
-   WHERE EXISTS (SELECT 1 FROM mark) AND c.counted
-     AND c."createdAt" >= $1::timestamp(3) AND c."createdAt" < $1::timestamp(3) + interval '1 day'
-   GROUP BY 1, 2, 4, 5, 6`;
+  INSERT INTO "LinkClickDayGroup" ("businessId", environment, "groupBy", "day", "key", clicks, "uniqueClicks")
+  SELECT b, e, 'referrer', $1::date, p, count(*)::int, count(DISTINCT v)::int FROM src GROUP BY b, e, p
+  UNION ALL
+  SELECT b, e, 'campaign', $1::date, cp, count(*)::int, count(DISTINCT v)::int FROM src GROUP BY b, e, cp
+  UNION ALL
+  SELECT b, e, 'utm_source', $1::date, us, count(*)::int, count(DISTINCT v)::int FROM src GROUP BY b, e, us
+  UNION ALL
+  SELECT b, e, 'day', $1::date, '', count(*)::int, count(DISTINCT v)::int FROM src GROUP BY b, e`;
 
 /** Rolls up the closed days that have raw clicks and no rollup yet; answers how many days. */
 export async function rollUpClickDays(now = new Date()): Promise<number> {

@@ -11,6 +11,11 @@ import { upsertParticipant } from "../participants/service";
 import { updateParticipantWallet, updateParticipantInput } from "../participants/wallet";
 import type { Scope } from "../participants/schemas";
 import { domainBusiness, trackReferral, uniqueEmail } from "../../../tests/support/domain";
+import { env } from "../../shared/env";
+import { updateGeneralConfig } from "../config/service";
+import { updateGeneralInput } from "../config/schemas";
+import { flushClicks } from "../links/clicks";
+import { followLink } from "../links/redirect";
 import { maskEmail, maskName } from "./mask";
 import { portalMe, portalPayouts, portalReferrals, portalRewards } from "./read";
 import { createPortalSessionInput, portalListInput } from "./schemas";
@@ -191,5 +196,62 @@ describe("the wallet step (Sign-In with Ethereum)", () => {
     await expect(createWalletChallenge({ ...auth, readOnly: true }, account.address, { chainId })).rejects.toMatchObject({ code: "FORBIDDEN" });
     // The nonce, unused by every refusal above, still works.
     expect(await verifyWalletSignature(auth, { message: c.message, signature: await sign(c.message) })).toMatchObject({ walletVerified: true });
+  });
+});
+
+describe("share link, clicks and leaderboard", () => {
+  it("the share link is the service's /r/ link once the environment has a link destination; the portal counts the participant's clicks", async () => {
+    const b = await domainBusiness({ fundEth: "1" });
+    await db.business.update({ where: { id: b.businessId }, data: { website: "https://shop.example/" } });
+    const ann = await upsertParticipant(b.scope, { userId: "ann", email: uniqueEmail("ann") });
+    const auth = await authOf((await session(b.scope, { participantId: ann.participantId })).token);
+    const before = await portalMe(auth);
+    expect(before.shareUrl).toBe(`https://shop.example/?ref=${ann.referralCode}`);
+    expect(before.clicks).toEqual({ clicks: 0, uniqueClicks: 0, last30Days: 0 });
+
+    await updateGeneralConfig(b.businessId, updateGeneralInput.parse({ environment: "TEST", linkDestinationUrl: "http://localhost:4000/" }));
+    const visit = (ip: string, userAgent = "Mozilla/5.0 Firefox/133.0") =>
+      followLink({ code: ann.referralCode, method: "GET", query: new URLSearchParams(), userAgent, ip, referer: null });
+    await visit("10.1.0.1");
+    await visit("10.1.0.1"); // same visitor, same hour: not counted
+    await visit("10.1.0.2");
+    await visit("10.1.0.3", "Twitterbot/1.0"); // a link preview: never counted
+    await flushClicks();
+    const after = await portalMe(auth);
+    expect(after.shareUrl).toBe(`${env.appUrl}/r/${ann.referralCode}`);
+    expect(after.clicks).toEqual({ clicks: 2, uniqueClicks: 2, last30Days: 2 });
+  });
+
+  it("the leaderboard is opt-in per environment, shows handles or masked names only, and the participant's own rank", async () => {
+    const b = await domainBusiness({ fundEth: "1" });
+    const tag = Math.random().toString(36).slice(2, 8);
+    const alice = await upsertParticipant(b.scope, { userId: `alice-${tag}`, email: uniqueEmail("alice"), name: "Alice Winter", handle: `alice-${tag}` });
+    const bob = await upsertParticipant(b.scope, { userId: `bob-${tag}`, email: uniqueEmail("bob"), name: "Bobby Stone" });
+    const carol = await upsertParticipant(b.scope, { userId: `carol-${tag}`, email: uniqueEmail("carol"), name: "Carol Lake" });
+    for (const code of [alice.referralCode, alice.referralCode, bob.referralCode]) expect((await trackReferral(b.scope, code)).status).toBe(200);
+    const authFor = async (p: { participantId: string }) => authOf((await session(b.scope, { participantId: p.participantId })).token);
+    const [aAuth, bAuth, cAuth] = [await authFor(alice), await authFor(bob), await authFor(carol)];
+
+    expect((await portalMe(bAuth)).leaderboard).toBeNull(); // off by default
+    await updateGeneralConfig(b.businessId, updateGeneralInput.parse({ environment: "LIVE", leaderboardEnabled: true }));
+    expect((await portalMe(bAuth)).leaderboard).toBeNull(); // on for LIVE only
+    await updateGeneralConfig(b.businessId, updateGeneralInput.parse({ environment: "TEST", leaderboardEnabled: true }));
+
+    const board = (await portalMe(bAuth)).leaderboard!;
+    expect(board.month).toBe(new Date().toISOString().slice(0, 7));
+    expect(board.top).toEqual([
+      { rank: 1, displayName: `alice-${tag}`, qualifiedReferrals: 2, you: false },
+      { rank: 2, displayName: "B••• S.", qualifiedReferrals: 1, you: true },
+    ]);
+    expect(board.yourRank).toBe(2);
+    expect((await portalMe(aAuth)).leaderboard).toMatchObject({ yourRank: 1 });
+    expect((await portalMe(cAuth)).leaderboard).toMatchObject({ yourRank: null });
+    // Nobody's name, email or id appears on anybody else's board.
+    const seenByCarol = JSON.stringify((await portalMe(cAuth)).leaderboard);
+    for (const p of [alice, bob]) {
+      expect(seenByCarol).not.toContain(p.participantId);
+      expect(seenByCarol).not.toContain(p.email!);
+    }
+    for (const word of ["Winter", "Bobby", "Stone", "Alice"]) expect(seenByCarol).not.toContain(word);
   });
 });

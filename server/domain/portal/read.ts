@@ -7,6 +7,7 @@ import { env } from "../../shared/env";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { toBigInt, weiToEth } from "../../shared/money";
 import { readConfig } from "../config/effective";
+import { getParticipantClicks } from "../links/funnel";
 import { participantTotals } from "../payouts/totals";
 import { listTiers } from "../tiers/service";
 import { leaderboardFor } from "./leaderboard";
@@ -27,26 +28,61 @@ const txUrlFor = (environment: "TEST" | "LIVE", txHash: string | null) => {
   return base && txHash ? `${base}/tx/${txHash}` : null;
 };
 
+interface MeRow {
+  id: string;
+  environment: "TEST" | "LIVE";
+  referralCode: string;
+  handle: string | null;
+  name: string | null;
+  email: string | null;
+  walletAddress: string | null;
+  walletVerified: boolean;
+  walletVerifiedAt: Date | null;
+  businessName: string;
+  website: string | null;
+  /** [payoutStatus, wei as text] of the participant's granted rewards. */
+  byPayoutStatus: [string, string][];
+  /** [ISO date the hold ends, wei as text], earliest first, up to 20. */
+  holds: [string, string][];
+  /** [referral status, count] of the participant's referrals. */
+  byStatus: [string, number][];
+}
+
+/** The participant, their business, and their rewards and referrals grouped: one statement. */
+const readMe = (auth: PortalAuth) => db.$queryRaw<MeRow[]>`
+  SELECT p."id", p."environment"::text AS "environment", p."referralCode", p."handle", p."name", p."email",
+         p."walletAddress", p."walletVerified", p."walletVerifiedAt", b."name" AS "businessName", b."website",
+         COALESCE((SELECT json_agg(json_build_array(x.s, x.w)) FROM (
+           SELECT r."payoutStatus"::text AS s, sum(r."amountWei")::text AS w FROM "Reward" r
+            WHERE r."participantId" = p."id" AND r."businessId" = p."businessId" AND r."environment" = p."environment" AND r."status" = 'PAID'
+            GROUP BY 1) x), '[]') AS "byPayoutStatus",
+         COALESCE((SELECT json_agg(json_build_array(to_char(x.u, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), x.w) ORDER BY x.u) FROM (
+           SELECT r."payableAt" AS u, sum(r."amountWei")::text AS w FROM "Reward" r
+            WHERE r."participantId" = p."id" AND r."businessId" = p."businessId" AND r."environment" = p."environment"
+              AND r."status" = 'PAID' AND r."payoutStatus" = 'ON_HOLD' AND r."payableAt" IS NOT NULL
+            GROUP BY 1 ORDER BY 1 LIMIT 20) x), '[]') AS "holds",
+         COALESCE((SELECT json_agg(json_build_array(x.s, x.n)) FROM (
+           SELECT f."status"::text AS s, count(*)::int AS n FROM "Referral" f
+            WHERE f."referrerId" = p."id" AND f."businessId" = p."businessId" AND f."environment" = p."environment"
+            GROUP BY 1) x), '[]') AS "byStatus"
+    FROM "Participant" p JOIN "Business" b ON b."id" = p."businessId"
+   WHERE p."id" = ${auth.participantId} AND p."businessId" = ${auth.businessId} AND p."environment" = ${auth.environment}::"Environment"`;
+
 export async function portalMe(auth: PortalAuth, now = new Date()): Promise<PortalMeOutput> {
-  const p = await db.participant.findFirst({ where: { id: auth.participantId, ...own(auth) }, include: { business: { select: { name: true, website: true } } } });
-  if (!p) throw notFound("Participant");
-  const [cfg, totals, byPayoutStatus, holds, byStatus, tiers] = await Promise.all([
+  // Every read is bounded by the session's participant, business and environment, so they all go
+  // out at once (one round of queries per request); the participant's row is the ownership check.
+  const id = auth.participantId;
+  const [[p], cfg, totals, tiers, clicks] = await Promise.all([
+    readMe(auth),
     readConfig(db, auth.businessId, auth.environment),
-    participantTotals(auth.businessId, [p.id]),
-    db.reward.groupBy({ by: ["payoutStatus"], where: { participantId: p.id, ...own(auth), status: "PAID" }, _sum: { amountWei: true } }),
-    db.reward.groupBy({
-      by: ["payableAt"],
-      where: { participantId: p.id, ...own(auth), status: "PAID", payoutStatus: "ON_HOLD" },
-      _sum: { amountWei: true },
-      orderBy: { payableAt: "asc" },
-      take: 20,
-    }),
-    db.referral.groupBy({ by: ["status"], where: { referrerId: p.id, ...own(auth) }, _count: { _all: true } }),
+    participantTotals(auth.businessId, [id]),
     listTiers(auth.businessId),
+    getParticipantClicks(auth.businessId, auth.environment, id, now),
   ]);
+  if (!p) throw notFound("Participant");
   const t = totals.get(p.id)!;
-  const sumOf = (s: string) => toBigInt(byPayoutStatus.find((r) => r.payoutStatus === s)?._sum.amountWei ?? 0);
-  const countOf = (...s: string[]) => byStatus.filter((r) => s.includes(r.status)).reduce((a, r) => a + r._count._all, 0);
+  const sumOf = (s: string) => toBigInt(p.byPayoutStatus.find(([k]) => k === s)?.[1] ?? 0);
+  const countOf = (...s: string[]) => p.byStatus.filter(([k]) => s.includes(k)).reduce((a, [, n]) => a + n, 0);
   const qualified = countOf("QUALIFIED", "REWARDED");
   const tiered = cfg?.rewardStrategy === "TIERED" ? tiers : [];
   const current = [...tiered].reverse().find((x) => x.minReferrals <= qualified) ?? null;
@@ -54,13 +90,14 @@ export async function portalMe(auth: PortalAuth, now = new Date()): Promise<Port
   return {
     participantId: p.id,
     environment: p.environment,
-    business: { name: p.business.name },
+    business: { name: p.businessName },
     referralCode: p.referralCode,
     handle: p.handle,
     name: p.name,
     email: p.email,
-    shareUrl: shareUrlFor(p.business.website, p.referralCode),
-    wallet: { address: p.walletAddress, verified: p.walletVerified, verifiedAt: p.walletVerifiedAt?.toISOString() ?? null, verificationRequired: cfg?.requireVerifiedWallet ?? false },
+    shareUrl: shareUrlFor({ linkDestinationUrl: cfg?.linkDestinationUrl, website: p.website }, p.referralCode),
+    wallet: { address: p.walletAddress, verified: p.walletVerified, verifiedAt: p.walletVerifiedAt ? new Date(p.walletVerifiedAt).toISOString() : null, verificationRequired: cfg?.requireVerifiedWallet ?? false },
+    clicks: { clicks: clicks.clicks, uniqueClicks: clicks.uniqueClicks, last30Days: clicks.days.reduce((n, d) => n + d.clicks, 0) },
     referrals: { total: countOf(...Object.keys(REFERRAL_WORDS)), qualified, pending: countOf("PENDING", "FLAGGED") },
     tier: {
       current: current && { name: current.name, minReferrals: current.minReferrals },
@@ -75,7 +112,7 @@ export async function portalMe(auth: PortalAuth, now = new Date()): Promise<Port
       paidOutEth: t.paidOutEth,
       reversedEth: weiToEth(sumOf("REVERSED")),
       owedBackEth: t.clawbackOwedEth,
-      holds: holds.filter((h) => h.payableAt).map((h) => ({ amountEth: weiToEth(h._sum.amountWei ?? 0), until: h.payableAt!.toISOString() })),
+      holds: p.holds.map(([until, wei]) => ({ amountEth: weiToEth(wei), until })),
     },
     explorerUrl: env.explorerUrl(p.environment),
     returnUrl: auth.returnUrl,

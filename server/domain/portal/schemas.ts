@@ -41,8 +41,10 @@ export const portalMeOutput = z.object({
   /** The participant's own name and email (never anyone else's). */
   name: z.string().nullable(),
   email: z.string().nullable(),
-  /** The link to share: the business's landing URL with the code, or null without a website. */
+  /** The link to share: `{base_url}/r/CODE` when the environment has a link destination, else the business's landing URL with `?ref=CODE`, or null with neither. */
   shareUrl: z.string().nullable(),
+  /** Counted clicks on the participant's link (one per visitor, link and hour; bots and HEAD never count): all time, distinct visitors per day summed, and the last 30 days. */
+  clicks: z.object({ clicks: z.number().int(), uniqueClicks: z.number().int(), last30Days: z.number().int() }),
   wallet: z.object({ address: z.string().nullable(), verified: z.boolean(), verifiedAt: z.string().nullable(), verificationRequired: z.boolean() }),
   referrals: z.object({ total: z.number().int(), qualified: z.number().int(), pending: z.number().int() }),
   tier: z.object({

@@ -54,20 +54,21 @@ export async function revokePortalSession(scope: Scope, token: string) {
   return { participantId: row.participantId, expiresAt: row.expiresAt.toISOString(), revokedAt: revokedAt.toISOString(), revoked: true };
 }
 
-/** The session a token names when it is still good (live session, active key), else null. */
+/** The session a token names when it is still good (live session, active key), else null. One statement: every portal request runs it. */
 export async function authenticatePortalToken(token: string | null | undefined, now = new Date()): Promise<PortalAuth | null> {
   if (!token || !TOKEN_RE.test(token)) return null;
-  const s = await db.portalSession.findFirst({
-    where: {
-      tokenHash: sha256Hex(token),
-      revokedAt: null,
-      expiresAt: { gt: now },
-      apiKey: { status: "ACTIVE", OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
-    },
-    select: { id: true, businessId: true, environment: true, participantId: true, returnUrl: true, expiresAt: true },
-  });
+  const [s] = await db.$queryRaw<Array<{ id: string; businessId: string; environment: "TEST" | "LIVE"; participantId: string; returnUrl: string | null; expiresAt: Date }>>`
+    SELECT s."id", s."businessId", s."environment"::text AS "environment", s."participantId", s."returnUrl", s."expiresAt"
+      FROM "PortalSession" s JOIN "ApiKey" k ON k."id" = s."apiKeyId"
+     WHERE s."tokenHash" = ${sha256Hex(token)} AND s."revokedAt" IS NULL AND s."expiresAt" > ${now}
+       AND k."status" = 'ACTIVE' AND (k."expiresAt" IS NULL OR k."expiresAt" > ${now})`;
   if (!s) return null;
-  return { sessionId: s.id, businessId: s.businessId, environment: s.environment, participantId: s.participantId, returnUrl: s.returnUrl, expiresAt: s.expiresAt, readOnly: false };
+  return { sessionId: s.id, businessId: s.businessId, environment: s.environment, participantId: s.participantId, returnUrl: s.returnUrl, expiresAt: new Date(s.expiresAt), readOnly: false };
+}
+
+/** Remembers the device (visitor hash) that opened a session: the referrer's own, for SAME_VISITOR. */
+export async function recordPortalVisit(sessionId: string, visitorHash: string) {
+  await db.portalSession.updateMany({ where: { id: sessionId }, data: { visitorHash } });
 }
 
 /** A staff member's read-only view of one participant of their business (dashboard preview). */

@@ -7,6 +7,12 @@ import { updateGeneralConfig } from "../config/service";
 import { updateGeneralInput } from "../config/schemas";
 import { flushClicks } from "../links/clicks";
 import { followLink } from "../links/redirect";
+import { createPortalSession } from "../portal/sessions";
+import { createPortalSessionInput } from "../portal/schemas";
+import { openPortal } from "../../portal/open";
+import { CLIENT_IP_HEADER } from "../../shared/client-ip";
+import { getFunnel } from "../links/funnel";
+import { funnelInput } from "../links/schemas";
 import { applyReferral } from "../referrals/service";
 import { acceptEvent } from "../tracking/service";
 import { applyReferralInput } from "../referrals/schemas";
@@ -80,6 +86,16 @@ describe("fraud signals through applyReferral", () => {
     expect(again).toMatchObject({ status: "REJECTED", reason: "SAME_VISITOR" });
   });
 
+  it("SAME_VISITOR: a friend signing up from the device that opened the referrer's own portal is flagged; from another device, not", async () => {
+    const p = await program({ SAME_VISITOR: "FLAG" });
+    const ann = await participant(p.scope);
+    const s = await createPortalSession(p.scope, createPortalSessionInput.parse({ participantId: ann.participantId }));
+    const opened = await openPortal(new Request(s.url, { headers: { "user-agent": BROWSER, [CLIENT_IP_HEADER]: "203.0.113.50" } }));
+    expect(opened.status).toBe(303);
+    expect((await p.apply(ann.referralCode, await p.click(ann.referralCode, "203.0.113.51"))).status).toBe("PENDING");
+    expect(await p.apply(ann.referralCode, await p.click(ann.referralCode, "203.0.113.50"))).toMatchObject({ status: "FLAGGED", reason: "SAME_VISITOR" });
+  });
+
   it("CLICK_VELOCITY: a visitor over the hourly limit is flagged; under it, not", async () => {
     const p = await program({ CLICK_VELOCITY: "FLAG" }, { clickVelocityPerHour: 2 });
     const people = await Promise.all([1, 2, 3].map(() => participant(p.scope)));
@@ -106,6 +122,17 @@ describe("fraud signals through applyReferral", () => {
     expect(await p.apply(ann.referralCode)).toMatchObject({ status: "FLAGGED", reason: "NO_CLICK" });
     expect(await p.apply(ann.referralCode, "unknownclick1")).toMatchObject({ status: "FLAGGED", reason: "NO_CLICK" });
     expect((await p.apply(ann.referralCode, await p.click(ann.referralCode, "192.0.2.9"))).status).toBe("PENDING");
+  });
+
+  it("the funnel counts the referrals each signal flagged or rejected", async () => {
+    const p = await program({ NO_CLICK: "FLAG", SAME_VISITOR: "REJECT" });
+    const ann = await participant(p.scope);
+    await p.apply(ann.referralCode); // NO_CLICK
+    await p.apply(ann.referralCode); // NO_CLICK
+    await p.apply(ann.referralCode, await p.click(ann.referralCode, "192.0.2.77")); // clean
+    await p.apply(ann.referralCode, await p.click(ann.referralCode, "192.0.2.77")); // SAME_VISITOR
+    const f = await getFunnel(p.businessId, funnelInput.parse({ environment: "TEST" }));
+    expect(f.signals).toEqual({ SAME_VISITOR: 1, CLICK_VELOCITY: 0, WALLET_SHARED: 0, NO_CLICK: 2 });
   });
 
   it("with every rule off a suspicious referral goes through, and existing rules still apply", async () => {

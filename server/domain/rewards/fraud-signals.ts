@@ -3,8 +3,9 @@
 // loads the facts of the rules that are on (rules/state.ts) and its screen applies the verdict
 // (rules/screen.ts).
 //   SAME_VISITOR    the referral's click came from a visitor (IP + user agent, hashed per day) already
-//                   seen for the referrer: the click that brought the referrer, or the click of
-//                   another of the referrer's referrals (friends who all come from one machine)
+//                   seen for the referrer: the click that brought the referrer, the click of
+//                   another of the referrer's referrals (friends who all come from one machine),
+//                   or the device that opened the referrer's own portal session
 //   CLICK_VELOCITY  that visitor has more than clickVelocityPerHour counted clicks in the click's
 //                   hour, across the business's links
 //   WALLET_SHARED   the referrer's or the referred user's payout wallet is set on another

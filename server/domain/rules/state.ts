@@ -252,7 +252,7 @@ async function loadClicks(sql: DirectSql, scope: RulesScope, items: readonly Rul
   return new Map(rows.map((r) => [r.named, { id: r.id, participantId: r.participantId, visitorHash: r.visitorHash, visitorClicksThisHour: r.n }]));
 }
 
-/** Per participant: visitor hashes of the clicks behind the referrals they made or came from (SAME_VISITOR). */
+/** Per participant: visitor hashes of the clicks behind the referrals they made or came from, and of the devices that opened their portal (SAME_VISITOR). */
 async function loadReferrerVisitors(sql: DirectSql, ids: string[]): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>();
   if (!ids.length) return out;
@@ -261,7 +261,9 @@ async function loadReferrerVisitors(sql: DirectSql, ids: string[]): Promise<Map<
         SELECT r."referrerId" AS pid, rc."clickId" FROM "Referral" r JOIN "ReferralClick" rc ON rc."referralId" = r.id WHERE r."referrerId" = ANY($1::text[])
         UNION ALL
         SELECT r."referredId", rc."clickId" FROM "Referral" r JOIN "ReferralClick" rc ON rc."referralId" = r.id WHERE r."referredId" = ANY($1::text[])
-      ) x JOIN "LinkClick" c ON c.id = x."clickId"`,
+      ) x JOIN "LinkClick" c ON c.id = x."clickId"
+     UNION
+     SELECT s."participantId", s."visitorHash" FROM "PortalSession" s WHERE s."participantId" = ANY($1::text[]) AND s."visitorHash" IS NOT NULL`,
     ids,
   );
   for (const r of rows) out.set(r.pid, (out.get(r.pid) ?? new Set()).add(r.h));
