@@ -3,7 +3,7 @@
 // spreadsheet would run as a formula (=, +, -, @, tab, CR) are prefixed with a quote (OWASP CSV
 // injection); amounts are exact decimal ETH strings.
 import { db, type Prisma } from "../../db/client";
-import { weiToEth } from "../../shared/money";
+import { decimalText, weiToEth } from "../../shared/money";
 import type { ListBusinessReferralsInput } from "../referrals/browse-schemas";
 import { referralWhere } from "../referrals/browse";
 import { rewardWhere, type RewardFilters } from "../rewards/service";
@@ -45,10 +45,15 @@ export async function* referralsCsv(businessId: string, q: Omit<ListBusinessRefe
 
 export async function* rewardsCsv(businessId: string, q: RewardFilters): AsyncGenerator<string> {
   // state (REVERSED, PAID_OUT, …), reversedAt and reversalReason: a reversed reward reads reversed here too.
-  yield csvLine(["rewardId", "environment", "kind", "status", "reason", "requestedEth", "amountEth", "recipientName", "recipientEmail", "recipientUserId", "recipientCode", "eventId", "referralId", "note", "createdAt", "paidAt", "state", "reversedAt", "reversalReason"]);
+  // Commissions: the rule and what the amount was computed from (base amount and currency, the
+  // price of 1 ETH in it, where and when the price was read); empty for other kinds.
+  yield csvLine(["rewardId", "environment", "kind", "status", "reason", "requestedEth", "amountEth", "recipientName", "recipientEmail", "recipientUserId", "recipientCode", "eventId", "referralId", "note", "createdAt", "paidAt", "state", "reversedAt", "reversalReason", "ruleId", "baseAmount", "baseCurrency", "rate", "rateSource", "rateAt"]);
   const where = rewardWhere(businessId, q);
   for await (const w of pages((a) => db.reward.findMany({ ...a, where, include: { participant: true } }))) {
-    yield csvLine([w.id, w.environment, w.kind, w.status, w.reason, weiToEth(w.requestedWei), weiToEth(w.amountWei), ...who(w.participant), w.eventId, w.referralId, w.note, w.createdAt, w.paidAt, rewardStateOf(w), w.reversedAt, w.reversalReason]);
+    yield csvLine([
+      w.id, w.environment, w.kind, w.status, w.reason, weiToEth(w.requestedWei), weiToEth(w.amountWei), ...who(w.participant), w.eventId, w.referralId, w.note, w.createdAt, w.paidAt, rewardStateOf(w), w.reversedAt, w.reversalReason,
+      w.ruleId, w.baseAmount && decimalText(w.baseAmount), w.baseCurrency, w.rate && decimalText(w.rate), w.rateSource, w.rateAt,
+    ]);
   }
 }
 
@@ -63,7 +68,7 @@ export interface EventFilters {
 }
 
 export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGenerator<string> {
-  yield csvLine(["eventId", "environment", "eventName", "status", "reason", "referrerSent", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "referralId", "campaign", "source", "apiKeyId", "createdAt", "processedAt", "ethPaid"]);
+  yield csvLine(["eventId", "environment", "eventName", "status", "reason", "referrerSent", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "referralId", "campaign", "source", "apiKeyId", "createdAt", "processedAt", "ethPaid", "amount", "currency"]);
   const where: Prisma.TrackedEventWhereInput = {
     businessId,
     environment: q.environment,
@@ -76,7 +81,7 @@ export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGene
   const none = [null, null, null, null];
   for await (const e of pages((a) => db.trackedEvent.findMany({ ...a, where, include: { referral: { include: { referrer: true, referred: true } }, rewards: { where: { status: "PAID" }, select: { amountWei: true } } } }))) {
     const paid = e.rewards.reduce((s, w) => s + BigInt(w.amountWei.toFixed()), 0n);
-    yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid)]);
+    yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid), e.amount && decimalText(e.amount), e.currency]);
   }
 }
 
