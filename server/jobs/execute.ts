@@ -7,6 +7,7 @@ import type { Job, Prisma } from "../db/generated";
 import { AppError, toAppError } from "../shared/errors";
 import { env } from "../shared/env";
 import { lockPool } from "../domain/ledger/service";
+import { PRICE_RETRY_MS } from "../domain/rules/commissions";
 import { claimJob } from "./claim";
 import { handlers } from "./handlers";
 
@@ -49,16 +50,39 @@ export async function executeClaimedJob(job: Job): Promise<RunOutcome> {
         // order (pool, then referral-level locks) for every job, so jobs never deadlock each other.
         if (job.type === "EVENT_PROCESS") await lockPool(tx, job.businessId, job.environment);
         const r = await handler.run(tx, job, performed);
+        if (isWaiting(r)) {
+          await deferJobs(tx, [job]);
+          return r;
+        }
         await tx.job.update({ where: { id: job.id }, data: { status: "SUCCEEDED", result: r, lastError: null, lockedUntil: null, lockedBy: null, finishedAt: new Date() } });
         return r;
       },
       { timeout: Math.max(5_000, env.jobLeaseMs) },
     );
+    if (isWaiting(result)) return { status: "RETRY", error: String(result.reason), runAt: new Date(Date.now() + WAIT_RETRY_MS) };
     return { status: "SUCCEEDED", result };
   } catch (e) {
     if (e instanceof LeaseLost) return { status: "BUSY" };
     return recordFailure(job, e);
   }
+}
+
+/** How long an event that waits for a price (PRICE_UNAVAILABLE) waits before its job runs again; setting a price wakes it at once. */
+export const WAIT_RETRY_MS = PRICE_RETRY_MS;
+
+/** A handler's result that says "not yet": the event waits (rules/decide.ts `wait`), its job is rescheduled. */
+export const isWaiting = (r: unknown): r is { wait: true; reason?: unknown } => typeof r === "object" && r !== null && (r as { wait?: unknown }).wait === true;
+
+/** Reschedules claimed jobs whose event waits: QUEUED again at WAIT_RETRY_MS, the attempt given back (waiting is not failing). */
+export async function deferJobs(tx: Prisma.TransactionClient, jobs: Job[]): Promise<void> {
+  if (!jobs.length) return;
+  await tx.$executeRawUnsafe(
+    `UPDATE "Job" SET status = 'QUEUED', attempts = GREATEST(0, attempts - 1), "lastError" = 'PRICE_UNAVAILABLE', "runAt" = $2::timestamp(3), "lockedUntil" = NULL, "lockedBy" = NULL, "updatedAt" = $3::timestamp(3)
+      WHERE id = ANY($1::text[])`,
+    jobs.map((j) => j.id),
+    new Date(Date.now() + WAIT_RETRY_MS).toISOString(),
+    new Date().toISOString(),
+  );
 }
 
 /** A claimed job's attempt failed (nothing of it committed): schedule the retry, or fail it for good. */

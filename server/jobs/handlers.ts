@@ -49,6 +49,8 @@ export const handlers: Record<JobType, JobHandler> = {
         referralId: o.referral?.id ?? null,
         referredParticipant: o.referred ? { participantId: o.referred.id, referralCode: o.referred.referralCode } : null,
         rewards: o.rewards as unknown as Prisma.InputJsonArray,
+        // Waits for a price (PRICE_UNAVAILABLE): executeClaimedJob reschedules the job.
+        ...(o.wait ? { wait: true } : {}),
       };
     },
     async onFailed(tx, job, error) {

@@ -7,7 +7,7 @@ import { env } from "../shared/env";
 import { lockPool } from "../domain/ledger/service";
 import { processEventRun, readRunInputs, settled, type BatchItem, type RunInputs } from "../domain/tracking/event-batch";
 import { claimJob } from "./claim";
-import { executeClaimedJob, recordFailure, runJob, type RunOutcome } from "./execute";
+import { deferJobs, executeClaimedJob, isWaiting, recordFailure, runJob, WAIT_RETRY_MS, type RunOutcome } from "./execute";
 import { handlers } from "./handlers";
 
 /**
@@ -204,6 +204,14 @@ async function executeEventBatchInTurn(ordered: Job[], turn: Turn): Promise<Map<
             await tx.$executeRawUnsafe(`ROLLBACK TO SAVEPOINT rts_job`);
             failed.push({ job, error: e });
           }
+        }
+        // Events that wait for a price (PRICE_UNAVAILABLE): their jobs run again later.
+        const waiting = succeeded.filter((s) => isWaiting(s.result));
+        if (waiting.length) {
+          await written;
+          await deferJobs(tx, waiting.map((s) => s.job));
+          succeeded = succeeded.filter((s) => !isWaiting(s.result));
+          for (const s of waiting) out.set(s.job.id, { status: "RETRY", error: "PRICE_UNAVAILABLE", runAt: new Date(Date.now() + WAIT_RETRY_MS) });
         }
         let completed: Promise<unknown> = Promise.resolve();
         if (succeeded.length) {

@@ -3,6 +3,7 @@ import { db } from "../../db/client";
 import type { Environment } from "../../shared/environment";
 import { decimalText } from "../../shared/money";
 import { forgetFeedAnswers, pricesOf, readPricing } from "./prices";
+import { wakeWaitingEvents } from "./wake";
 import type { PricingOutput, UpdatePricingInput } from "./schemas";
 
 export async function getPricing(businessId: string, environment: Environment): Promise<PricingOutput> {
@@ -33,5 +34,6 @@ export async function updatePricing(businessId: string, input: UpdatePricingInpu
     update: data,
   });
   forgetFeedAnswers();
+  await wakeWaitingEvents(businessId, input.environment);
   return getPricing(businessId, input.environment);
 }

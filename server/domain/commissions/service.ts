@@ -7,6 +7,7 @@ import type { CommissionRule } from "../../db/generated";
 import { AppError, notFound } from "../../shared/errors";
 import type { Environment } from "../../shared/environment";
 import { decimalText, type Currency } from "../../shared/money";
+import { wakeWaitingEvents } from "./wake";
 import { ruleProblems, type CommissionRuleOutput, type CreateRuleInput, type UpdateRuleInput } from "./schemas";
 
 const MAX_RULES = 50;
@@ -109,6 +110,7 @@ export async function updateRule(businessId: string, input: UpdateRuleInput): Pr
       enabled: input.enabled,
     },
   });
+  await wakeWaitingEvents(businessId, row.environment);
   return toRuleOutput(row);
 }
 
@@ -116,5 +118,6 @@ export async function updateRule(businessId: string, input: UpdateRuleInput): Pr
 export async function deleteRule(businessId: string, ruleId: string): Promise<CommissionRuleOutput> {
   const r = await ownedRule(businessId, ruleId);
   const row = await db.commissionRule.update({ where: { id: r.id }, data: { deletedAt: new Date(), enabled: false } });
+  await wakeWaitingEvents(businessId, row.environment);
   return toRuleOutput(row);
 }

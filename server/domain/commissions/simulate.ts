@@ -9,7 +9,7 @@ import type { Environment } from "../../shared/environment";
 import { decimalText, weiToEth, type Currency } from "../../shared/money";
 import { loadConfig } from "../config/effective";
 import { ruleConfigOf } from "../rules/config";
-import { commissionCaps, missingPrice, planCommissions, type CommissionState } from "../rules/commissions";
+import { commissionCaps, countKey, missingPrice, planCommissions, type CommissionState } from "../rules/commissions";
 import { capPayout } from "../rules/pay";
 import { utcDayStart } from "../rules/screen";
 import { pricesOf, readPricing } from "./prices";
@@ -113,6 +113,7 @@ export async function simulateRule(businessId: string, input: SimulateInput): Pr
           const c = commissionCaps(cfg, p.rule.recipient, paidThisEvent.get(p.participantId) ?? 0n);
           const d = capPayout(c.caps, c.kind, p.requestedWei, paidByDay.get(day) ?? 0n, p.requestedWei);
           if (d.status !== "PAID") continue;
+          counts.set(countKey(p.rule.id, referral.id), (counts.get(countKey(p.rule.id, referral.id)) ?? 0) + 1);
           rewards++;
           total += d.amountWei;
           paidThisEvent.set(p.participantId, (paidThisEvent.get(p.participantId) ?? 0n) + d.amountWei);

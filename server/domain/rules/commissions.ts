@@ -4,7 +4,7 @@
 // qualified it) and pays the result through the same caps, pool and holds as the one-time
 // rewards (pay.ts capPayout); simulate calls them over stored events without writing.
 import type { PayoutCaps } from "./pay";
-import { weiOf, type Currency } from "../../shared/money";
+import { decimalText, weiOf, type Currency } from "../../shared/money";
 import type { Price, Prices } from "../commissions/prices";
 
 export interface CommissionRuleFact {
@@ -28,7 +28,12 @@ export interface CommissionState {
   prices: Prices;
   /** Per `${ruleId} ${referralId}`: rewards of the rule on the referral that are not REFUSED. */
   counts: ReadonlyMap<string, number>;
+  /** Referrals whose one-time rewards were reversed (a refund, a chargeback): they earn no more. */
+  reversedReferrals?: ReadonlySet<string>;
 }
+
+/** An event waiting for a price runs again after this long (setting a price wakes it at once). */
+export const PRICE_RETRY_MS = 15_000;
 
 export const COMMISSION_REASONS = {
   /** A PERCENT rule on an event without an amount. */
@@ -78,6 +83,11 @@ export function missingPrice(c: CommissionState, e: EventMoney): Currency | null
   return null;
 }
 
+/** An event's amount as the commission rules read it. */
+export function eventMoney(e: { eventName: string; amount: { toFixed(): string } | string | null; currency: string | null; createdAt: Date }): EventMoney {
+  return { eventName: e.eventName, amount: e.amount === null ? null : decimalText(e.amount), currency: e.amount === null ? null : (e.currency as Currency | null), createdAt: e.createdAt };
+}
+
 /** Adds calendar months in UTC; the day is clamped to the target month's last day (Jan 31 + 1 month = Feb 28/29). */
 export function addMonthsUtc(d: Date, months: number): Date {
   const y = d.getUTCFullYear();
@@ -95,17 +105,18 @@ export interface ReferralFact {
 
 /**
  * The commissions an event earns on its qualified referral, one per matching rule, for the
- * rule's recipient. `counts` is the caller's working copy (incremented for what is planned).
- * `tierId`: the referrer's tier (tierPercents). Call missingPrice first: a plan needing a
+ * rule's recipient. `counts`: the caller's working copy of the rules' rewards per referral
+ * (the caller counts what it grants: countKey). `tierId`: the referrer's tier (tierPercents). Call missingPrice first: a plan needing a
  * missing price throws.
  */
-export function planCommissions(c: CommissionState, counts: Map<string, number>, e: EventMoney, r: ReferralFact, tierId: string | null, now: Date): CommissionPlan[] {
+export const countKey = (ruleId: string, referralId: string) => `${ruleId} ${referralId}`;
+
+export function planCommissions(c: CommissionState, counts: ReadonlyMap<string, number>, e: EventMoney, r: ReferralFact, tierId: string | null, now: Date): CommissionPlan[] {
   const out: CommissionPlan[] = [];
   for (const rule of c.rules) {
     if (rule.eventName !== e.eventName) continue;
     if (rule.durationMonths !== null && (!r.qualifiedAt || e.createdAt >= addMonthsUtc(r.qualifiedAt, rule.durationMonths))) continue;
-    const key = `${rule.id} ${r.id}`;
-    const n = counts.get(key) ?? 0;
+    const n = counts.get(countKey(rule.id, r.id)) ?? 0;
     if (rule.maxRewardsPerReferral !== null && n >= rule.maxRewardsPerReferral) continue;
     const participantId = rule.recipient === "REFERRER" ? r.referrerId : r.referredId;
     if (rule.type === "PERCENT" && (e.amount === null || e.currency === null)) {
@@ -117,7 +128,6 @@ export function planCommissions(c: CommissionState, counts: Map<string, number>,
     if (!price || !("rate" in price)) throw new Error(`planCommissions: no price for ${base.currency} (call missingPrice first)`);
     const percent = rule.type === "PERCENT" ? ((tierId !== null ? rule.tierPercents[tierId] : undefined) ?? rule.percent!) : undefined;
     const requestedWei = weiOf(base.amount, base.currency, base.currency === "ETH" ? null : price.rate, percent);
-    counts.set(key, n + 1);
     out.push({
       rule,
       participantId,

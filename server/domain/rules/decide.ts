@@ -24,6 +24,7 @@ import { newReferralWebhooks, referralWebhook, rewardWebhook, trackedEventWebhoo
 import { capPayout, lowPoolCrossing, rewardDebitMemo, type AlertRow, type PayoutCaps, type PoolAlertConfig } from "./pay";
 import { evaluateSignals, signalRules, type SignalSettings } from "../rewards/fraud-signals";
 import { REFERRAL_REASONS, screen, utcDayStart, type ScreenSettings } from "./screen";
+import { commissionCaps, COMMISSION_REASONS, countKey, eventMoney, missingPrice, planCommissions, type CommissionPlan, type CommissionState } from "./commissions";
 
 const EVENT_REASONS = {
   NOT_A_QUALIFYING_EVENT: "NOT_A_QUALIFYING_EVENT",
@@ -97,6 +98,8 @@ export interface RulesState {
   sharedWallets: ReadonlySet<string>;
   /** Read under the pool lock; null until a decision pays (decide then throws NeedsMoney). */
   money: { balanceWei: bigint; belowThreshold: boolean; paidToday: ReadonlyMap<string, bigint> } | null;
+  /** Commission rules, prices and counts (rules/commissions.ts); absent when the environment has no enabled rule. */
+  commissions?: CommissionState;
 }
 
 /** One thing to decide: an event (queued or just recorded), or a referral apply (no event). */
@@ -125,7 +128,7 @@ export interface RewardRow {
   participantId: string;
   eventId: string | null;
   referralId: string | null;
-  kind: "REFERRAL" | "BONUS";
+  kind: "REFERRAL" | "BONUS" | "COMMISSION";
   requestedWei: bigint;
   amountWei: bigint;
   status: "PAID" | "HELD" | "REFUSED";
@@ -133,6 +136,13 @@ export interface RewardRow {
   note: null;
   createdAt: Date;
   paidAt: Date | null;
+  /** COMMISSION rewards: the rule and what the amount was computed from (rules/commissions.ts). */
+  ruleId?: string | null;
+  baseAmount?: string | null;
+  baseCurrency?: string | null;
+  rate?: string | null;
+  rateSource?: string | null;
+  rateAt?: Date | null;
 }
 
 export type Outcome =
@@ -149,6 +159,8 @@ export type Outcome =
       skipped?: true;
       /** A reversal event: the writer reverses the referred user's rewards and records the count in the reason. */
       reversal?: { referredId: string | null; event: TrackedEvent };
+      /** No usable price for a currency a commission rule needs: the event stays QUEUED (reason PRICE_UNAVAILABLE), untouched; its job is retried later. */
+      wait?: true;
     }
   | { key: string; kind: "apply"; referral: Referral; created: boolean; referred: Participant }
   | { key: string; kind: "error"; eventId: string | null; error: AppError };
@@ -236,6 +248,8 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
   const dayStart = utcDayStart(now);
   const tiers = [...state.tiers].sort((a, b) => b.minReferrals - a.minReferrals);
   const money = state.money ? { balance: state.money.balanceWei, below: state.money.belowThreshold, paid: new Map(state.money.paidToday) } : null;
+  const commissions = state.commissions && state.commissions.rules.length ? state.commissions : null;
+  const commissionCounts = new Map(commissions?.counts ?? []);
 
   const loaded = new Set(state.referrals.map((r) => r.id));
   const changed = (r: Referral) => {
@@ -283,6 +297,13 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
     // A reversal reads and changes stored rewards and the pool: it runs first in a state of its own, and ends it.
     const reversal = !!event && cfg.reversalEvents.includes(event.eventName) && !event.untrusted;
     if (reversal && at > 0) break;
+    // Commissions: an event that a rule prices in a currency without a usable price waits, untouched (retried later).
+    if (event && !reversal && commissions && missingPrice(commissions, eventMoney(event))) {
+      const why = COMMISSION_REASONS.PRICE_UNAVAILABLE;
+      out.outcomes.push({ key: item.key, kind: "event", eventId: event.id, status: "QUEUED", reason: why, referral: null, referred: null, rewards: [], wait: true });
+      out.events.push({ at, id: event.id, referralId: null, status: "QUEUED", reason: why });
+      continue;
+    }
     const fail = (error: AppError) => out.outcomes.push({ key: item.key, kind: "error", eventId: event?.id ?? null, error });
     const halt = opts.haltOnError === true;
 
@@ -440,7 +461,7 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
     const rewards: RewardRow[] = [];
     let status: TrackedEvent["status"] = "PROCESSED";
     let reason: string | null = null;
-    const newReward = (p: { participantId: string; kind: "REFERRAL" | "BONUS"; requestedWei: bigint }, r: Referral, d: { status: RewardRow["status"]; amountWei: bigint; reason: string | null }): RewardRow => ({
+    const newReward = (p: { participantId: string; kind: RewardRow["kind"]; requestedWei: bigint }, r: Referral, d: { status: RewardRow["status"]; amountWei: bigint; reason: string | null }): RewardRow => ({
       id: opts.newId(),
       businessId,
       environment,
@@ -456,6 +477,19 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
       createdAt: now,
       paidAt: d.status === "PAID" ? now : null,
     });
+    /** A PAID reward's debit, the day's total and the low-pool alert, in the working copies. */
+    const debit = (m: NonNullable<typeof money>, w: RewardRow) => {
+      m.balance -= w.amountWei;
+      m.paid.set(w.participantId, (m.paid.get(w.participantId) ?? 0n) + w.amountWei);
+      out.debits.push({ at, rewardId: w.id, amountWei: w.amountWei, memo: rewardDebitMemo(w.kind, w.amountWei) });
+      const crossed = lowPoolCrossing({ businessId, environment }, cfg, m.balance, m.below, now, opts.newId);
+      if (crossed) {
+        m.below = true;
+        out.belowThreshold = true;
+        out.alerts.push(...crossed.alerts);
+        hook(crossed.webhook);
+      }
+    };
     const hold = (r: Referral, list: ReturnType<typeof plan>, why: string) => {
       for (const p of list) rewards.push(newReward(p, r, { status: "HELD", amountWei: 0n, reason: why }));
       if (list.length) settledRefs.add(r.id);
@@ -508,18 +542,7 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
             const d = capPayout(cfg, p.kind, p.requestedWei, money.paid.get(p.participantId) ?? 0n, money.balance);
             const w = newReward(p, r, d);
             settledRefs.add(r.id);
-            if (d.status === "PAID") {
-              money.balance -= d.amountWei;
-              money.paid.set(p.participantId, (money.paid.get(p.participantId) ?? 0n) + d.amountWei);
-              out.debits.push({ at, rewardId: w.id, amountWei: d.amountWei, memo: rewardDebitMemo(w.kind, d.amountWei) });
-              const crossed = lowPoolCrossing({ businessId, environment }, cfg, money.balance, money.below, now, opts.newId);
-              if (crossed) {
-                money.below = true;
-                out.belowThreshold = true;
-                out.alerts.push(...crossed.alerts);
-                hook(crossed.webhook);
-              }
-            }
+            if (d.status === "PAID") debit(money, w);
             hook(rewardWebhook("reward.created", w));
             rewards.push(w);
           }
@@ -528,6 +551,47 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
             changed(r);
           }
         }
+      }
+    }
+
+    // Commissions (rules/commissions.ts): a qualified referral (this event may have qualified it)
+    // that is not rejected, flagged or reversed earns one reward per matching rule, paid through
+    // the same holds, caps, pool and alert as the one-time rewards.
+    if (commissions && referral && !event.untrusted && !referral.provisional && (referral.status === "QUALIFIED" || referral.status === "REWARDED") && !commissions.reversedReferrals?.has(referral.id)) {
+      const r = referral;
+      const count = qualified.get(r.referrerId) ?? 0;
+      const tierId = tiers.find((t) => t.minReferrals <= count)?.id ?? null;
+      const plans = planCommissions(commissions, commissionCounts, eventMoney(event), r, tierId, now);
+      const paidThisEvent = new Map<string, bigint>();
+      for (const w of rewards) paidThisEvent.set(w.participantId, (paidThisEvent.get(w.participantId) ?? 0n) + w.amountWei);
+      const commission = (p: CommissionPlan, d: { status: RewardRow["status"]; amountWei: bigint; reason: string | null }): RewardRow => ({
+        ...newReward({ participantId: p.participantId, kind: "COMMISSION", requestedWei: p.requestedWei }, r, d),
+        ruleId: p.rule.id,
+        baseAmount: p.baseAmount,
+        baseCurrency: p.baseCurrency,
+        rate: p.rate,
+        rateSource: p.rateSource,
+        rateAt: p.rateAt,
+      });
+      for (const p of plans) {
+        let w: RewardRow;
+        if (p.refused) w = commission(p, { status: "REFUSED", amountWei: 0n, reason: p.refused });
+        else if (settings.holdForReview) {
+          w = commission(p, { status: "HELD", amountWei: 0n, reason: EVENT_REASONS.HELD_FOR_REVIEW });
+          status = "FLAGGED";
+          reason = EVENT_REASONS.HELD_FOR_REVIEW;
+        } else {
+          if (!money) throw new NeedsMoney();
+          const c = commissionCaps(cfg, p.rule.recipient, paidThisEvent.get(p.participantId) ?? 0n);
+          w = commission(p, capPayout(c.caps, c.kind, p.requestedWei, money.paid.get(p.participantId) ?? 0n, money.balance));
+          if (w.status === "PAID") {
+            debit(money, w);
+            paidThisEvent.set(p.participantId, (paidThisEvent.get(p.participantId) ?? 0n) + w.amountWei);
+          }
+        }
+        if (w.status !== "REFUSED") commissionCounts.set(countKey(p.rule.id, r.id), (commissionCounts.get(countKey(p.rule.id, r.id)) ?? 0) + 1);
+        hook(rewardWebhook("reward.created", w));
+        rewards.push(w);
       }
     }
 

@@ -14,6 +14,8 @@ import { loadReferralSettings } from "../referral-settings/service";
 import { ruleConfigOf } from "./config";
 import type { ClickFact, RuleConfig, RuleItem, RuleSettings, RulesState, TierRule } from "./decide";
 import { utcDayStart } from "./screen";
+import { countKey, ruleFact, type CommissionRuleFact, type CommissionState } from "./commissions";
+import { pricesOf, readPricing, type Prices } from "../commissions/prices";
 
 export interface RulesScope {
   businessId: string;
@@ -28,6 +30,8 @@ export interface LoadedRules {
   settings: RuleSettings;
   tiers: TierRule[];
   hooks: boolean;
+  /** Enabled commission rules and the prices they need (read here, before any lock); null without rules. */
+  commissions: { rules: CommissionRuleFact[]; prices: Prices } | null;
 }
 
 /**
@@ -36,14 +40,15 @@ export interface LoadedRules {
  */
 export async function loadRules(tx: Tx, scope: RulesScope, create = true): Promise<LoadedRules | null> {
   const { businessId, environment } = scope;
-  const [cfg, settings, endpoint] = await Promise.all([
+  const [cfg, settings, endpoint, commissions] = await Promise.all([
     create ? loadConfig(tx, businessId, environment) : readConfig(tx, businessId, environment),
     create ? loadReferralSettings(tx, businessId) : tx.referralSettings.findUnique({ where: { businessId } }),
     tx.webhookEndpoint.findFirst({ where: { businessId, environment, enabled: true }, select: { id: true } }),
+    loadCommissionRules(tx, scope),
   ]);
   if (!cfg || !settings) return null;
   const tiers =
-    cfg.rewardStrategy === "TIERED"
+    cfg.rewardStrategy === "TIERED" || commissions?.rules.some((r) => Object.keys(r.tierPercents).length > 0)
       ? (await tx.tier.findMany({ where: { businessId }, orderBy: { minReferrals: "desc" } })).map((t) => ({
           id: t.id,
           minReferrals: t.minReferrals,
@@ -51,7 +56,16 @@ export async function loadRules(tx: Tx, scope: RulesScope, create = true): Promi
           bonusWei: toBigInt(t.bonusWei),
         }))
       : [];
-  return { cfg: ruleConfigOf(cfg), firstClick: cfg.attribution === "FIRST_CLICK", settings, tiers, hooks: endpoint !== null };
+  return { cfg: ruleConfigOf(cfg), firstClick: cfg.attribution === "FIRST_CLICK", settings, tiers, hooks: endpoint !== null, commissions };
+}
+
+/** The environment's enabled commission rules, and the prices they may need (chain reads here, before any lock). */
+async function loadCommissionRules(tx: Tx, scope: RulesScope): Promise<LoadedRules["commissions"]> {
+  const rows = await tx.commissionRule.findMany({ where: { businessId: scope.businessId, environment: scope.environment, enabled: true, deletedAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  if (!rows.length) return null;
+  const rules = rows.map(ruleFact);
+  const pricing = await readPricing(tx, scope.businessId, scope.environment);
+  return { rules, prices: await pricesOf(scope.environment, pricing, new Date()) };
 }
 
 /** A queued or recorded event as an item of the rules core. */
@@ -152,7 +166,7 @@ export async function loadState(
           dayStart,
         )
       : Promise.resolve([]),
-    cfg.rewardStrategy === "TIERED" && referrerIds.length
+    (cfg.rewardStrategy === "TIERED" || rules.tiers.length > 0) && referrerIds.length
       ? sql.query<{ id: string; n: number }>(
           `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral"
             WHERE "businessId" = $1 AND environment = $2::"Environment" AND "referrerId" = ANY($3::text[]) AND status IN ('QUALIFIED', 'REWARDED') GROUP BY 1`,
@@ -180,6 +194,7 @@ export async function loadState(
     referrerVisitors,
     sharedWallets,
     money: null,
+    commissions: rules.commissions ? await loadCommissionState(sql, rules.commissions, referrals) : undefined,
   };
   if (opts.money === "locked" || opts.money === "lock") state.money = await loadMoney(tx, state, now, opts.money === "lock");
   return state;
@@ -284,6 +299,31 @@ async function screenLockKeys(sql: DirectSql, items: readonly RuleItem[], partic
     if (referred) keys.add(referred);
   }
   return [...keys].sort();
+}
+
+/**
+ * The commission rules' state for these referrals: per rule and referral, its rewards that are
+ * not REFUSED (maxRewardsPerReferral), and the referrals whose rewards were reversed (they earn no
+ * more). One statement.
+ */
+async function loadCommissionState(sql: DirectSql, c: NonNullable<LoadedRules["commissions"]>, referrals: readonly Referral[]): Promise<CommissionState> {
+  const ids = referrals.filter((r) => r.status === "QUALIFIED" || r.status === "REWARDED" || r.status === "PENDING").map((r) => r.id);
+  const rows = ids.length
+    ? await sql.query<{ rule: string | null; ref: string; n: number }>(
+        `SELECT "ruleId" AS rule, "referralId" AS ref, COUNT(*)::int AS n FROM "Reward"
+          WHERE "referralId" = ANY($1::text[]) AND (("ruleId" = ANY($2::text[]) AND status <> 'REFUSED') OR ("payoutStatus" = 'REVERSED' AND kind IN ('REFERRAL', 'BONUS')))
+          GROUP BY 1, 2`,
+        ids,
+        c.rules.map((r) => r.id),
+      )
+    : [];
+  const counts = new Map<string, number>();
+  const reversed = new Set<string>();
+  for (const r of rows) {
+    if (r.rule && c.rules.some((x) => x.id === r.rule)) counts.set(countKey(r.rule, r.ref), r.n);
+    else reversed.add(r.ref);
+  }
+  return { rules: c.rules, prices: c.prices, counts, reversedReferrals: reversed };
 }
 
 /** The pool balance, its low-balance flag and what each participant of the state was paid today (UTC), under the pool lock. */

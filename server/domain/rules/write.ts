@@ -129,17 +129,20 @@ async function writeChunk(sql: DirectSql, scope: { businessId: string; environme
   }
   if (us.length) {
     ctes.push(`e AS (
-      UPDATE "TrackedEvent" AS e SET "referralId" = d.ref, status = d.st::"EventStatus", reason = d.why, "processedAt" = $3::timestamp(3), "updatedAt" = $3::timestamp(3)
+      UPDATE "TrackedEvent" AS e SET "referralId" = d.ref, status = d.st::"EventStatus", reason = d.why,
+             "processedAt" = CASE WHEN d.st = 'QUEUED' THEN NULL ELSE $3::timestamp(3) END, "updatedAt" = $3::timestamp(3)
         FROM ${json(us.map((u) => ({ id: u.id, ref: u.referralId, st: u.status, why: u.reason })))} AS d(id text, ref text, st text, why text)
        WHERE e.id = d.id AND e.id = ANY(${ids(us.map((u) => u.id))}))`);
   }
   if (ws.length) {
     // A PAID reward's payout state: the function the Reward_payout_state trigger uses (migration 0069), once per statement.
     ctes.push(`w AS (
-      INSERT INTO "Reward" (id, "businessId", environment, "participantId", "eventId", "referralId", kind, "requestedWei", "amountWei", status, reason, "createdAt", "paidAt", "payoutStatus", "payableAt")
-      SELECT t.id, $1::text, $2::"Environment", t.pid, t.ev, t.ref, t.k::"RewardKind", t.req, t.amt, t.st::"RewardStatus", t.why, $3::timestamp(3), t.paid::timestamp(3), s."payoutStatus", s."payableAt"
-        FROM ${json(ws.map(({ row: r }) => ({ id: r.id, pid: r.participantId, ev: r.eventId, ref: r.referralId, k: r.kind, req: r.requestedWei.toString(), amt: r.amountWei.toString(), st: r.status, why: r.reason, paid: iso(r.paidAt) })))}
-          AS t(id text, pid text, ev text, ref text, k text, req numeric, amt numeric, st text, why text, paid text)
+      INSERT INTO "Reward" (id, "businessId", environment, "participantId", "eventId", "referralId", kind, "requestedWei", "amountWei", status, reason, "createdAt", "paidAt", "payoutStatus", "payableAt",
+                            "ruleId", "baseAmount", "baseCurrency", rate, "rateSource", "rateAt")
+      SELECT t.id, $1::text, $2::"Environment", t.pid, t.ev, t.ref, t.k::"RewardKind", t.req, t.amt, t.st::"RewardStatus", t.why, $3::timestamp(3), t.paid::timestamp(3), s."payoutStatus", s."payableAt",
+             t.rule, t.base, t.cur, t.rate, t.src, t.rat::timestamp(3)
+        FROM ${json(ws.map(({ row: r }) => ({ id: r.id, pid: r.participantId, ev: r.eventId, ref: r.referralId, k: r.kind, req: r.requestedWei.toString(), amt: r.amountWei.toString(), st: r.status, why: r.reason, paid: iso(r.paidAt), rule: r.ruleId ?? null, base: r.baseAmount ?? null, cur: r.baseCurrency ?? null, rate: r.rate ?? null, src: r.rateSource ?? null, rat: iso(r.rateAt ?? null) })))}
+          AS t(id text, pid text, ev text, ref text, k text, req numeric, amt numeric, st text, why text, paid text, rule text, base numeric, cur text, rate numeric, src text, rat text)
         CROSS JOIN (SELECT "reward_hold_days"($1::text) AS hold) AS h
         LEFT JOIN LATERAL "reward_payout_of"(t.paid::timestamp(3), h.hold) AS s ON t.st = 'PAID')`);
   }

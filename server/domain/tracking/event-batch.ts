@@ -97,6 +97,8 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
         referralId: o.referral?.id ?? null,
         referredParticipant: o.referred ? { participantId: o.referred.id, referralCode: o.referred.referralCode } : null,
         rewards: o.rewards.map(toRewardSummary) as unknown as Prisma.InputJsonArray,
+        // Waits for a price (PRICE_UNAVAILABLE): the jobs layer reschedules its job.
+        ...(o.wait ? { wait: true } : {}),
       },
     });
   }

@@ -17,12 +17,13 @@ import { findParticipantByCodeOrHandle } from "../participants/service";
 import type { Scope } from "../participants/schemas";
 import { runOne } from "../rules/run";
 import { eventItem } from "../rules/state";
-import { dispatchJobs, type QueuedJob } from "../jobs/queue";
+import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
+import { PRICE_RETRY_MS } from "../rules/commissions";
 import { ALL_MODES, queueEvents, type ProcessingMode } from "./queue-events";
 import { claimIdempotencyKey, completeIdempotencyKey, pickIdempotencyKey, releaseIdempotencyKey, requestHash } from "./idempotency";
 import { readConfig } from "../config/effective";
 import { amountProblem, type Currency } from "../../shared/money";
-import { trackInput, type TrackInput, type TrackOutput, type TrackQueuedOutput, type TrackSyncOutput } from "./schemas";
+import { EVENT_QUEUED_MESSAGE, trackInput, type TrackInput, type TrackOutput, type TrackQueuedOutput, type TrackSyncOutput } from "./schemas";
 
 const ROUTE = "POST /track";
 
@@ -41,9 +42,11 @@ export interface ProcessOutcome {
   event: TrackedEvent;
   referral: Referral | null;
   referred: Participant | null;
-  status: "PROCESSED" | "FLAGGED" | "REJECTED";
+  status: "PROCESSED" | "FLAGGED" | "REJECTED" | "QUEUED";
   reason: string | null;
   rewards: RewardSummary[];
+  /** Waits for a price (PRICE_UNAVAILABLE): still QUEUED, to be processed again later. */
+  wait?: boolean;
 }
 
 /** Resolves the event's referrer before anything is written; unknown → 422 UNKNOWN_REFERRAL_CODE. */
@@ -65,7 +68,7 @@ export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent, _r
   if (o.kind !== "event") throw new Error("processEvent: not an event outcome");
   const now = new Date();
   const done: TrackedEvent = o.skipped ? event : { ...event, referralId: o.referral?.id ?? null, status: o.status, reason: o.reason, processedAt: now, updatedAt: now };
-  return { event: done, referral: o.referral, referred: o.referred, status: o.status as ProcessOutcome["status"], reason: o.reason, rewards: o.rewards.map(toRewardSummary) };
+  return { event: done, referral: o.referral, referred: o.referred, status: o.status as ProcessOutcome["status"], reason: o.reason, rewards: o.rewards.map(toRewardSummary), wait: o.wait === true };
 }
 
 /**
@@ -105,13 +108,24 @@ function syncOutput(o: ProcessOutcome): TrackSyncOutput {
     processedSynchronously: true,
     queued: false,
     eventId: o.event.id,
-    status: o.status,
+    status: o.status as TrackSyncOutput["status"], // never QUEUED: a waiting event is answered by syncAnswer
     reason: o.reason,
     referralId: o.referral?.id ?? null,
     referredParticipant: o.referred ? { participantId: o.referred.id, referralCode: o.referred.referralCode } : null,
   };
   if (o.rewards.length > 0) out.rewards = o.rewards;
   return out;
+}
+
+/**
+ * The answer of a synchronously processed event. One that waits for a price (PRICE_UNAVAILABLE)
+ * is queued instead: 202 with its EVENT_PROCESS job, due after PRICE_RETRY_MS (or as soon as a
+ * price is set: commissions/pricing.ts wakes waiting jobs).
+ */
+async function syncAnswer(tx: Tx, scope: Scope, o: ProcessOutcome): Promise<AcceptResult> {
+  if (!o.wait) return { status: 200, body: syncOutput(o) };
+  const job = await insertJob(tx, scope, "EVENT_PROCESS", { eventId: o.event.id }, new Date(Date.now() + PRICE_RETRY_MS));
+  return { status: 202, body: { success: true, queued: true, jobId: job.id, jobType: "EVENT_PROCESS", message: EVENT_QUEUED_MESSAGE, eventId: o.event.id } };
 }
 
 const eventJob = (body: TrackQueuedOutput): QueuedJob => ({ id: body.jobId, type: "EVENT_PROCESS" });
@@ -172,7 +186,7 @@ export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptO
     } else {
       const referrer = await resolveReferrer(tx, scope, input.referrer);
       const event = await insertEvent(tx, scope, input, key);
-      out = { status: 200, body: syncOutput(await processEvent(tx, scope, event, referrer)) };
+      out = await syncAnswer(tx, scope, await processEvent(tx, scope, event, referrer));
     }
     if (claim?.recordId) await completeIdempotencyKey(tx, claim.recordId, out.status, out.body);
     return out;
@@ -296,8 +310,10 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
             continue;
           }
           const event = await insertEvent(tx, scope, p.input, key);
-          const body = syncOutput(await processEvent(tx, scope, event, referrer));
-          if (recordId) await completeIdempotencyKey(tx, recordId, 200, body);
+          const answer = await syncAnswer(tx, scope, await processEvent(tx, scope, event, referrer));
+          const body = answer.body;
+          if (answer.status === 202) jobs.push(eventJob(body as TrackQueuedOutput));
+          if (recordId) await completeIdempotencyKey(tx, recordId, answer.status, body);
           results[p.index] = { index: p.index, ...body };
         }
       },

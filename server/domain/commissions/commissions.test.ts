@@ -1,0 +1,119 @@
+// Commissions through the real write path (PGlite or PostgreSQL, TEST_DB): synchronous /track and
+// the worker's set-based batches write the same commission rewards with their basis; a retried
+// event never earns twice (the unique index); an event without a usable price waits and is
+// rewarded once a price is set; simulate writes nothing.
+import { describe, expect, it } from "vitest";
+import { db } from "../../db/client";
+import { fastPathStats } from "../tracking/event-batch";
+import { acceptEvent } from "../tracking/service";
+import { runJobs } from "../../jobs/lanes";
+import { domainBusiness, uniqueEmail } from "../../../tests/support/domain";
+import { toBigInt } from "../../shared/money";
+import { createRuleInput, simulateInput, updatePricingInput } from "./schemas";
+import { createRule } from "./service";
+import { updatePricing } from "./pricing";
+import { simulateRule } from "./simulate";
+import { getBalanceWei } from "../ledger/service";
+import type { Scope } from "../participants/schemas";
+
+async function setup(general: Record<string, unknown> = {}) {
+  const b = await domainBusiness({ referralRewardEth: "0.01", fundEth: "10", general });
+  await updatePricing(b.businessId, updatePricingInput.parse({ environment: "TEST", source: "FIXED", rates: { USD: "3000" } }));
+  const p10 = await createRule(b.businessId, createRuleInput.parse({ environment: "TEST", name: "10 % of purchases", eventName: "purchase", recipient: "REFERRER", type: "PERCENT", percent: "10" }));
+  const fixed = await createRule(b.businessId, createRuleInput.parse({ environment: "TEST", name: "5 USD bonus", eventName: "purchase", recipient: "REFERRED", type: "FIXED", amount: "5", currency: "USD", maxRewardsPerReferral: 2 }));
+  return { ...b, p10, fixed };
+}
+
+/** A referral of a new referred user, qualified by a signup (sync). */
+async function referredUser(scope: Scope) {
+  const referrer = await db.participant.create({ data: { businessId: scope.businessId, environment: "TEST", referralCode: `R${Date.now()}${Math.floor(Math.random() * 1e6)}`, email: uniqueEmail("referrer") } });
+  const email = uniqueEmail("bob");
+  const r = await acceptEvent(scope, { eventName: "signup", referrer: referrer.referralCode, metadata: { referredUserEmail: email } }, { mode: "SYNC" });
+  expect(r.status).toBe(200);
+  return { referrer, email };
+}
+
+const purchase = (scope: Scope, email: string, amount?: string, currency?: string, mode?: "ASYNC" | "SYNC") =>
+  acceptEvent(scope, { eventName: "purchase", metadata: { referredUserEmail: email }, ...(amount ? { amount } : {}), ...(currency ? { currency } : {}) }, mode ? { mode } : {});
+
+describe("commissions: the write path", () => {
+  it("synchronous /track writes commission rewards with their rule, base amount and rate, debiting the pool", async () => {
+    const { scope, businessId, p10, fixed } = await setup();
+    const { referrer, email } = await referredUser(scope);
+    const before = await getBalanceWei(db, businessId, "TEST");
+    const r = await purchase(scope, email, "30.00", "USD");
+    expect(r.status).toBe(200);
+    const rewards = await db.reward.findMany({ where: { businessId, kind: "COMMISSION" }, orderBy: { createdAt: "asc" } });
+    expect(rewards.map((w) => [w.ruleId, w.participantId === referrer.id, w.amountWei.toFixed(), w.baseAmount?.toFixed(), w.baseCurrency, w.rate?.toFixed(), w.rateSource])).toEqual(
+      expect.arrayContaining([
+        [p10.ruleId, true, "1000000000000000", "30", "USD", "3000", "FIXED"],
+        [fixed.ruleId, false, "1666666666666666", "5", "USD", "3000", "FIXED"],
+      ]),
+    );
+    expect(before - (await getBalanceWei(db, businessId, "TEST"))).toBe(1000000000000000n + 1666666666666666n);
+    const e = await db.trackedEvent.findFirstOrThrow({ where: { businessId, eventName: "purchase" } });
+    expect([e.amount?.toFixed(), e.currency]).toEqual(["30", "USD"]);
+  });
+
+  it("later purchases of existing referred users take the set-based batch path, as many as rules allow, never twice", async () => {
+    const { scope, businessId, fixed } = await setup({ eventProcessing: "ASYNC" });
+    const users = [await referredUser(scope), await referredUser(scope)];
+    const jobs: string[] = [];
+    for (let i = 0; i < 3; i++) for (const u of users) jobs.push(((await purchase(scope, u.email, "0.01", "ETH")).body as { jobId: string }).jobId);
+    const slow = fastPathStats.slow;
+    const out = await runJobs(jobs);
+    expect([...out.values()].every((o) => o.status === "SUCCEEDED")).toBe(true);
+    expect(fastPathStats.slow).toBe(slow); // no event fell back to the per-event path
+    const w = await db.reward.findMany({ where: { businessId, kind: "COMMISSION" } });
+    expect(w.filter((x) => x.ruleId === fixed.ruleId)).toHaveLength(4); // maxRewardsPerReferral 2, two referrals
+    expect(w.filter((x) => x.ruleId !== fixed.ruleId).map((x) => x.amountWei.toFixed())).toEqual(Array(6).fill("1000000000000000"));
+
+    // A retried event (its outcome lost, e.g. a crash after the rewards were written) never earns twice:
+    // the unique (eventId, ruleId, participantId) index refuses the second reward.
+    const one = w[0];
+    await db.trackedEvent.update({ where: { id: one.eventId! }, data: { status: "QUEUED", reason: null } });
+    const balance = await getBalanceWei(db, businessId, "TEST");
+    const job = await db.job.findFirstOrThrow({ where: { businessId, payload: { equals: { eventId: one.eventId } } } });
+    await db.job.update({ where: { id: job.id }, data: { status: "QUEUED", runAt: new Date(), maxAttempts: 1, attempts: 0 } });
+    await runJobs([job.id]);
+    expect(await db.reward.count({ where: { eventId: one.eventId!, ruleId: one.ruleId } })).toBe(1);
+    expect(await getBalanceWei(db, businessId, "TEST")).toBe(balance);
+  });
+
+  it("an event without a usable price waits (QUEUED, PRICE_UNAVAILABLE) and is rewarded once a price is set", async () => {
+    const { scope, businessId, p10 } = await setup({ eventProcessing: "ASYNC" });
+    const { email } = await referredUser(scope);
+    const r = await purchase(scope, email, "27.50", "EUR");
+    const jobId = (r.body as { jobId: string }).jobId;
+    const first = await runJobs([jobId]);
+    expect(first.get(jobId)?.status).toBe("RETRY");
+    const waiting = await db.trackedEvent.findFirstOrThrow({ where: { businessId, eventName: "purchase" } });
+    expect([waiting.status, waiting.reason]).toEqual(["QUEUED", "PRICE_UNAVAILABLE"]);
+    expect(await db.reward.count({ where: { businessId, kind: "COMMISSION" } })).toBe(0);
+    const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+    expect(job.status).toBe("QUEUED");
+    expect(job.runAt.getTime()).toBeGreaterThan(Date.now());
+
+    await updatePricing(businessId, updatePricingInput.parse({ environment: "TEST", rates: { USD: "3000", EUR: "2750" } }));
+    expect((await db.job.findUniqueOrThrow({ where: { id: jobId } })).runAt.getTime()).toBeLessThanOrEqual(Date.now());
+    const second = await runJobs([jobId]);
+    expect(second.get(jobId)?.status).toBe("SUCCEEDED");
+    const w = await db.reward.findFirstOrThrow({ where: { businessId, ruleId: p10.ruleId } });
+    expect([w.baseAmount?.toFixed(), w.baseCurrency, w.rate?.toFixed(), toBigInt(w.amountWei)]).toEqual(["27.5", "EUR", "2750", 1000000000000000n]);
+    expect((await db.trackedEvent.findUniqueOrThrow({ where: { id: waiting.id } })).status).toBe("PROCESSED");
+  });
+
+  it("simulate decides a rule over stored events without writing anything", async () => {
+    const { scope, businessId } = await setup();
+    const { referrer, email } = await referredUser(scope);
+    await purchase(scope, email, "300", "USD");
+    await purchase(scope, email, "150", "USD");
+    const rewards = await db.reward.count({ where: { businessId } });
+    const sim = await simulateRule(
+      businessId,
+      simulateInput.parse({ environment: "TEST", rule: { eventName: "purchase", recipient: "REFERRER", type: "PERCENT", percent: "20" }, from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() }),
+    );
+    expect(sim).toMatchObject({ events: 2, rewards: 2, totalEth: "0.03", topParticipants: [{ participantId: referrer.id, totalEth: "0.03" }] });
+    expect(await db.reward.count({ where: { businessId } })).toBe(rewards);
+  });
+});
