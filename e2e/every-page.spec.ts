@@ -12,7 +12,8 @@ test("sign-in and sign-up pages", async ({ page }) => {
 });
 
 test("every dashboard page at desktop and phone width", async ({ page, request }) => {
-  test.setTimeout(240_000);
+  // Fourteen pages, each checked twice with axe: minutes on a busy machine.
+  test.setTimeout(360_000);
   await signUpInBrowser(page, { email: uniqueEmail("a11y"), businessName: "Access Co" });
   await expect(page).toHaveURL(/\/dashboard\/get-started$/);
   await page.getByRole("button", { name: "Create test key" }).click();

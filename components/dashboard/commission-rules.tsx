@@ -26,7 +26,7 @@ const durationField = { min: 1, max: 120, what: "the duration in months", emptyM
 const maxField = { min: 1, max: 1_000_000, what: "the maximum number of rewards per referral", emptyMeans: "no limit" };
 
 /** The prices a preview can use now: the rate in force per currency (a stale feed has none). */
-export function pricesOf(p: Pricing | undefined): Prices | null {
+function pricesOf(p: Pricing | undefined): Prices | null {
   if (!p) return null;
   const rates: Record<string, string> = {};
   for (const [c, v] of Object.entries(p.prices)) if (v.rate) rates[c] = v.rate;
