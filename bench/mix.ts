@@ -228,3 +228,100 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
     process.exit(1);
   });
 }
+
+// ── Commissions (issue 27): later purchases of known referred users with amounts ─────────────
+
+/** The commission workload's events: later purchases of known referred users, half in USD, half in ETH. */
+function commissionScript(n: number, prior: number, endpoint: string) {
+  return `(async () => {
+    const { queueEvents } = await import(${JSON.stringify(path.join(ROOT, "server/domain/tracking/queue-events.ts"))});
+    const { createWebhook } = await import(${JSON.stringify(path.join(ROOT, "server/domain/webhooks/service.ts"))});
+    const { createRule } = await import(${JSON.stringify(path.join(ROOT, "server/domain/commissions/service.ts"))});
+    const { updatePricing } = await import(${JSON.stringify(path.join(ROOT, "server/domain/commissions/pricing.ts"))});
+    const { db, closeDb } = await import(${JSON.stringify(path.join(ROOT, "server/db/client.ts"))});
+    await createWebhook("bench", { url: ${JSON.stringify(endpoint)}, environment: "TEST" });
+    await updatePricing("bench", { environment: "TEST", source: "FIXED", rates: { USD: "3000" } });
+    const rule = (o) => createRule("bench", { environment: "TEST", eventName: "purchase", ...o });
+    await rule({ name: "10 % to the referrer", recipient: "REFERRER", type: "PERCENT", percent: "10" });
+    await rule({ name: "2.5 % to the customer", recipient: "REFERRED", type: "PERCENT", percent: "2.5" });
+    await rule({ name: "1 USD per purchase", recipient: "REFERRER", type: "FIXED", amount: "1", currency: "USD" });
+    const scope = { businessId: "bench", environment: "TEST", apiKeyId: null };
+    const known = (k) => 1 + ((k * 7919) % ${Math.max(1, prior)});
+    const event = (k) => k % 2
+      ? { eventName: "purchase", amount: (1 + (k % 500)) + "." + String(k % 100).padStart(2, "0"), currency: "USD", metadata: { referredUserEmail: "old" + known(k) + "@example.com" } }
+      : { eventName: "purchase", amount: "0." + String(1 + (k * 104729) % 999999999).padStart(9, "0"), currency: "ETH", metadata: { referredUserEmail: "old" + known(k) + "@example.com" } };
+    for (let i = 0; i < ${n}; i += 100) {
+      const items = [];
+      for (let k = i; k < Math.min(${n}, i + 100); k++) items.push({ input: event(k) });
+      await queueEvents(db, scope, items);
+    }
+    await closeDb();
+  })().catch((e) => { console.error(e); process.exit(1); });`;
+}
+
+export interface CommissionResult {
+  events: number;
+  seconds: number;
+  rate: number;
+  byStatus: Record<string, number>;
+  rewards: number;
+  /** Sum of the commission rewards' wei, and the same sum computed by SQL from the events (each rule's share, rounded down per reward). */
+  paidWei: string;
+  expectedWei: string;
+  /** No wei lost or invented: paid = expected, and the pool balance equals its ledger. */
+  exact: boolean;
+  messages: number;
+}
+
+/**
+ * Drains `events` later purchases of `prior` known referred users (REWARDED referrals) with USD and
+ * ETH amounts, under two PERCENT rules and one FIXED rule, with one webhook endpoint, by one worker.
+ * Caps are off and the pool is ample, so each reward is its rule's share; SQL recomputes the
+ * shares from the stored events (integer division: rounded down per reward) and compares.
+ */
+export async function commissionDrain(events: number, prior: number): Promise<CommissionResult> {
+  const d = await freshDb();
+  const rx = await startReceiver();
+  let worker: ChildProcess | undefined;
+  try {
+    await seed(d.c, prior);
+    await d.c.query(`INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei") VALUES ('fund-commissions', 'bench', 'TEST', 'FUNDING', 1000000000000000000000000)`);
+    await tsx(["--eval", commissionScript(events, prior, `${rx.url}/endpoint`)], { DATABASE_URL: d.url });
+    await d.c.query("ANALYZE");
+    const since = await dbNow(d.c);
+    worker = startWorker(d.url);
+    const drain = await waitForJobs(d.c, since, ["EVENT_PROCESS"]);
+    await stopWorker(worker);
+    worker = undefined;
+    const statuses = (await d.c.query(`SELECT status::text AS s, count(*)::int AS n FROM "TrackedEvent" WHERE id NOT LIKE 'oev-%' GROUP BY 1`)).rows as { s: string; n: number }[];
+    // Each rule's share per event, in integers: USD amounts in cents at 3000 USD/ETH, ETH amounts in wei.
+    const sums = (
+      await d.c.query(`
+        WITH ev AS (SELECT amount, currency FROM "TrackedEvent" WHERE id NOT LIKE 'oev-%' AND amount IS NOT NULL AND "referralId" IS NOT NULL AND status = 'PROCESSED')
+        SELECT (SELECT COALESCE(SUM("amountWei"), 0)::text FROM "Reward" WHERE kind = 'COMMISSION') AS paid,
+               (SELECT count(*)::int FROM "Reward" WHERE kind = 'COMMISSION') AS n,
+               (SELECT COALESCE(SUM(CASE WHEN currency = 'ETH'
+                        THEN div(amount * 1000000000000000000 * 1000, 10000) + div(amount * 1000000000000000000 * 250, 10000)
+                        ELSE div(amount * 100 * 1000 * 1000000000000000000, 10000 * 100 * 3000) + div(amount * 100 * 250 * 1000000000000000000, 10000 * 100 * 3000) END
+                      + div(1000000000000000000::numeric, 3000)), 0)::text FROM ev) AS expected,
+               (SELECT "balanceWei"::text FROM "Pool" WHERE "businessId" = 'bench') AS balance,
+               (SELECT SUM("amountWei")::text FROM "LedgerEntry" WHERE "businessId" = 'bench') AS ledger,
+               (SELECT count(*)::int FROM "WebhookMessage") AS messages`)
+    ).rows[0] as { paid: string; n: number; expected: string; balance: string; ledger: string; messages: number };
+    return {
+      events,
+      seconds: drain.seconds,
+      rate: events / drain.seconds,
+      byStatus: Object.fromEntries(statuses.map((r) => [r.s, r.n])),
+      rewards: sums.n,
+      paidWei: sums.paid,
+      expectedWei: sums.expected,
+      exact: sums.paid === sums.expected && sums.balance === sums.ledger,
+      messages: sums.messages,
+    };
+  } finally {
+    if (worker) await stopWorker(worker);
+    await rx.close();
+    await d.drop();
+  }
+}

@@ -14,7 +14,8 @@
 //   6. the product's mix (bench/mix.ts: new referred users, later events of known ones, existing
 //      pairs, events naming nobody) drained by one worker with two webhook endpoints on a local
 //      receiver and without, and the time another business's queued event takes while an
-//      endpoint hangs for PROC_HANG_MS.
+//      endpoint hangs for PROC_HANG_MS; and the commission workload (bench/mix.ts commissionDrain:
+//      later purchases with USD and ETH amounts under commission rules, one webhook endpoint).
 // Knobs: BENCH_PG_URL, PROC_EVENTS (drain size, 30000), PROC_RATE (1000), PROC_SECONDS (30),
 // PROC_PRIOR_LARGE (1000000), PROC_ACCEPT_SECONDS (10), PROC_MIX_EVENTS (20000), PROC_HANG_MS (10000). Prints a markdown report (append it to
 // bench/RESULTS.md). Never run by the tests: speed is measured here only.
@@ -28,7 +29,7 @@ import { ensureBuild, ensurePrismaClient } from "../scripts/ensure.mjs";
 import { call, signUpWithTestKey } from "./api";
 import { ROOT, startBenchApp, type BenchApp } from "./app";
 import { dbNow, drainOnce, freshDb, waitForDrain } from "./drain";
-import { mixDrain, otherBusinessWhileHanging } from "./mix";
+import { commissionDrain, mixDrain, otherBusinessWhileHanging } from "./mix";
 
 const EVENTS = Number(process.env.PROC_EVENTS ?? 30_000);
 const RATE = Number(process.env.PROC_RATE ?? 1000);
@@ -282,6 +283,9 @@ async function main() {
   console.log(JSON.stringify(mixPlain));
   const hang = await otherBusinessWhileHanging(HANG_MS);
   console.log(JSON.stringify(hang));
+  console.log("▸ commissions: later purchases with USD and ETH amounts, two PERCENT rules and one FIXED rule, one webhook endpoint");
+  const commission = await commissionDrain(MIX_EVENTS, 10_000);
+  console.log(JSON.stringify(commission));
 
   const [small, large, two] = [drains[0], drains[1], drains[2]];
   const [small2, large2] = [drains[3], drains[4]];
@@ -324,6 +328,9 @@ async function main() {
   );
   lines.push(`| the same mix, no endpoint | ${fmt(mixPlain.rate)} events/s; **with endpoints / without = ${fmt(mixHooks.rate / mixPlain.rate, 2)}** |`);
   lines.push(`| another business's queued event while an endpoint hangs ${fmt(HANG_MS / 1000)} s | **${fmt(hang.seconds, 2)} s** from queued to done (${hang.status}; ${hang.hangingWhenDone} deliveries still hanging then) |`);
+  lines.push(
+    `| commissions: ${fmt(MIX_EVENTS)} later purchases of known referred users (USD and ETH amounts), two PERCENT rules and one FIXED rule, one webhook endpoint, 1 worker | ${fmt(commission.rate)} events/s (${fmt(commission.seconds, 1)} s, ${fmt(commission.rewards)} rewards); **commission / mix with endpoints = ${fmt(commission.rate / mixHooks.rate, 2)}**; no wei lost or invented (sum of rewards = SQL's sum of each rule's share, rounded down per reward; pool = ledger): ${commission.exact ? "yes" : "NO"} |`,
+  );
   lines.push(`| event → reward latency under that load (${fmt(su.lat.n)} events) | p50 ${fmt(su.lat.p50)} ms, p99 ${fmt(su.lat.p99)} ms, max ${fmt(Number(su.lat.max))} ms |`);
   lines.push("");
   lines.push(`Backlog samples (jobs waiting, one per second): ${su.samples.join(", ")}.`, "");

@@ -11,6 +11,8 @@ export type TrackRequest = {
   idempotencyKey?: string;
   source?: string;
   clickId?: string;
+  amount?: string;
+  currency?: "ETH" | "USD" | "EUR" | "GBP" | "JPY" | "CHF" | "CAD" | "AUD";
 };
 
 /** 200 response of sdk-track */
@@ -29,11 +31,17 @@ export type TrackProcessedResponse = {
   rewards?: Array<{
     rewardId: string;
     participantId: string;
-    kind: "REFERRAL" | "BONUS" | "MANUAL";
+    kind: "REFERRAL" | "BONUS" | "MANUAL" | "COMMISSION";
     amountEth: string;
     requestedEth: string;
     status: "PAID" | "HELD" | "REFUSED";
     reason: string | null;
+    ruleId: string | null;
+    baseAmount: string | null;
+    baseCurrency: string | null;
+    rate: string | null;
+    rateSource: string | null;
+    rateAt: string | null;
   }>;
 };
 
@@ -58,6 +66,8 @@ export type TrackBatchRequest = {
     idempotencyKey?: string;
     source?: string;
     clickId?: string;
+    amount?: string;
+    currency?: "ETH" | "USD" | "EUR" | "GBP" | "JPY" | "CHF" | "CAD" | "AUD";
   }>;
 };
 

@@ -109,11 +109,3 @@ export function weiOf(base: string, currency: Currency, rate: string | null, per
   }
   return num / den;
 }
-
-/** The share `part / whole` of `wei`, rounded down (a partial refund's share of a reward). */
-export function shareOfWei(wei: bigint, part: Decimal10, whole: Decimal10): bigint {
-  // part.units / 10^part.scale ÷ whole.units / 10^whole.scale
-  const num = wei * part.units * 10n ** BigInt(whole.scale);
-  const den = whole.units * 10n ** BigInt(part.scale);
-  return den === 0n ? 0n : num / den;
-}

@@ -81,7 +81,7 @@ export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGene
   const none = [null, null, null, null];
   for await (const e of pages((a) => db.trackedEvent.findMany({ ...a, where, include: { referral: { include: { referrer: true, referred: true } }, rewards: { where: { status: "PAID" }, select: { amountWei: true } } } }))) {
     const paid = e.rewards.reduce((s, w) => s + BigInt(w.amountWei.toFixed()), 0n);
-    yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid), e.amount && decimalText(e.amount), e.currency]);
+    yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid), e.amount === null ? null : decimalText(e.amount), e.currency]);
   }
 }
 

@@ -1,0 +1,35 @@
+// Amounts in other currencies (commissions), pure: parsing, each currency's decimals, and the one
+// conversion to wei, rounded down.
+import { describe, expect, it } from "vitest";
+import { amountProblem, decimalText, parseDecimal, weiOf } from "./money";
+
+describe("money: currencies and conversion", () => {
+  it("checks amounts against their currency's decimals", () => {
+    expect(amountProblem("19.99", "USD")).toBeNull();
+    expect(amountProblem("19.90", "USD")).toBeNull();
+    expect(amountProblem("19.999", "USD")).toMatch(/at most 2 decimals/);
+    expect(amountProblem("1500", "JPY")).toBeNull();
+    expect(amountProblem("1.5", "JPY")).toMatch(/no decimals/);
+    expect(amountProblem("0.000000000000000001", "ETH")).toBeNull();
+    for (const bad of ["-5", "0", "0.00", "1e3", "", " 1", "01", "1.", ".5", "1.0000000000000000001"]) expect(amountProblem(bad, "ETH"), bad).not.toBeNull();
+  });
+
+  it("converts to wei exactly, rounded down (never up)", () => {
+    expect(weiOf("1", "ETH", null)).toBe(10n ** 18n);
+    expect(weiOf("0.000000000000000001", "ETH", null, "50")).toBe(0n); // half a wei rounds down to 0
+    expect(weiOf("100", "USD", "3000", "10")).toBe(3333333333333333n); // 1/300 ETH = 0.00333… → down
+    expect(weiOf("1", "USD", "3")).toBe(333333333333333333n);
+    expect(weiOf("2", "USD", "3")).toBe(666666666666666666n); // 0.666…6 (never …7)
+    expect(weiOf("25.01", "USD", "2500.5")).toBe(10001999600079984n);
+    expect(weiOf("300", "JPY", "450000", "33.33")).toBe((300n * 3333n * 10n ** 18n) / (10000n * 450000n));
+    expect(() => weiOf("1", "USD", null)).toThrow();
+    expect(() => weiOf("1", "USD", "0")).toThrow();
+  });
+
+  it("parses decimals and prints them without trailing zeros", () => {
+    expect(parseDecimal("19.990")).toEqual({ units: 19990n, scale: 3 });
+    expect(decimalText("19.990000000000000000")).toBe("19.99");
+    expect(decimalText("100.000")).toBe("100");
+    expect(decimalText("100")).toBe("100");
+  });
+});
