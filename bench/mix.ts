@@ -232,14 +232,14 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
 // ── Commissions (issue 27): later purchases of known referred users with amounts ─────────────
 
 /** The commission workload's events: later purchases of known referred users, half in USD, half in ETH. */
-function commissionScript(n: number, prior: number, endpoint: string) {
+function commissionScript(n: number, prior: number, endpoint: string | null) {
   return `(async () => {
     const { queueEvents } = await import(${JSON.stringify(path.join(ROOT, "server/domain/tracking/queue-events.ts"))});
     const { createWebhook } = await import(${JSON.stringify(path.join(ROOT, "server/domain/webhooks/service.ts"))});
     const { createRule } = await import(${JSON.stringify(path.join(ROOT, "server/domain/commissions/service.ts"))});
     const { updatePricing } = await import(${JSON.stringify(path.join(ROOT, "server/domain/commissions/pricing.ts"))});
     const { db, closeDb } = await import(${JSON.stringify(path.join(ROOT, "server/db/client.ts"))});
-    await createWebhook("bench", { url: ${JSON.stringify(endpoint)}, environment: "TEST" });
+    if (${JSON.stringify(endpoint)}) await createWebhook("bench", { url: ${JSON.stringify(endpoint)}, environment: "TEST" });
     await updatePricing("bench", { environment: "TEST", source: "FIXED", rates: { USD: "3000" } });
     const rule = (o) => createRule("bench", { environment: "TEST", eventName: "purchase", ...o });
     await rule({ name: "10 % to the referrer", recipient: "REFERRER", type: "PERCENT", percent: "10" });
@@ -279,14 +279,14 @@ export interface CommissionResult {
  * Caps are off and the pool is ample, so each reward is its rule's share; SQL recomputes the
  * shares from the stored events (integer division: rounded down per reward) and compares.
  */
-export async function commissionDrain(events: number, prior: number): Promise<CommissionResult> {
+export async function commissionDrain(events: number, prior: number, endpoint = true): Promise<CommissionResult> {
   const d = await freshDb();
   const rx = await startReceiver();
   let worker: ChildProcess | undefined;
   try {
     await seed(d.c, prior);
     await d.c.query(`INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei") VALUES ('fund-commissions', 'bench', 'TEST', 'FUNDING', 1000000000000000000000000)`);
-    await tsx(["--eval", commissionScript(events, prior, `${rx.url}/endpoint`)], { DATABASE_URL: d.url });
+    await tsx(["--eval", commissionScript(events, prior, endpoint ? `${rx.url}/endpoint` : null)], { DATABASE_URL: d.url });
     await d.c.query("ANALYZE");
     const since = await dbNow(d.c);
     worker = startWorker(d.url);
@@ -302,7 +302,7 @@ export async function commissionDrain(events: number, prior: number): Promise<Co
                (SELECT count(*)::int FROM "Reward" WHERE kind = 'COMMISSION') AS n,
                (SELECT COALESCE(SUM(CASE WHEN currency = 'ETH'
                         THEN div(amount * 1000000000000000000 * 1000, 10000) + div(amount * 1000000000000000000 * 250, 10000)
-                        ELSE div(amount * 100 * 1000 * 1000000000000000000, 10000 * 100 * 3000) + div(amount * 100 * 250 * 1000000000000000000, 10000 * 100 * 3000) END
+                        ELSE div(amount * 100 * 1000 * 1000000000000000000, 3000000000::numeric) + div(amount * 100 * 250 * 1000000000000000000, 3000000000::numeric) END
                       + div(1000000000000000000::numeric, 3000)), 0)::text FROM ev) AS expected,
                (SELECT "balanceWei"::text FROM "Pool" WHERE "businessId" = 'bench') AS balance,
                (SELECT SUM("amountWei")::text FROM "LedgerEntry" WHERE "businessId" = 'bench') AS ledger,

@@ -42,9 +42,9 @@ export const ethAmount = z
 // ---- Amounts in other currencies (commissions): exact decimals, converted to wei rounded down.
 
 /** The currencies an event amount or a rule may use, with their decimal places (ISO 4217 minor units; ETH: wei). */
-export const CURRENCY_DECIMALS = { ETH: 18, USD: 2, EUR: 2, GBP: 2, JPY: 0, CHF: 2, CAD: 2, AUD: 2 } as const;
+const CURRENCY_DECIMALS = { ETH: 18, USD: 2, EUR: 2, GBP: 2, JPY: 0, CHF: 2, CAD: 2, AUD: 2 } as const;
 export type Currency = keyof typeof CURRENCY_DECIMALS;
-export const CURRENCIES = Object.keys(CURRENCY_DECIMALS) as [Currency, ...Currency[]];
+const CURRENCIES = Object.keys(CURRENCY_DECIMALS) as [Currency, ...Currency[]];
 export const currencyCode = z.enum(CURRENCIES, { message: `Must be one of ${CURRENCIES.join(", ")}` });
 /** The currencies priced against ETH (every one but ETH). */
 export const FIAT_CURRENCIES = CURRENCIES.filter((c): c is Exclude<Currency, "ETH"> => c !== "ETH");

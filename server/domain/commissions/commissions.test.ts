@@ -15,6 +15,9 @@ import { updatePricing } from "./pricing";
 import { simulateRule } from "./simulate";
 import { getBalanceWei } from "../ledger/service";
 import type { Scope } from "../participants/schemas";
+import { changeEventStatus } from "../events/service";
+import { updateReferralSettings } from "../referral-settings/service";
+import { updateReferralSettingsInput } from "../referral-settings/schemas";
 
 async function setup(general: Record<string, unknown> = {}) {
   const b = await domainBusiness({ referralRewardEth: "0.01", fundEth: "10", general });
@@ -101,6 +104,19 @@ describe("commissions: the write path", () => {
     const w = await db.reward.findFirstOrThrow({ where: { businessId, ruleId: p10.ruleId } });
     expect([w.baseAmount?.toFixed(), w.baseCurrency, w.rate?.toFixed(), toBigInt(w.amountWei)]).toEqual(["27.5", "EUR", "2750", 1000000000000000n]);
     expect((await db.trackedEvent.findUniqueOrThrow({ where: { id: waiting.id } })).status).toBe("PROCESSED");
+  });
+
+  it("review holds: with holdForReview a commission of a rewarded referral is HELD, and paid when a reviewer approves the event", async () => {
+    const { scope, businessId, p10 } = await setup();
+    const { email } = await referredUser(scope); // REWARDED: its one-time reward is paid
+    await updateReferralSettings(businessId, updateReferralSettingsInput.parse({ holdForReview: true }));
+    const r = await purchase(scope, email, "30.00", "USD");
+    expect(r.body).toMatchObject({ status: "FLAGGED", reason: "HELD_FOR_REVIEW" });
+    const held = await db.reward.findFirstOrThrow({ where: { businessId, ruleId: p10.ruleId } });
+    expect(held.status).toBe("HELD");
+    await changeEventStatus(businessId, { eventId: held.eventId!, status: "PROCESSED" });
+    const paid = await db.reward.findUniqueOrThrow({ where: { id: held.id } });
+    expect([paid.status, paid.amountWei.toFixed()]).toEqual(["PAID", "1000000000000000"]);
   });
 
   it("simulate decides a rule over stored events without writing anything", async () => {

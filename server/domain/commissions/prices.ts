@@ -9,7 +9,7 @@ import type { Db, Tx } from "../../db/client";
 import type { Environment } from "../../shared/environment";
 import { FIAT_CURRENCIES, type Currency } from "../../shared/money";
 
-export type PriceSource = "FIXED" | "CHAINLINK";
+type PriceSource = "FIXED" | "CHAINLINK";
 
 /** A usable price of 1 ETH in a currency, with where it came from and when it was set or read. */
 export interface Price {
@@ -29,7 +29,7 @@ export interface PricingRow {
   updatedAt: Date | null;
 }
 
-export const DEFAULT_PRICING: PricingRow = { source: "FIXED", rates: {}, feeds: {}, maxAgeSeconds: 3600, updatedAt: null };
+const DEFAULT_PRICING: PricingRow = { source: "FIXED", rates: {}, feeds: {}, maxAgeSeconds: 3600, updatedAt: null };
 
 export async function readPricing(client: Tx | Db, businessId: string, environment: Environment): Promise<PricingRow> {
   const row = await client.pricingConfig.findUnique({ where: { businessId_environment: { businessId, environment } } });
@@ -82,7 +82,7 @@ async function readFeed(rpcUrl: string, feed: Address) {
 }
 
 /** The price of one feed, or why it is not usable (not positive, stale, unreachable). */
-export async function chainlinkPrice(environment: Environment, feed: string, maxAgeSeconds: number, now: Date): Promise<Price | { problem: string }> {
+async function chainlinkPrice(environment: Environment, feed: string, maxAgeSeconds: number, now: Date): Promise<Price | { problem: string }> {
   const target = chainTarget(environment);
   if ("problem" in target) return { problem: target.problem };
   try {
@@ -110,10 +110,4 @@ export async function pricesOf(environment: Environment, p: PricingRow, now: Dat
   const read = await Promise.all(feeds.map((c) => chainlinkPrice(environment, p.feeds[c], p.maxAgeSeconds, now)));
   feeds.forEach((c, i) => out.set(c, read[i]));
   return out;
-}
-
-/** The usable price of `currency`, null when none (ETH needs none: callers check first). */
-export function priceOf(prices: Prices, currency: Currency): Price | null {
-  const p = prices.get(currency);
-  return p && "rate" in p ? p : null;
 }

@@ -6,16 +6,16 @@ import { amountProblem, currencyCode, decimalAmount, FIAT_CURRENCIES, type Curre
 import { environment } from "../api-keys/schemas";
 import { eventNameSchema } from "../tracking/schemas";
 
-export const PERCENT_RE = /^(100(\.0{1,2})?|[1-9]?\d(\.\d{1,2})?)$/;
+const PERCENT_RE = /^(100(\.0{1,2})?|[1-9]?\d(\.\d{1,2})?)$/;
 /** A percentage as a decimal string: > 0, ≤ 100, at most 2 decimals ("10", "2.5", "33.33"). */
-export const percentText = z
+const percentText = z
   .string()
   .max(6)
   .regex(PERCENT_RE, 'A decimal string > 0 and ≤ 100 with at most 2 decimals, e.g. "10" or "2.5"')
   .refine((p) => Number(p) > 0, "Must be greater than 0");
 
-export const recipient = z.enum(["REFERRER", "REFERRED"]);
-export const ruleType = z.enum(["PERCENT", "FIXED"]);
+const recipient = z.enum(["REFERRER", "REFERRED"]);
+const ruleType = z.enum(["PERCENT", "FIXED"]);
 const durationMonths = strictNumber(z.number().int().min(1).max(120)).nullable();
 const maxRewardsPerReferral = strictNumber(z.number().int().min(1).max(1_000_000)).nullable();
 const tierPercents = z.record(z.string().min(1).max(64), percentText).refine((m) => Object.keys(m).length <= 50, "At most 50 tiers");
@@ -139,7 +139,7 @@ export type SimulateOutput = z.infer<typeof simulateOutput>;
 
 // ---- Pricing
 
-export const pricingSource = z.enum(["FIXED", "CHAINLINK"]);
+const pricingSource = z.enum(["FIXED", "CHAINLINK"]);
 const fiat = z.enum(FIAT_CURRENCIES as [string, ...string[]]);
 const rate = decimalAmount.refine((v) => Number(v) > 0, "Must be greater than 0");
 const feedAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "A 0x-prefixed 20-byte address");

@@ -12,7 +12,7 @@ import { ruleProblems, type CommissionRuleOutput, type CreateRuleInput, type Upd
 
 const MAX_RULES = 50;
 
-export function toRuleOutput(r: CommissionRule): CommissionRuleOutput {
+function toRuleOutput(r: CommissionRule): CommissionRuleOutput {
   return {
     ruleId: r.id,
     environment: r.environment,

@@ -76,16 +76,20 @@ export async function releaseEventRewards(tx: Tx, event: TrackedEvent): Promise<
   else if (referral && (await tx.reward.findFirst({ where: { referralId: referral.id, status: "PAID", kind: { in: ["REFERRAL", "BONUS"] } } }))) {
     refuseAll = REWARD_REASONS.REFERRAL_ALREADY_REWARDED;
   }
-  if (refuseAll) {
-    for (const r of held) out.push(await tx.reward.update({ where: { id: r.id }, data: { status: "REFUSED", reason: refuseAll } }));
+  // A referral already rewarded refuses held one-time rewards only: its commissions (issue 27) are paid per event.
+  const refused = refuseAll ? held.filter((r) => refuseAll === REWARD_REASONS.REFERRAL_REJECTED || r.kind !== "COMMISSION") : [];
+  if (refused.length) {
+    for (const r of refused) out.push(await tx.reward.update({ where: { id: r.id }, data: { status: "REFUSED", reason: refuseAll } }));
     await emitWebhookEvent(tx, out.map((r) => rewardWebhook("reward.reversed", r))); // webhook
-    return out;
+    if (refused.length === held.length) return out;
   }
-  if (held.length) {
+  const release = held.filter((r) => !refused.includes(r));
+  if (release.length) {
     const cfg = await loadConfig(tx, event.businessId, event.environment);
     const pool = await lockPool(tx, event.businessId, event.environment);
-    for (const r of held) out.push(await releaseHeldReward(tx, pool, cfg, r, now));
+    for (const r of release) out.push(await releaseHeldReward(tx, pool, cfg, r, now));
   }
+  if (refuseAll) return out;
   if (referral && referral.status !== "REWARDED") {
     const paid = out.some((r) => r.status === "PAID");
     // Approving clears the flag: the referral continues as if it had never been held.
