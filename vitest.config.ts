@@ -47,7 +47,7 @@ export default defineConfig({
         test: {
           // Pure code (the rules core, and any `*.pure.test.ts`): no database, no setup, milliseconds.
           name: "pure",
-          include: ["server/**/*.pure.test.ts"],
+          include: ["server/**/*.pure.test.ts", "components/**/*.pure.test.ts"],
           pool: "threads",
           testTimeout: 60_000,
         },

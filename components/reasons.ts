@@ -26,6 +26,8 @@ const WORDS: Record<string, string> = {
   CLICK_VELOCITY: "too many link clicks from one visitor in an hour",
   WALLET_SHARED: "payout wallet shared with another participant",
   NO_CLICK: "no click on a referral link before the sign-up",
+  PRICE_UNAVAILABLE: "waiting for a price of its currency in ETH; rewarded once one exists",
+  NO_AMOUNT: "no amount on the event, so a percent commission pays nothing",
 };
 
 /** Codes with a count, e.g. "REVERSED:2" on a reversal event. */

@@ -35,6 +35,7 @@ const NAV: Array<{ href: string; label: string; icon: IconName }> = [
   { href: "/dashboard/balance", label: "Balance & funding", icon: "wallet" },
   { href: "/dashboard/configuration", label: "Configuration", icon: "cog" },
   { href: "/dashboard/referral-settings", label: "Referral rules", icon: "shield" },
+  { href: "/dashboard/commission-rules", label: "Commission rules", icon: "percent" },
   { href: "/dashboard/members", label: "Members", icon: "team" },
   { href: "/dashboard/audit-log", label: "Audit log", icon: "shield" },
 ];

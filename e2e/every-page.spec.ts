@@ -12,7 +12,8 @@ test("sign-in and sign-up pages", async ({ page }) => {
 });
 
 test("every dashboard page at desktop and phone width", async ({ page, request }) => {
-  test.setTimeout(240_000);
+  // Fourteen pages, each checked twice with axe: minutes on a busy machine.
+  test.setTimeout(360_000);
   await signUpInBrowser(page, { email: uniqueEmail("a11y"), businessName: "Access Co" });
   await expect(page).toHaveURL(/\/dashboard\/get-started$/);
   await page.getByRole("button", { name: "Create test key" }).click();
@@ -21,7 +22,7 @@ test("every dashboard page at desktop and phone width", async ({ page, request }
   await sdk(request, secret, "POST", "/sdk/referrals/apply", { referralCode: alice.body.referralCode, referredUserId: "u-b", referredUserEmail: "bob@example.com", referredUserName: "Bob", source: "web" });
   await sdk(request, secret, "POST", "/track", { eventName: "purchase", metadata: { referredUserId: "u-b" }, source: "web" });
 
-  const pages = ["/dashboard", "/dashboard/get-started", "/dashboard/api-keys", "/dashboard/events", "/dashboard/referrals", "/dashboard/participants", "/dashboard/rewards", "/dashboard/balance", "/dashboard/configuration", "/dashboard/referral-settings", "/dashboard/members", "/dashboard/webhooks"];
+  const pages = ["/dashboard", "/dashboard/get-started", "/dashboard/api-keys", "/dashboard/events", "/dashboard/referrals", "/dashboard/participants", "/dashboard/rewards", "/dashboard/balance", "/dashboard/configuration", "/dashboard/referral-settings", "/dashboard/commission-rules", "/dashboard/members", "/dashboard/webhooks"];
   for (const path of pages) {
     await page.goto(path);
     await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();

@@ -5,7 +5,8 @@
 import { useState, type FormEvent } from "react";
 import { useEnvironment } from "../environment";
 import { contractError, errorFor, fieldErrors, formError } from "../errors";
-import { formatEth } from "../format";
+import { formatDateTime, formatEth } from "../format";
+import { readWholeNumber } from "../numbers";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
@@ -227,6 +228,137 @@ function PayoutSettingsForm({ config, canEdit }: { config: Config; canEdit: bool
   );
 }
 
+const FIAT = ["USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD"] as const;
+type Pricing = RouterOutputs["config"]["pricing"];
+
+/** "3000" → "3,000" for a sentence (exact). */
+const grouped = (d: string) => {
+  const [w, f = ""] = d.split(".");
+  const frac = f.replace(/0+$/, "");
+  return `${w.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${frac ? `.${frac}` : ""}`;
+};
+
+/** The price in force per currency, in words: "1 ETH = 3,000 USD (fixed rate)" or why there is none. */
+function PricesNow({ pricing }: { pricing: Pricing }) {
+  const entries = Object.entries(pricing.prices);
+  if (!entries.length) return <p className="text-sm text-slate-600" data-testid="prices-now">No price yet: events with amounts in other currencies than ETH wait until one exists.</p>;
+  return (
+    <ul className="space-y-1 text-sm" data-testid="prices-now" aria-label="Prices now">
+      {entries.map(([c, p]) => (
+        <li key={c} className="[overflow-wrap:anywhere]">
+          {p.rate ? (
+            <span><strong>1 ETH = {grouped(p.rate)} {c}</strong> <span className="text-xs text-slate-500">({p.source === "FIXED" ? "fixed rate" : `Chainlink feed${p.at ? `, ${formatDateTime(p.at)}` : ""}`})</span></span>
+          ) : (
+            <span><strong>{c}: no usable price</strong> <span className="text-xs text-slate-600">{p.problem ?? "no rate set"}. Events in {c} wait until a price exists.</span></span>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Prices of the environment in view (owner or admin): fixed rates or Chainlink feeds, and the default currency of event amounts. */
+function PricingForm({ pricing, defaultCurrency, canEdit }: { pricing: Pricing; defaultCurrency: Config["general"]["defaultCurrency"]; canEdit: boolean }) {
+  const env = pricing.environment;
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const [source, setSource] = useState(pricing.source);
+  const [rates, setRates] = useState<Record<string, string>>({ ...pricing.rates });
+  const [feeds, setFeeds] = useState<Record<string, string>>({ ...pricing.feeds });
+  const [maxAge, setMaxAge] = useState(String(pricing.maxAgeSeconds));
+  const [currency, setCurrency] = useState(defaultCurrency);
+  const [local, setLocal] = useState<Record<string, string>>({});
+  const update = trpc.config.updatePricing.useMutation();
+  const general = trpc.config.updateGeneral.useMutation();
+  const errs = { ...fieldErrors(update.error), ...fieldErrors(general.error), ...local };
+  const top = formError(update.error, ["source", "rates", "feeds", "maxAgeSeconds"]) ?? formError(general.error, ["defaultCurrency"]);
+  const pending = update.isPending || general.isPending;
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const problems: Record<string, string> = {};
+    const filled = (m: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(m).map(([k, x]) => [k, x.trim()]).filter(([, x]) => x !== ""));
+    const r = filled(rates);
+    const f = filled(feeds);
+    for (const [c, x] of Object.entries(r)) if (!/^(0|[1-9]\d{0,59})(\.\d{1,18})?$/.test(x) || !/[1-9]/.test(x)) problems[`rates.${c}`] = `Enter the price of 1 ETH in ${c} as a number above 0 (e.g. 3000.00), or leave it empty for no price.`;
+    for (const [c, x] of Object.entries(f)) if (!/^0x[0-9a-fA-F]{40}$/.test(x)) problems[`feeds.${c}`] = `Enter the ${c} feed's contract address (0x and 40 hexadecimal characters), or leave it empty.`;
+    const age = readWholeNumber(maxAge, { min: 1, max: 604_800, what: "the maximum age in seconds", emptyMeans: "the default (one hour)" });
+    if (!age.ok) problems.maxAgeSeconds = age.message;
+    setLocal(problems);
+    if (Object.keys(problems).length || !age.ok) {
+      update.reset();
+      general.reset();
+      return;
+    }
+    try {
+      const saved = await update.mutateAsync({ environment: env, source, rates: r, feeds: f, maxAgeSeconds: age.value ?? 3600 });
+      utils.config.pricing.setData({ environment: env }, saved);
+      if (currency !== defaultCurrency) {
+        const c = await general.mutateAsync({ environment: env, defaultCurrency: currency });
+        utils.config.get.setData({ environment: c.environment }, c);
+      }
+      toast("success", "Pricing saved");
+    } catch {
+      /* shown at the fields */
+    }
+  }
+  return (
+    <form onSubmit={(e) => void submit(e)} noValidate aria-label="Pricing" className="space-y-4">
+      <p className="flex flex-wrap items-center gap-2 text-sm text-slate-600">
+        The price of 1 ETH that converts {envWord(env)} event amounts and commission rules into ETH. <Scope env={env} />
+      </p>
+      <PricesNow pricing={pricing} />
+      {!canEdit && <Notice tone="info">Only the owner or an admin can change pricing.</Notice>}
+      {top && <Notice tone="danger">{top}</Notice>}
+      <fieldset disabled={!canEdit} className="min-w-0 space-y-4">
+        <div className="grid gap-4 sm:grid-cols-2">
+          <Field label="Default currency" error={errorFor(errs, "defaultCurrency")} hint="The currency of an event amount sent without one.">
+            {(p) => (
+              <Select {...p} name="defaultCurrency" value={currency} onChange={(e) => setCurrency(e.target.value as typeof currency)}>
+                {[...FIAT, "ETH"].map((c) => <option key={c} value={c}>{c}</option>)}
+              </Select>
+            )}
+          </Field>
+          <Field label="Price source" error={errorFor(errs, "source")} hint={source === "FIXED" ? "Prices you set here." : "Read on chain from Chainlink price feeds (AggregatorV3) when an event is rewarded."}>
+            {(p) => (
+              <Select {...p} name="source" value={source} onChange={(e) => setSource(e.target.value as Pricing["source"])}>
+                <option value="FIXED">Fixed rates</option>
+                <option value="CHAINLINK">Chainlink price feeds</option>
+              </Select>
+            )}
+          </Field>
+        </div>
+        {source === "FIXED" ? (
+          <div className="grid gap-4 sm:grid-cols-3">
+            {FIAT.map((c) => (
+              <Field key={c} label={`1 ETH in ${c}`} error={errorFor(errs, `rates.${c}`)}>
+                {(p) => <Input {...p} name={`rates.${c}`} inputMode="decimal" value={rates[c] ?? ""} onChange={(e) => setRates((x) => ({ ...x, [c]: e.target.value }))} placeholder="No price" maxLength={40} />}
+              </Field>
+            ))}
+          </div>
+        ) : (
+          <div className="space-y-4">
+            <div className="grid gap-4 sm:grid-cols-2">
+              {FIAT.map((c) => (
+                <Field key={c} label={`${c} feed address`} error={errorFor(errs, `feeds.${c}`)}>
+                  {(p) => <Input {...p} name={`feeds.${c}`} className="font-mono" value={feeds[c] ?? ""} onChange={(e) => setFeeds((x) => ({ ...x, [c]: e.target.value }))} placeholder="0x…" maxLength={42} spellCheck={false} />}
+                </Field>
+              ))}
+            </div>
+            <Field label="Maximum price age (seconds)" error={errorFor(errs, "maxAgeSeconds")} hint="A feed's price older than this is not used: events wait for a fresh one.">
+              {(p) => <Input {...p} name="maxAgeSeconds" inputMode="numeric" value={maxAge} onChange={(e) => setMaxAge(e.target.value)} maxLength={9} />}
+            </Field>
+          </div>
+        )}
+      </fieldset>
+      {canEdit && (
+        <div className="flex justify-end">
+          <Button type="submit" loading={pending}>Save pricing</Button>
+        </div>
+      )}
+    </form>
+  );
+}
+
 function TierForm({ tier, onDone }: { tier?: Tier; onDone: () => void }) {
   const toast = useToast();
   const utils = trpc.useUtils();
@@ -384,6 +516,9 @@ export function ConfigurationPage() {
   // (after a save, or someone else's), not on every background refetch.
   const generalKey = JSON.stringify([config.data?.environment, config.data?.general ?? null]);
   const spendKey = JSON.stringify([config.data?.environment, config.data?.spend ?? null]);
+  const pricing = trpc.config.pricing.useQuery({ environment: env });
+  // The stored settings only: the price now (a feed's latest round) changes without a save.
+  const pricingKey = JSON.stringify([pricing.data?.environment, pricing.data?.updatedAt, pricing.data?.source, config.data?.general.defaultCurrency]);
   return (
     <>
       <PageHeader title="Configuration" description={`How rewards are computed and what they may cost. Amounts and limits below are those of the ${envWord(env)} environment; switch at the top to see the other.`} />
@@ -397,6 +532,9 @@ export function ConfigurationPage() {
           <Card title={`Referral links · ${env === "TEST" ? "Test" : "Live"}`} description="Each participant's link is /r/CODE on this service; clicks are counted and lead here."><LinksForm key={generalKey} config={config.data!} /></Card>
           <Card title={`Spend limits · ${env === "TEST" ? "Test" : "Live"}`} description="Caps apply to every reward; the pool never goes negative."><SpendForm key={spendKey} config={config.data!} canEdit={isOwner} /></Card>
           <Card title={`Payouts · ${env === "TEST" ? "Test" : "Live"}`} description="Rewards become payable after the holding period; payouts send them on chain."><PayoutSettingsForm key={spendKey} config={config.data!} canEdit={isOwner} /></Card>
+          <Card title={`Pricing · ${env === "TEST" ? "Test" : "Live"}`} description="Sales are priced in dollars or euros while the pool holds ETH: every commission records the price it used.">
+            {pricing.isLoading ? <LoadingRows rows={3} label="Loading pricing" /> : pricing.error ? <ErrorState error={pricing.error} onRetry={() => pricing.refetch()} /> : <PricingForm key={pricingKey} pricing={pricing.data!} defaultCurrency={config.data!.general.defaultCurrency} canEdit={canChangeMoney} />}
+          </Card>
           <Tiers strategy={config.data!.general.rewardStrategy} canEdit={canChangeMoney} />
           <Categorization />
         </div>

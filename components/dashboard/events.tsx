@@ -8,6 +8,7 @@ import { fieldErrors, formError } from "../errors";
 import { formatDateTime, formatEth } from "../format";
 import { combinePages, useCursors } from "../paging";
 import { Icon } from "../icons";
+import { commissionBasis, moneyText } from "../commission-words";
 import { reasonText, REWARD_STATUS_WORD } from "../reasons";
 import { ExportLink } from "./export-link";
 import { PersonLink, personLabel } from "./people";
@@ -120,9 +121,11 @@ function EventDetails({ eventId, onClose }: { eventId: string; onClose: () => vo
             <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1.5 text-sm">
               <dt className="text-slate-500">Event</dt>
               <dd className="font-medium">{e.eventName}</dd>
+              <dt className="text-slate-500">Amount</dt>
+              <dd data-testid="event-amount">{e.amount && e.currency ? moneyText(e.amount, e.currency) : "—"}</dd>
               <dt className="text-slate-500">Status</dt>
               <dd>
-                <Badge>{e.status}</Badge> {e.reason && <span className="text-xs text-slate-500">{e.reason}</span>}
+                <Badge>{e.status}</Badge> {e.reason && <span className="text-xs text-slate-600">{reasonText(e.reason)}</span>}
               </dd>
               <dt className="text-slate-500">Referrer</dt>
               <dd>{e.referrerParticipant ? <PersonLink person={e.referrerParticipant} /> : <span className="font-mono text-xs">{e.referrer ?? "—"}</span>}</dd>
@@ -159,6 +162,7 @@ function EventDetails({ eventId, onClose }: { eventId: string; onClose: () => vo
                         {formatEth(r.amountEth)}
                         {r.requestedEth !== r.amountEth && ` of ${formatEth(r.requestedEth)}`}
                         {r.reason && ` · ${reasonText(r.reason)}`}
+                        {r.ruleId && r.baseAmount && r.baseCurrency && ` · ${commissionBasis(r)}`}
                       </span>
                     </li>
                   ))}
@@ -183,6 +187,7 @@ export function EventsTable({ events, onReview, compact }: { events: EventRow[];
           <Th>Status</Th>
           {!compact && <Th>Referrer → referred</Th>}
           {!compact && <Th>Campaign</Th>}
+          <Th className="text-right">Amount</Th>
           <Th>Rewards</Th>
           <Th>Received</Th>
         </tr>
@@ -226,6 +231,7 @@ export function EventsTable({ events, onReview, compact }: { events: EventRow[];
                 </Td>
               )}
               {!compact && <Td className="text-xs">{e.campaign ?? "—"}</Td>}
+              <Td className="text-right text-xs whitespace-nowrap" >{e.amount && e.currency ? moneyText(e.amount, e.currency) : <span className="text-slate-500">—</span>}</Td>
               <Td className="text-xs whitespace-nowrap">
                 {e.rewards.length === 0 ? (
                   <span className="text-slate-500">—</span>

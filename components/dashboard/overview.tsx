@@ -8,6 +8,7 @@ import { trpc } from "../trpc";
 import { Button, Card, EmptyState, ErrorState, LinkButton, ListBody, LoadingRows, Notice, PageHeader, Stat } from "../ui";
 import { ActivityChart } from "./activity-chart";
 import { BalanceCards } from "./balance";
+import { CommissionAnalyticsCard } from "./commission-analytics";
 import { EventsTable } from "./events";
 import { FunnelCard } from "./funnel";
 
@@ -75,6 +76,7 @@ export function OverviewPage() {
         <Card title="Events and ETH rewarded per day">
           {analytics.isLoading ? <LoadingRows rows={4} label="Loading chart" /> : analytics.error ? <ErrorState error={analytics.error} onRetry={() => analytics.refetch()} /> : <ActivityChart days={analytics.data!.days} />}
         </Card>
+        <CommissionAnalyticsCard />
         <FunnelCard />
         <Card title="Recent events" actions={<LinkButton href="/dashboard/events" variant="ghost" size="sm">View all</LinkButton>} bodyClassName="p-5 pt-0">
           <ListBody loading={recent.isLoading} error={recent.error} onRetry={() => recent.refetch()} isEmpty={!recent.data?.data.length} label="events" rows={3} empty={<EmptyState title="No events yet">Events sent to /track with a {env.toLowerCase()} key show up here.</EmptyState>}>

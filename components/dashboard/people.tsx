@@ -2,6 +2,7 @@
 // Referrals and participants as lists to search (filters, cursor paging) and as detail pages:
 // who referred whom, through which key and source, and everything that happened on one timeline.
 import { ParticipantClicks } from "./funnel";
+import { CommissionAnalyticsCard } from "./commission-analytics";
 import Link from "next/link";
 import { useState } from "react";
 import { useEnvironment } from "../environment";
@@ -453,6 +454,7 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
             <Card title="Referral link">
               <ParticipantClicks participantId={p.participantId} />
             </Card>
+            <CommissionAnalyticsCard participantId={p.participantId} />
             <Card title="Referrals made" bodyClassName="p-5 pt-0">
               {p.referrals.length === 0 ? <p className="pt-5 text-sm text-slate-500">No referrals yet.</p> : <ReferralTable rows={p.referrals} showReferrer={false} />}
             </Card>

@@ -10,6 +10,7 @@ import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc } from "../trpc";
+import { commissionBasis } from "../commission-words";
 import { reasonText, REVERSAL_OUTCOME, REVERSAL_SOURCE, REWARD_STATE, REWARD_STATUS_WORD } from "../reasons";
 import { Badge, Button, Card, cx, Dialog, EmptyState, Field, Input, ListBody, LoadMore, Notice, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
 import type { RouterOutputs } from "../trpc";
@@ -210,8 +211,9 @@ function RewardsList() {
               </Td>
               <Td className="max-w-56 text-xs">
                 <span className="line-clamp-3">
-                  {r.state === "REVERSED" ? `Reversed: ${r.reversalReason ?? "no reason given"}` : [reasonText(r.reason), r.note].filter(Boolean).join(" · ") || "—"}
+                  {r.state === "REVERSED" ? `Reversed: ${r.reversalReason ?? "no reason given"}` : [reasonText(r.reason), r.note].filter(Boolean).join(" · ") || (r.ruleId ? "" : "—")}
                 </span>
+                {r.ruleId && <span className="block text-slate-500">{commissionBasis(r)}</span>}
               </Td>
               <Td className="text-xs whitespace-nowrap">{formatDateTime(r.reversedAt ?? r.paidAt ?? r.createdAt)}</Td>
               {isOwner && (

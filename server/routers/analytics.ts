@@ -1,4 +1,5 @@
-import { analyticsInput, analyticsOutput } from "../domain/analytics/schemas";
+import { getCommissionAnalytics } from "../domain/analytics/commissions";
+import { analyticsInput, analyticsOutput, commissionAnalyticsInput, commissionAnalyticsOutput } from "../domain/analytics/schemas";
 import { getAnalytics } from "../domain/analytics/service";
 import { funnelInput, funnelOutput } from "../domain/links/schemas";
 import { getFunnel } from "../domain/links/funnel";
@@ -15,4 +16,9 @@ export const analyticsRouter = router({
     .input(funnelInput)
     .output(funnelOutput)
     .query(({ ctx, input }) => getFunnel(ctx.businessId, input)),
+  commissions: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/analytics/commissions", tags: ["analytics"], summary: "Revenue attributed to referrals per currency and commissions granted (count, ETH, per rule), for a range or one referrer", protect: true } })
+    .input(commissionAnalyticsInput)
+    .output(commissionAnalyticsOutput)
+    .query(({ ctx, input }) => getCommissionAnalytics(ctx.businessId, input)),
 });

@@ -42,7 +42,7 @@ export const ethAmount = z
 // ---- Amounts in other currencies (commissions): exact decimals, converted to wei rounded down.
 
 /** The currencies an event amount or a rule may use, with their decimal places (ISO 4217 minor units; ETH: wei). */
-const CURRENCY_DECIMALS = { ETH: 18, USD: 2, EUR: 2, GBP: 2, JPY: 0, CHF: 2, CAD: 2, AUD: 2 } as const;
+export const CURRENCY_DECIMALS = { ETH: 18, USD: 2, EUR: 2, GBP: 2, JPY: 0, CHF: 2, CAD: 2, AUD: 2 } as const;
 export type Currency = keyof typeof CURRENCY_DECIMALS;
 const CURRENCIES = Object.keys(CURRENCY_DECIMALS) as [Currency, ...Currency[]];
 export const currencyCode = z.enum(CURRENCIES, { message: `Must be one of ${CURRENCIES.join(", ")}` });

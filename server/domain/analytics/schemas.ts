@@ -66,3 +66,34 @@ export const referralStatsOutput = z.object({
   topReferrers: z.array(topReferrer),
 });
 export type ReferralStatsOutput = z.infer<typeof referralStatsOutput>;
+
+export const commissionAnalyticsInput = z.strictObject({
+  environment: environment.default("LIVE"),
+  /** First UTC day, inclusive. Without `from`/`to`: the 30 days ending today, or all time for one referrer. */
+  from: day.optional(),
+  /** Last UTC day, inclusive. */
+  to: day.optional(),
+  /** One referrer: the revenue of the people they referred and the commissions they earned (their environment). */
+  participantId: z.string().min(1).max(64).optional(),
+});
+export type CommissionAnalyticsInput = z.infer<typeof commissionAnalyticsInput>;
+
+export const commissionAnalyticsOutput = z.object({
+  environment,
+  /** The range counted (UTC days, inclusive); both null: all time. */
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  participantId: z.string().nullable(),
+  /**
+   * Revenue attributed to referrals: the amounts of events of referred users (events linked to a
+   * referral, rejected and failed events left out), summed per currency, by the event's arrival.
+   */
+  revenue: z.array(z.object({ currency: z.string(), amount: z.string(), events: z.number().int() })),
+  /** Commissions granted: earned rewards (PAID, reversed ones included) created by a commission rule, by the day earned. */
+  commissions: z.object({
+    count: z.number().int(),
+    eth: z.string(),
+    byRule: z.array(z.object({ ruleId: z.string(), name: z.string().nullable(), count: z.number().int(), eth: z.string() })),
+  }),
+});
+export type CommissionAnalyticsOutput = z.infer<typeof commissionAnalyticsOutput>;

@@ -43,7 +43,7 @@ type DayRow = { d: string; n: number };
  * Positional parameters for hand-built SQL. (Composing Prisma.sql fragments is not reliable in
  * the bundled server: fragments can reach the driver as plain values.)
  */
-class Params {
+export class Params {
   readonly values: unknown[] = [];
   add(v: unknown) {
     this.values.push(v);
@@ -51,7 +51,7 @@ class Params {
   }
 }
 
-const run = <T>(sql: string, p: Params) => db.$queryRawUnsafe<T>(sql, ...p.values);
+export const run = <T>(sql: string, p: Params) => db.$queryRawUnsafe<T>(sql, ...p.values);
 
 /** WHERE clause shared by the series: business, environment, [lo, hi) on `col`, optional campaign. */
 function scope(p: Params, businessId: string, environment: Environment, col: string, lo: string, hi: string, campaignCol: string | null, campaign?: string) {

@@ -72,4 +72,26 @@ describe("csv exports", () => {
     expect(failed).toHaveLength(2);
     expect(await collect(payoutsCsv(b.id, { environment: "LIVE" }))).toHaveLength(1);
   });
+
+  it("exports a commission's rule and rate, and an event's amount and currency", async () => {
+    const b = await db.business.create({ data: { name: "Commission Csv Co", ownerId: `o-${hex()}` } });
+    const ann = await db.participant.create({ data: { businessId: b.id, environment: "TEST", referralCode: `A${hex()}`, email: "ann@example.com", name: "Ann" } });
+    const rule = await db.commissionRule.create({ data: { businessId: b.id, environment: "TEST", name: "10%", eventName: "purchase", recipient: "REFERRER", type: "PERCENT", percent: "10" } });
+    const event = await db.trackedEvent.create({ data: { businessId: b.id, environment: "TEST", eventName: "purchase", amount: "19.99", currency: "USD" } });
+    const rateAt = new Date(Date.UTC(2025, 0, 3, 12));
+    await db.reward.create({ data: { businessId: b.id, environment: "TEST", participantId: ann.id, eventId: event.id, kind: "COMMISSION", requestedWei: "666333333333333", amountWei: "666333333333333", status: "PAID", paidAt: rateAt, ruleId: rule.id, baseAmount: "19.99", baseCurrency: "USD", rate: "3000", rateSource: "FIXED", rateAt } });
+    await db.reward.create({ data: { businessId: b.id, environment: "TEST", participantId: ann.id, kind: "MANUAL", requestedWei: "1", amountWei: "1", status: "PAID", paidAt: rateAt } });
+
+    const rewards = await collect(rewardsCsv(b.id, { environment: "TEST" }));
+    const head = rewards[0].split(",");
+    expect(head.slice(-6)).toEqual(["ruleId", "baseAmount", "baseCurrency", "rate", "rateSource", "rateAt"]);
+    const rows = rewards.slice(1).map((l) => Object.fromEntries(l.split(",").map((v, i) => [head[i], v])));
+    expect(rows.find((r) => r.kind === "COMMISSION")).toMatchObject({ amountEth: "0.000666333333333333", ruleId: rule.id, baseAmount: "19.99", baseCurrency: "USD", rate: "3000", rateSource: "FIXED", rateAt: rateAt.toISOString() });
+    expect(rows.find((r) => r.kind === "MANUAL")).toMatchObject({ ruleId: "", baseAmount: "", rate: "", rateAt: "" });
+
+    const events = await collect(eventsCsv(b.id, { environment: "TEST" }));
+    const eh = events[0].split(",");
+    const e = Object.fromEntries(events[1].split(",").map((v, i) => [eh[i], v]));
+    expect(e).toMatchObject({ eventId: event.id, amount: "19.99", currency: "USD" });
+  });
 });
