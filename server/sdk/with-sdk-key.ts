@@ -7,7 +7,7 @@
 import { db } from "../db/client";
 import { authenticateApiKey, type AuthenticatedKey } from "../domain/api-keys/service";
 import type { ApiKeyScope } from "../domain/api-keys/schemas";
-import type { Scope } from "../domain/participants/schemas";
+import type { Scope } from "../shared/scope";
 import { AppError, errorResponse } from "../shared/errors";
 import { readCapped } from "../shared/http";
 import { assertCleanJson, assertCleanUrl } from "../shared/json-guard";

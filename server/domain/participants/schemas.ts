@@ -83,19 +83,6 @@ export const participantOutput = z.object({
 });
 export type ParticipantOutput = z.infer<typeof participantOutput>;
 
-/** Who is writing: every row written carries the business, the key's environment and the key. */
-export interface Scope {
-  businessId: string;
-  environment: "TEST" | "LIVE";
-  /** null when not written through an API key (e.g. the dashboard's manual event create). */
-  apiKeyId: string | null;
-  /**
-   * True when the caller cannot be trusted to report real events (a publishable key, whose
-   * secret lives in browsers): what it records counts, but never qualifies a referral or pays.
-   */
-  untrusted?: boolean;
-}
-
 /** A participant as other objects show it: enough to name the person. */
 export const participantRef = z.object({
   participantId: z.string(),

@@ -11,7 +11,7 @@ import { AppError, notFound } from "../../shared/errors";
 import { toBigInt, weiToEth } from "../../shared/money";
 import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
 import { emitWebhookEvent, reversedRewardWebhook } from "../webhooks/emit";
-import type { Scope } from "../participants/schemas";
+import type { Scope } from "../../shared/scope";
 import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tracking/idempotency";
 import type { ReversalOutput, ReverseRewardsInput, ReverseRewardsOutput } from "./schemas";
 

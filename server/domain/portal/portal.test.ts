@@ -9,7 +9,7 @@ import { db } from "../../db/client";
 import { createApiKey, revokeApiKey } from "../api-keys/service";
 import { upsertParticipant } from "../participants/service";
 import { updateParticipantWallet, updateParticipantInput } from "../participants/wallet";
-import type { Scope } from "../participants/schemas";
+import type { Scope } from "../../shared/scope";
 import { domainBusiness, trackReferral, uniqueEmail } from "../../../tests/support/domain";
 import { maskEmail, maskName } from "./mask";
 import { portalMe, portalPayouts, portalReferrals, portalRewards } from "./read";

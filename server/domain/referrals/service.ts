@@ -5,7 +5,7 @@ import { db, type Tx } from "../../db/client";
 import type { Participant, Referral } from "../../db/generated";
 import { AppError } from "../../shared/errors";
 import { runOne } from "../rules/run";
-import type { Scope } from "../participants/schemas";
+import type { Scope } from "../../shared/scope";
 import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tracking/idempotency";
 import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
 import type { ApplyReferralInput, ReferralListOutput, ReferralOutput } from "./schemas";

@@ -7,7 +7,7 @@ import type { Tx } from "../../db/client";
 import type { Prisma } from "../../db/generated";
 import { AppError } from "../../shared/errors";
 import { canonicalJson, sha256Hex } from "../../shared/ids";
-import type { Scope } from "../participants/schemas";
+import type { Scope } from "../../shared/scope";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 

@@ -14,7 +14,7 @@ import { assertCleanJson, inspectJson, invalidInput, MAX_JSON_DEPTH } from "../.
 import { newId } from "../../shared/ids";
 import { toRewardSummary, type RewardSummary } from "../rewards/engine";
 import { findParticipantByCodeOrHandle } from "../participants/service";
-import type { Scope } from "../participants/schemas";
+import type { Scope } from "../../shared/scope";
 import { runOne } from "../rules/run";
 import { eventItem } from "../rules/state";
 import { dispatchJobs, type QueuedJob } from "../jobs/queue";
