@@ -12,7 +12,7 @@ import { toBigInt, weiToEth } from "../../shared/money";
 import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
 import { emitWebhookEvent, reversedRewardWebhook } from "../webhooks/emit";
 import type { Scope } from "../../shared/scope";
-import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tracking/idempotency";
+import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../../shared/idempotency";
 import type { ReversalOutput, ReverseRewardsInput, ReverseRewardsOutput } from "./schemas";
 
 const ROUTE = "/sdk/rewards/reverse";

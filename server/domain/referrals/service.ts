@@ -6,7 +6,7 @@ import type { Participant, Referral } from "../../db/generated";
 import { AppError } from "../../shared/errors";
 import { runOne } from "../rules/run";
 import type { Scope } from "../../shared/scope";
-import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tracking/idempotency";
+import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../../shared/idempotency";
 import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
 import type { ApplyReferralInput, ReferralListOutput, ReferralOutput } from "./schemas";
 

@@ -18,7 +18,7 @@ import { coalescer } from "../../db/coalesce";
 import { env } from "../../shared/env";
 import { newId } from "../../shared/ids";
 import type { Scope } from "../../shared/scope";
-import { IDEMPOTENCY_TTL_MS } from "./idempotency";
+import { IDEMPOTENCY_TTL_MS } from "../../shared/idempotency";
 import { EVENT_QUEUED_MESSAGE, type TrackInput, type TrackQueuedOutput } from "./schemas";
 
 export type ProcessingMode = "AUTO" | "SYNC" | "ASYNC";

@@ -19,7 +19,7 @@ import { runOne } from "../rules/run";
 import { eventItem } from "../rules/state";
 import { dispatchJobs, type QueuedJob } from "../jobs/queue";
 import { ALL_MODES, queueEvents, type ProcessingMode } from "./queue-events";
-import { claimIdempotencyKey, completeIdempotencyKey, pickIdempotencyKey, releaseIdempotencyKey, requestHash } from "./idempotency";
+import { claimIdempotencyKey, completeIdempotencyKey, pickIdempotencyKey, releaseIdempotencyKey, requestHash } from "../../shared/idempotency";
 import { trackInput, type TrackInput, type TrackOutput, type TrackQueuedOutput, type TrackSyncOutput } from "./schemas";
 
 const ROUTE = "POST /track";
