@@ -10,7 +10,7 @@ import type { Environment } from "../api-keys/schemas";
 import { releaseEventRewards, rejectEventRewards, toRewardSummary } from "../rewards/engine";
 import { acceptEvent } from "../tracking/service";
 import type { TrackInput } from "../tracking/schemas";
-import { toParticipantRef } from "../referrals/browse";
+import { toParticipantRef } from "../participants/schemas";
 import type { Reward } from "../../db/generated";
 import { weiToEth } from "../../shared/money";
 import type { EventDecisionPreview, EventOutput, RewardOutcome } from "./schemas";

@@ -1,6 +1,7 @@
 // Participants: the business's end users (referrers and referred). Inputs of POST /sdk/participants.
 import { z } from "zod";
 import { getAddress, isAddress } from "viem";
+import type { Participant } from "../../db/generated";
 
 export const email = z.string().trim().max(254).toLowerCase().pipe(z.email({ message: "Must be a valid email address" }));
 export const externalUserId = z.string().trim().min(1).max(128);
@@ -93,6 +94,16 @@ export const participantRef = z.object({
   name: z.string().nullable(),
 });
 export type ParticipantRef = z.infer<typeof participantRef>;
+
+/** A participant row as a ParticipantRef (its external id is the caller's userId). */
+export const toParticipantRef = (p: Pick<Participant, "id" | "referralCode" | "handle" | "externalId" | "email" | "name">): ParticipantRef => ({
+  participantId: p.id,
+  referralCode: p.referralCode,
+  handle: p.handle,
+  userId: p.externalId,
+  email: p.email,
+  name: p.name,
+});
 
 /** GET /business/participants/:participantId/export: the participant and every row naming them. */
 export const participantExportOutput = z.record(z.string(), z.unknown());

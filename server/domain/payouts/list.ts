@@ -3,7 +3,7 @@ import { db } from "../../db/client";
 import type { Payout } from "../../db/generated";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { weiToEth } from "../../shared/money";
-import { toParticipantRef } from "../referrals/browse";
+import { toParticipantRef } from "../participants/schemas";
 import type { WebhookEvent } from "../webhooks/emit";
 import type { ListPayoutsInput, PayoutOutput } from "./schemas";
 

@@ -7,7 +7,7 @@ import type { Environment } from "../../shared/environment";
 import { notFound } from "../../shared/errors";
 import { loadConfig } from "../config/effective";
 import { walletProblem } from "../participants/wallet-rules";
-import { toParticipantRef } from "../referrals/browse";
+import { toParticipantRef } from "../participants/schemas";
 import { belowMinimumMessage, participantDebtWei } from "./create";
 import type { PayoutQueueOutput, QueueState } from "./schemas";
 
