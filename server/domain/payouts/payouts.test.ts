@@ -9,7 +9,7 @@ import { loadConfig } from "../config/effective";
 import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
 import { payReward } from "../rewards/payout";
 import { walletAddress } from "../participants/schemas";
-import { updateParticipantWallet } from "../participants/wallet";
+import { updateParticipantWallet } from "./wallet";
 import { updateSpendInput } from "../config/schemas";
 import { upsertParticipant } from "../participants/service";
 import { depositAddressFor } from "../../chain/deposit-address";

@@ -8,7 +8,7 @@ import { createSiweMessage } from "viem/siwe";
 import { db } from "../../db/client";
 import { createApiKey, revokeApiKey } from "../api-keys/service";
 import { upsertParticipant } from "../participants/service";
-import { updateParticipantWallet, updateParticipantInput } from "../participants/wallet";
+import { updateParticipantWallet, updateParticipantInput } from "../payouts/wallet";
 import type { Scope } from "../../shared/scope";
 import { domainBusiness, trackReferral, uniqueEmail } from "../../../tests/support/domain";
 import { maskEmail, maskName } from "./mask";
