@@ -2,12 +2,12 @@ import { z } from "zod";
 import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../api-keys/schemas";
 import { participantRef } from "../participants/schemas";
-import { rewardStatus, rewardSummaryOutput } from "../rewards/schemas";
+import { rewardStatus } from "../../shared/reward-enums";
+import { rewardSummaryOutput } from "../rewards/schemas";
 import { trackInput } from "../tracking/schemas";
 
 const eventStatus = z.enum(["QUEUED", "PROCESSED", "FLAGGED", "REJECTED", "FAILED"]);
 
-export { isoInstant };
 
 
 export const eventOutput = z.object({

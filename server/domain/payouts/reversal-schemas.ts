@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../api-keys/schemas";
-import { rewardKind } from "../rewards/schemas";
+import { rewardKind } from "../../shared/reward-enums";
 
 const reversalItem = z.object({
   reversalId: z.string(),

@@ -2,10 +2,9 @@ import { z } from "zod";
 import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { ethAmount } from "../../shared/money";
 import { environment } from "../api-keys/schemas";
+import { rewardKind, rewardStatus } from "../../shared/reward-enums";
 import { rewardState } from "./state";
 
-export const rewardStatus = z.enum(["PAID", "HELD", "REFUSED"]);
-export const rewardKind = z.enum(["REFERRAL", "BONUS", "MANUAL"]);
 
 /** The short form carried by events and the synchronous /track answer (engine.ts RewardSummary). */
 export const rewardSummaryOutput = z.object({
