@@ -15,7 +15,7 @@ import { upsertParticipant } from "../participants/service";
 import { depositAddressFor } from "../../chain/deposit-address";
 import { schedulePayoutJobs } from "./schedule";
 import { payoutQueue } from "./queue";
-import { reverseRewards } from "./reversals";
+import { reverseRewards } from "../reversals/reversals";
 import { createNextPayout, participantDebtWei } from "./create";
 import { releaseHolds, runPayouts } from "./run";
 import { senderFor } from "./sender";

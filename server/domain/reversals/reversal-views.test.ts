@@ -15,7 +15,7 @@ import { payReward } from "../rewards/payout";
 import { listRewards } from "../rewards/service";
 import { listReversals } from "./reversal-list";
 import { reverseOneReward, reverseRewards } from "./reversals";
-import { participantTotals } from "./totals";
+import { participantTotals } from "../payouts/totals";
 
 const hex = () => randomBytes(5).toString("hex");
 const ENV = "TEST" as const;
