@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
 import { participantOutput, upsertParticipantInput } from "../domain/participants/schemas";
 import { createPortalSessionInput, portalSessionOutput } from "../domain/portal/schemas";
-import { reverseRewardsInput, reverseRewardsOutput } from "../domain/payouts/schemas";
+import { reverseRewardsInput, reverseRewardsOutput } from "../domain/reversals/reversal-schemas";
 import { applyReferralInput, referralListOutput } from "../domain/referrals/schemas";
 import { trackInput, trackQueuedOutput, trackSyncOutput } from "../domain/tracking/schemas";
 import { jobView } from "../domain/jobs/view";

@@ -13,7 +13,7 @@ import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
 import { emitWebhookEvent, reversedRewardWebhook } from "../webhooks/emit";
 import type { Scope } from "../../shared/scope";
 import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../../shared/idempotency";
-import type { ReversalOutput, ReverseRewardsInput, ReverseRewardsOutput } from "../payouts/schemas";
+import type { ReversalOutput, ReverseRewardsInput, ReverseRewardsOutput } from "./reversal-schemas";
 
 const ROUTE = "/sdk/rewards/reverse";
 

@@ -1,5 +1,5 @@
 // POST /sdk/rewards/reverse: a refund or chargeback reverses the referral's rewards.
-import { reverseRewardsInput } from "../../domain/payouts/schemas";
+import { reverseRewardsInput } from "../../domain/reversals/reversal-schemas";
 import { reverseRewards } from "../../domain/reversals/reversals";
 import { pickIdempotencyKey } from "../../shared/idempotency";
 import { withSdkKey } from "../with-sdk-key";
