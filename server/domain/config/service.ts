@@ -8,7 +8,7 @@ import { notFound } from "../../shared/errors";
 import { ethToWei, weiToDb, weiToEth } from "../../shared/money";
 import { rearmLowPoolAlerts } from "../ledger/service";
 import { forgetLinkTargets } from "../links/resolve";
-import { ENVIRONMENT_FIELDS, loadConfig, type Environment } from "./effective";
+import { ENVIRONMENT_FIELDS, loadConfig, type Environment } from "../effective-config/load";
 import type { ConfigOutput, UpdateGeneralInput, UpdateSpendInput } from "./schemas";
 
 

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import type { Db, Tx } from "../../db/client";
 import type { Environment } from "../../shared/environment";
 import { toBigInt, weiToDb } from "../../shared/money";
-import { readConfig } from "../config/effective";
+import { readConfig } from "../effective-config/load";
 
 export type LedgerKind = "FUNDING" | "REWARD" | "ADJUSTMENT" | "GAS" | "REVERSAL";
 type Client = Tx | Db;

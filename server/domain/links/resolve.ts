@@ -6,7 +6,7 @@
 import { LRUCache } from "lru-cache";
 import { db } from "../../db/client";
 import { env } from "../../shared/env";
-import { readConfig, type Environment } from "../config/effective";
+import { readConfig, type Environment } from "../effective-config/load";
 
 export interface LinkTarget {
   participantId: string;

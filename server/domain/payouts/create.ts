@@ -8,7 +8,7 @@ import { onChain } from "../../chain/clients";
 import { env } from "../../shared/env";
 import { AppError } from "../../shared/errors";
 import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
-import { loadConfig } from "../config/effective";
+import { loadConfig } from "../effective-config/load";
 import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
 import { debitLedger } from "../rules/debit";
 import { walletProblem } from "../participants/wallet-rules";

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "../../db/client";
 import { ethToWei, weiToDb } from "../../shared/money";
-import { loadConfig } from "../config/effective";
+import { loadConfig } from "../effective-config/load";
 import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
 import { payReward } from "../rewards/payout";
 import { walletAddress } from "../participants/schemas";

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "../../db/client";
 import { ethToWei } from "../../shared/money";
 import { referralStats } from "../analytics/referral-stats";
-import { loadConfig } from "../config/effective";
+import { loadConfig } from "../effective-config/load";
 import { rewardsCsv } from "../exports/csv";
 import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
 import { getBusinessParticipant, getBusinessReferral } from "../referrals/browse";

@@ -7,7 +7,7 @@ import type { Tx } from "../../db/client";
 import type { Reward } from "../../db/generated";
 import { toBigInt, weiToDb } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
-import type { EffectiveConfig } from "../config/effective";
+import type { EffectiveConfig } from "../effective-config/load";
 import { getBalanceWei, type LockedPool } from "../ledger/service";
 import { debitLedger } from "../rules/debit";
 import { capPayout, rewardDebitMemo, type PayoutDecision, type RewardKind } from "../rules/pay";

@@ -5,7 +5,7 @@ import { AppError, notFound } from "../../shared/errors";
 import { ethToWei, weiToEth } from "../../shared/money";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import type { Environment } from "../api-keys/schemas";
-import { loadConfig } from "../config/effective";
+import { loadConfig } from "../effective-config/load";
 import { getBalanceWei, lockPool } from "../ledger/service";
 import { REWARD_REASONS } from "../rules/pay";
 import { payReward } from "./payout";

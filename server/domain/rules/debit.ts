@@ -6,7 +6,7 @@ import type { Tx } from "../../db/client";
 import type { Environment } from "../../shared/environment";
 import { newId } from "../../shared/ids";
 import { weiToDb } from "../../shared/money";
-import { readConfig } from "../config/effective";
+import { readConfig } from "../effective-config/load";
 import { getBalanceWei, type LedgerKind, type LedgerResult, type LockedPool } from "../ledger/service";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { ruleConfigOf } from "./config";
