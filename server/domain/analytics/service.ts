@@ -4,7 +4,7 @@
 import { db } from "../../db/client";
 import { AppError } from "../../shared/errors";
 import { toBigInt, weiToEth } from "../../shared/money";
-import type { Environment } from "../api-keys/schemas";
+import type { Environment } from "../../shared/environment";
 import type { AnalyticsOutput } from "./schemas";
 
 const DAY_MS = 86_400_000;

@@ -6,7 +6,7 @@
 import { db, type Prisma, type Tx } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
-import type { Environment } from "../api-keys/schemas";
+import type { Environment } from "../../shared/environment";
 import { releaseEventRewards, rejectEventRewards, toRewardSummary } from "../rewards/engine";
 import { acceptEvent } from "../tracking/service";
 import type { TrackInput } from "../tracking/schemas";

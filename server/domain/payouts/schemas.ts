@@ -1,7 +1,7 @@
 // Payouts: inputs and outputs of POST /business/payouts/run and GET /business/payouts.
 import { z } from "zod";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
 import { participantRef } from "../participants/schemas";
 
 const payoutStatus = z.enum(["PENDING", "SENT", "CONFIRMED", "FAILED"]);

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { rewardState } from "../rewards/state";
 import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
 import { participantPayoutTotals, participantRef, type ParticipantRef } from "../participants/schemas";
 import { rewardKind, rewardStatus } from "../../shared/reward-enums";
 

@@ -2,7 +2,7 @@
 // and the integration's POST /sdk/rewards/reverse.
 import { z } from "zod";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
 import { rewardKind } from "../../shared/reward-enums";
 import { email, externalUserId } from "../participants/schemas";
 

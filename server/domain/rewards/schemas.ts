@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { ethAmount } from "../../shared/money";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
 import { rewardKind, rewardStatus } from "../../shared/reward-enums";
 import { rewardState } from "./state";
 

@@ -4,7 +4,7 @@ import { db, type Prisma } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
 import { ethToWei, weiToEth } from "../../shared/money";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
-import type { Environment } from "../api-keys/schemas";
+import type { Environment } from "../../shared/environment";
 import { loadConfig } from "../effective-config/load";
 import { getBalanceWei, lockPool } from "../ledger/service";
 import { REWARD_REASONS } from "../rules/pay";

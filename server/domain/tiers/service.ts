@@ -3,7 +3,7 @@
 import { db, Prisma } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
 import { ethToWei, weiToDb, weiToEth } from "../../shared/money";
-import type { Environment } from "../api-keys/schemas";
+import type { Environment } from "../../shared/environment";
 import type { TierCategorizationOutput, TierOutput } from "./schemas";
 
 const MAX_TIERS = 50;
