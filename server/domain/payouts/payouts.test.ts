@@ -289,7 +289,7 @@ describe("reversals", () => {
     await grant(b.id, referrer.id, "0.2", referralId);
     const scope = { businessId: b.id, environment: ENV, apiKeyId: null };
     const event = await db.trackedEvent.create({ data: { businessId: b.id, environment: ENV, eventName: "refund", metadata: { referredUserId: referred.externalId, reason: "order 7 refunded" } } });
-    const o = await db.$transaction((tx) => processEvent(tx, scope, event, null), { timeout: 30_000 });
+    const o = await db.$transaction((tx) => processEvent(tx, scope, event), { timeout: 30_000 });
     expect(o).toMatchObject({ status: "PROCESSED", rewards: [] });
     const rev = await db.rewardReversal.findMany({ where: { businessId: b.id } });
     expect(rev).toMatchObject([{ outcome: "RETURNED_TO_POOL", reason: "order 7 refunded", eventName: "refund", eventId: event.id }]);

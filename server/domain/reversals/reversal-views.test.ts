@@ -67,7 +67,7 @@ describe("reward.reversed for every reversal", () => {
     const { referrer, referred, referralId } = await referral(b.id);
     await grant(b.id, referrer.id, "0.2", referralId);
     const event = await db.trackedEvent.create({ data: { businessId: b.id, environment: ENV, eventName: "refund", metadata: { referredUserId: referred.externalId, reason: "order 7 refunded" } } });
-    await db.$transaction((tx) => processEvent(tx, { businessId: b.id, environment: ENV, apiKeyId: null }, event, null), { timeout: 30_000 });
+    await db.$transaction((tx) => processEvent(tx, { businessId: b.id, environment: ENV, apiKeyId: null }, event), { timeout: 30_000 });
     const [m] = await reversedMessages(b.id);
     expect(JSON.parse(m.body).data.reversal).toMatchObject({ reason: "order 7 refunded", eventId: event.id, source: "EVENT" });
   });

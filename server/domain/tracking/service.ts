@@ -13,7 +13,6 @@ import { env } from "../../shared/env";
 import { assertCleanJson, inspectJson, invalidInput, MAX_JSON_DEPTH } from "../../shared/json-guard";
 import { newId } from "../../shared/ids";
 import { toRewardSummary, type RewardSummary } from "../rewards/engine";
-import { findParticipantByCodeOrHandle } from "../participants/service";
 import type { Scope } from "../../shared/scope";
 import { runOne } from "../rules/run";
 import { eventItem } from "../rules/state";
@@ -44,20 +43,12 @@ export interface ProcessOutcome {
   rewards: RewardSummary[];
 }
 
-/** Resolves the event's referrer before anything is written; unknown → 422 UNKNOWN_REFERRAL_CODE. */
-async function resolveReferrer(tx: Tx, scope: Scope, referrer: string | null | undefined): Promise<Participant | null> {
-  if (!referrer) return null;
-  const p = await findParticipantByCodeOrHandle(tx, scope, referrer);
-  if (!p) throw new AppError("UNKNOWN_REFERRAL_CODE", `No participant has the referral code or handle "${referrer}"`);
-  return p;
-}
-
 /**
  * Processes a recorded event through the rules core (a batch of one: server/domain/rules):
  * referred participant, referral, reversal or settlement, rewards; the outcome is stored on the
  * event. A refusal (an unknown referrer code) throws its AppError.
  */
-export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent, _resolved?: Participant | null): Promise<ProcessOutcome> {
+export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent): Promise<ProcessOutcome> {
   const o = await runOne(tx, scope, eventItem("event", event, scope.apiKeyId ?? null));
   if (o.kind === "error") throw o.error;
   if (o.kind !== "event") throw new Error("processEvent: not an event outcome");
@@ -162,9 +153,10 @@ export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptO
       job = eventJob(body);
       out = { status: 202, body };
     } else {
-      const referrer = await resolveReferrer(tx, scope, input.referrer);
+      // A refusal of the core (an unknown referrer code) throws: the transaction, event row and
+      // idempotency claim included, rolls back.
       const event = await insertEvent(tx, scope, input, key);
-      out = { status: 200, body: syncOutput(await processEvent(tx, scope, event, referrer)) };
+      out = { status: 200, body: syncOutput(await processEvent(tx, scope, event)) };
     }
     if (claim?.recordId) await completeIdempotencyKey(tx, claim.recordId, out.status, out.body);
     return out;
@@ -253,7 +245,6 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
         for (const p of chunk.filter((x) => !shouldQueue(mode, x.input))) {
           const key = p.input.idempotencyKey;
           let recordId: string | undefined;
-          let referrer: Participant | null;
           try {
             if (key) {
               const claim = await claimIdempotencyKey(tx, scope, key, ROUTE, p.hash);
@@ -263,14 +254,25 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
               }
               recordId = claim.recordId;
             }
-            referrer = await resolveReferrer(tx, scope, p.input.referrer);
           } catch (e) {
+            fail(p.index, e);
+            continue;
+          }
+          // The core's refusal (an unknown referrer code) fails this event only: its row and
+          // claim are undone, the chunk's other events go on. Any other error fails the chunk.
+          await tx.$executeRawUnsafe(`SAVEPOINT rts_track_item`);
+          let body: TrackSyncOutput;
+          try {
+            const event = await insertEvent(tx, scope, p.input, key);
+            body = syncOutput(await processEvent(tx, scope, event));
+            await tx.$executeRawUnsafe(`RELEASE SAVEPOINT rts_track_item`);
+          } catch (e) {
+            if (!(e instanceof AppError)) throw e;
+            await tx.$executeRawUnsafe(`ROLLBACK TO SAVEPOINT rts_track_item`);
             if (recordId) await releaseIdempotencyKey(tx, recordId);
             fail(p.index, e);
             continue;
           }
-          const event = await insertEvent(tx, scope, p.input, key);
-          const body = syncOutput(await processEvent(tx, scope, event, referrer));
           if (recordId) await completeIdempotencyKey(tx, recordId, 200, body);
           results[p.index] = { index: p.index, ...body };
         }
