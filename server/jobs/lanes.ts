@@ -211,7 +211,7 @@ async function executeEventBatchInTurn(ordered: Job[], turn: Turn): Promise<Map<
           // The results as one jsonb parameter: a jsonb[] costs pg an escaping pass per element and
           // the database an array parse before each result's own; the document is parsed once and
           // each result taken out of it as jsonb as it is (json_to_recordset into a jsonb column is
-          // several times slower: it re-reads each value as text).
+          // slower: it re-reads each value as text).
           const sql = await txSql(tx);
           completed = sql.execute(
             `UPDATE "Job" AS j SET status = 'SUCCEEDED', result = d.result, "lastError" = NULL, "lockedUntil" = NULL, "lockedBy" = NULL,

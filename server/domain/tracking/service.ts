@@ -59,9 +59,8 @@ export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent): P
 
 /**
  * Writes a synchronously processed event's row (queued events are written by queueEvents) in
- * one statement: Prisma's nested create checked the key and the business with a query each and
- * read the row back, and compiled the write anew for every event (a synchronous batch of 100
- * events spent most of its time there).
+ * one statement: Prisma's nested create checks the key and the business with a query each, reads
+ * the row back and compiles the write anew for every event.
  */
 async function insertEvent(tx: Tx, scope: Scope, input: TrackInput, idempotencyKey: string | undefined): Promise<TrackedEvent> {
   const now = new Date().toISOString();
