@@ -1,34 +1,16 @@
 // Emits sdk/src/types.ts from the service's OpenAPI document (itself generated from the zod
-// schemas the server validates with), so the SDK's request and response types are never copied
-// by hand. Run by `npm run build:sdk`; a unit test fails when the committed file is stale.
+// schemas the routes validate and answer with): openapi-typescript writes the types of the SDK
+// routes (`paths`, `operations`), and the SDK's named types are aliases into them. Run by
+// `npm run build:sdk`; a unit test fails when the committed file is stale.
 // Usage: tsx sdk/scripts/generate-types.ts <openapi.json> <out.ts>
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 
-type Schema = {
-  $ref?: string;
-  type?: string | string[];
-  enum?: unknown[];
-  const?: unknown;
-  properties?: Record<string, Schema>;
-  required?: string[];
-  additionalProperties?: boolean | Schema;
-  items?: Schema;
-  anyOf?: Schema[];
-  oneOf?: Schema[];
-  allOf?: Schema[];
-  nullable?: boolean;
-  description?: string;
-};
-type Doc = { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, Schema> } };
-type Operation = {
-  operationId?: string;
-  summary?: string;
-  requestBody?: { content?: Record<string, { schema?: Schema }> };
-  responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
-};
+type Operation = { operationId?: string; tags?: string[] };
+type Doc = { openapi: string; info: unknown; paths: Record<string, Record<string, Operation | undefined>>; components?: { securitySchemes?: unknown } };
 
-/** operationId → names of its request body and responses by status. */
+/** operationId → the SDK's names for its request body and its responses by status. */
 const OPERATIONS: Record<string, { request?: string; responses: Record<string, string> }> = {
   "sdk-track": { request: "TrackRequest", responses: { "200": "TrackProcessedResponse", "202": "TrackQueuedResponse" } },
   "sdk-track-batch": { request: "TrackBatchRequest", responses: { "200": "TrackBatchResponse" } },
@@ -39,85 +21,50 @@ const OPERATIONS: Record<string, { request?: string; responses: Record<string, s
   "sdk-portal-sessions-create": { request: "CreatePortalSessionRequest", responses: { "201": "PortalSession" } },
 };
 
-const lit = (v: unknown) => JSON.stringify(v);
-const key = (k: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : lit(k));
+const METHODS = ["get", "put", "post", "delete", "patch"] as const;
 
-function toTs(s: Schema | undefined, doc: Doc, indent: string): string {
-  if (!s || Object.keys(s).filter((k) => k !== "description").length === 0) return "unknown";
-  if (s.$ref) return toTs(doc.components?.schemas?.[s.$ref.split("/").pop()!], doc, indent);
-  if (s.const !== undefined) return lit(s.const);
-  if (s.enum) return s.enum.map(lit).join(" | ");
-  if (s.allOf) return s.allOf.map((x) => toTs(x, doc, indent)).join(" & ");
-  const union = s.anyOf ?? s.oneOf;
-  if (union) return union.map((x) => toTs(x, doc, indent)).join(" | ");
-  const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
-  if (types.length > 1) return types.map((t) => toTs({ ...s, type: t }, doc, indent)).join(" | ");
-  const base = (() => {
-    switch (types[0]) {
-      case "string":
-        return "string";
-      case "integer":
-      case "number":
-        return "number";
-      case "boolean":
-        return "boolean";
-      case "null":
-        return "null";
-      case "array":
-        return `Array<${toTs(s.items, doc, indent)}>`;
-      case "object":
-      case undefined: {
-        const props = s.properties ?? {};
-        const req = new Set(s.required ?? []);
-        const inner = indent + "  ";
-        const lines = Object.entries(props).map(([k, v]) => {
-          const doc_ = v.description ? `${inner}/** ${v.description.replace(/\*\//g, "*\\/")} */\n` : "";
-          return `${doc_}${inner}${key(k)}${req.has(k) ? "" : "?"}: ${toTs(v, doc, inner)};`;
-        });
-        const extra = s.additionalProperties;
-        if (extra && extra !== true && typeof extra === "object") lines.push(`${inner}[key: string]: ${toTs(extra, doc, inner)};`);
-        else if (extra === true || (extra === undefined && !s.properties)) lines.push(`${inner}[key: string]: unknown;`);
-        return lines.length ? `{\n${lines.join("\n")}\n${indent}}` : "Record<string, never>";
-      }
-      default:
-        return "unknown";
-    }
-  })();
-  return s.nullable ? `${base} | null` : base;
+/** The document's SDK routes only (tag `sdk`): the business routes are the dashboard's, not the SDK's. */
+function sdkDocument(doc: Doc): OpenAPI3 {
+  const paths: Doc["paths"] = {};
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const ops = Object.fromEntries(METHODS.filter((m) => item[m]?.tags?.includes("sdk")).map((m) => [m, item[m]]));
+    if (Object.keys(ops).length) paths[path] = ops;
+  }
+  return { openapi: doc.openapi, info: doc.info, paths, components: { securitySchemes: doc.components?.securitySchemes } } as unknown as OpenAPI3;
 }
 
-export function generateTypes(doc: Doc): string {
-  const ops = new Map<string, Operation>();
-  for (const methods of Object.values(doc.paths)) for (const op of Object.values(methods)) if (op.operationId) ops.set(op.operationId, op);
+export async function generateTypes(doc: Doc): Promise<string> {
+  const sdk = sdkDocument(doc);
+  const ids = new Set(Object.values(sdk.paths as Doc["paths"]).flatMap((item) => METHODS.map((m) => item[m]?.operationId)));
   const out: string[] = [
-    "// GENERATED by sdk/scripts/generate-types.ts from the service's OpenAPI document (npm run build:sdk).",
-    "// Do not edit: change the server's zod schemas and rebuild.",
+    "// GENERATED by sdk/scripts/generate-types.ts (openapi-typescript) from the service's OpenAPI",
+    "// document (npm run build:sdk). Do not edit: change the server's zod schemas and rebuild.",
+    "",
+    astToString(await openapiTS(sdk, { alphabetize: false })).trimEnd(),
+    "",
+    "// ───────────── The SDK's names for the routes' bodies ─────────────",
+    "",
+    "type JsonBody<T> = T extends { content: { \"application/json\": infer B } } ? B : never;",
     "",
   ];
   for (const [id, names] of Object.entries(OPERATIONS)) {
-    const op = ops.get(id);
-    if (!op) throw new Error(`The OpenAPI document has no operation ${id}`);
-    if (names.request) {
-      out.push(`/** Request body of ${id}: ${op.summary ?? ""} */`, `export type ${names.request} = ${toTs(op.requestBody?.content?.["application/json"]?.schema, doc, "")};`, "");
-    }
+    if (!ids.has(id)) throw new Error(`The OpenAPI document has no SDK operation ${id}`);
+    if (names.request) out.push(`/** Request body of ${id}. */`, `export type ${names.request} = JsonBody<NonNullable<operations[${JSON.stringify(id)}]["requestBody"]>>;`, "");
     for (const [status, name] of Object.entries(names.responses)) {
-      const schema = op.responses?.[status]?.content?.["application/json"]?.schema;
-      if (!schema) throw new Error(`${id} has no ${status} JSON response`);
-      out.push(`/** ${status} response of ${id} */`, `export type ${name} = ${toTs(schema, doc, "")};`, "");
+      out.push(`/** ${status} response of ${id}. */`, `export type ${name} = JsonBody<operations[${JSON.stringify(id)}]["responses"][${status}]>;`, "");
     }
   }
-  const errSchema = ops.get("sdk-track")?.responses?.["400"]?.content?.["application/json"]?.schema;
-  out.push("/** The error body every route answers with: { error: { code, message, details? } } */", `export type ErrorBody = ${toTs(errSchema, doc, "")};`, "");
-  out.push('/** Error codes the service answers with. */', 'export type ErrorCode = ErrorBody["error"]["code"];', "");
-  const hookSchema = doc.paths["/business/webhooks"]?.post?.requestBody?.content?.["application/json"]?.schema;
-  const events = hookSchema?.properties?.events?.items;
-  if (!events?.enum) throw new Error("The OpenAPI document lists no webhook event types");
-  out.push("/** Webhook event types (the `type` of a delivered webhook). */", `export type WebhookEventType = ${toTs(events, doc, "")};`, "");
+  out.push("/** The error body every route answers with: { error: { code, message, details? } } */", 'export type ErrorBody = JsonBody<operations["sdk-track"]["responses"][400]>;', "");
+  out.push("/** Error codes the service answers with. */", 'export type ErrorCode = ErrorBody["error"]["code"];', "");
+  const hook = doc.paths["/business/webhooks"]?.post as unknown as { requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, { items?: { enum?: string[] } }> } }> } } | undefined;
+  const events = hook?.requestBody?.content?.["application/json"]?.schema?.properties?.events?.items?.enum;
+  if (!events?.length) throw new Error("The OpenAPI document lists no webhook event types");
+  out.push("/** Webhook event types (the `type` of a delivered webhook). */", `export type WebhookEventType = ${events.map((e) => JSON.stringify(e)).join(" | ")};`, "");
   return out.join("\n");
 }
 
 const [input, output] = process.argv.slice(2);
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && input && output) {
-  writeFileSync(output, generateTypes(JSON.parse(readFileSync(input, "utf8")) as Doc));
+  writeFileSync(output, await generateTypes(JSON.parse(readFileSync(input, "utf8")) as Doc));
   console.log(`SDK types written to ${output}`);
 }

@@ -16,7 +16,7 @@ describe("generated types", () => {
     const { openApiDocument } = await import("../../server/rest/business-rest");
     const { generateTypes } = await import("../scripts/generate-types");
     const doc = JSON.parse(JSON.stringify(openApiDocument()));
-    expect(readFileSync(new URL("./types.ts", import.meta.url), "utf8")).toBe(generateTypes(doc));
+    expect(readFileSync(new URL("./types.ts", import.meta.url), "utf8")).toBe(await generateTypes(doc));
   });
 });
 

@@ -12,11 +12,13 @@
 //   SESSION_CACHE_SECONDS (default 5 s, 0 disables): a sign-out or revocation at the provider
 //   takes effect here within that bound. Negative answers are never cached.
 import { createHash } from "node:crypto";
+import type { LRUCache } from "lru-cache";
 import { requestClientIp } from "../shared/client-ip";
 import { db } from "../db/client";
 import { activeMembership, type Membership } from "../domain/members/service";
 import { AppError } from "../shared/errors";
 import { env } from "../shared/env";
+import { ttlCache } from "../shared/ttl-cache";
 
 export interface SessionUser {
   id: string;
@@ -39,29 +41,16 @@ export async function resolveSession(headers: Headers): Promise<SessionUser | nu
 
 const MAX_CACHED = 10_000;
 
-/** Remembered positive lookups, by a hash of the credentials the request carried. */
-class SessionCache<T> {
-  private readonly entries = new Map<string, { value: T; until: number }>();
-  get(key: string): T | undefined {
-    const hit = this.entries.get(key);
-    if (hit && hit.until > Date.now()) return hit.value;
-    if (hit) this.entries.delete(key);
-    return undefined;
-  }
-  set(key: string, value: T, until: number) {
-    if (until <= Date.now()) return;
-    if (this.entries.size >= MAX_CACHED) this.entries.clear();
-    this.entries.set(key, { value, until });
-  }
-  delete(key: string) {
-    this.entries.delete(key);
-  }
+/** Remembers a positive lookup, by a hash of the credentials the request carried, until `until`. */
+function remember<T extends NonNullable<unknown>>(cache: LRUCache<string, T>, key: string, value: T, until: number) {
+  const ttl = until - Date.now();
+  if (ttl > 0) cache.set(key, value, { ttl });
 }
 
 const credentialKey = (cookie: string | null, authorization: string | null) =>
   createHash("sha256").update(`${cookie ?? ""}\n${authorization ?? ""}`).digest("hex");
 
-const localCache = new SessionCache<{ user: SessionUser; token: string }>();
+const localCache = ttlCache<{ user: SessionUser; token: string }>({ max: MAX_CACHED });
 
 async function resolveInProcess(headers: Headers): Promise<SessionUser | null> {
   const cookie = headers.get("cookie");
@@ -105,12 +94,12 @@ async function resolveInProcess(headers: Headers): Promise<SessionUser | null> {
   const session = result?.session as { token?: unknown; expiresAt?: unknown } | undefined;
   if (ttl > 0 && typeof session?.token === "string") {
     const expires = session.expiresAt instanceof Date ? session.expiresAt.getTime() : Number.POSITIVE_INFINITY;
-    localCache.set(key, { user: found, token: session.token }, Math.min(Date.now() + ttl, expires));
+    remember(localCache, key, { user: found, token: session.token }, Math.min(Date.now() + ttl, expires));
   }
   return found;
 }
 
-const remoteCache = new SessionCache<SessionUser>();
+const remoteCache = ttlCache<SessionUser>({ max: MAX_CACHED });
 
 async function resolveRemote(headers: Headers, cookie: string | null, authorization: string | null): Promise<SessionUser | null> {
   const ttl = env.sessionCacheSeconds * 1000;
@@ -145,6 +134,6 @@ async function resolveRemote(headers: Headers, cookie: string | null, authorizat
   const body = (await res.json().catch(() => null)) as { user?: SessionUser } | null;
   const user = body?.user;
   if (!user || typeof user.id !== "string") return null;
-  if (ttl > 0) remoteCache.set(cacheKey, user, Date.now() + ttl);
+  if (ttl > 0) remember(remoteCache, cacheKey, user, Date.now() + ttl);
   return user;
 }

@@ -18,11 +18,8 @@ export const UTC_SESSION = "-c TimeZone=UTC";
 // - A statement gets at most DATABASE_STATEMENT_TIMEOUT_MS (20 s), enforced by the server
 //   (statement_timeout, lock waits included): the statement is cancelled, its transaction fails,
 //   and the ROLLBACK that follows runs at once. A bound kept only in the client (pg's
-//   query_timeout) leaves the statement running: measured, a worker's lockPool waiting behind a
-//   slow batch outlived it, the ROLLBACK queued behind it outlived it too and was dropped from
-//   the connection's queue unsent, and once the lock came the connection sat idle in its
-//   transaction, holding the business's pool lock, until the process died (every later batch
-//   of that business waited behind it).
+//   query_timeout) leaves the statement running; the ROLLBACK queued behind it can be dropped
+//   unsent, and the connection then sits idle in its transaction holding the pool lock.
 // - A transaction left idle for DATABASE_IDLE_IN_TRANSACTION_MS (60 s) is ended by the server
 //   (idle_in_transaction_session_timeout): whatever goes wrong in a process, no connection of it
 //   holds locks for longer. No transaction of ours waits on anything but the database.
@@ -59,7 +56,7 @@ type HookedClient = PoolClient & { [DETACH]?: () => void };
  * A connection that dies while checked out (PostgreSQL crashed or restarted mid-transaction)
  * is released with an error, which removes it from the pool. Without this, a transaction whose
  * ROLLBACK fails on the dead socket never gives its client back, and after `max` such losses
- * every request waits for a connection forever (measured: bench/faults.ts, docs/reliability.md).
+ * every request waits for a connection forever (bench/faults.ts, docs/reliability.md).
  */
 function freeClientsThatDie(pool: Pool) {
   pool.on("error", () => {}); // an idle client's connection died: the pool drops it by itself
@@ -94,16 +91,11 @@ function freeClientsThatDie(pool: Pool) {
 /**
  * Query plans cached by a connection are dropped (DISCARD PLANS) at checkout, so that they follow
  * the tables' growth: first `firstMs` after the connection opened, then at intervals that double
- * up to 64 × that (2 s, 4 s … about 2 minutes with the default). A backend keeps its plans of
- * prepared statements, foreign-key checks and trigger statements until something invalidates
- * them; ANALYZE does, so with autovacuum on a plan is remade once its table has grown enough.
- * Without it (a server with autovacuum off, or before autovacuum gets round to a table), a plan
- * made when the table was tiny stays: measured, the foreign-key checks of a worker that started
- * on a fresh database read Participant, Referral and Reward by sequential scan, one per check,
- * and its drain slowed sharply as those tables grew (docs/reliability.md). Tables grow
- * fastest relative to their size when they are young, hence the doubling: early refreshes while
- * a fresh database fills, next to none in a long drain (refreshing every few seconds measured
- * slower). The statement goes ahead of the caller's first one, in the connection's queue.
+ * up to 64 × that. Without ANALYZE (autovacuum off, or not yet round to a table) a plan made when
+ * a table was tiny stays, e.g. foreign-key checks by sequential scan (docs/reliability.md).
+ * Young tables grow fastest relative to their size, hence the doubling: early refreshes while a
+ * fresh database fills, next to none in a long drain. The statement goes ahead of the caller's
+ * first one, in the connection's queue.
  */
 function refreshPlans(pool: Pool, firstMs: number) {
   if (firstMs <= 0) return;

@@ -3,8 +3,7 @@
 // With the JS engine (`engineType = "client"`), every Prisma call is turned into a query plan by
 // a WebAssembly compiler, from the call's JSON (model, action, arguments with their values,
 // selection), and then interpreted against the driver adapter. Compiling is the largest single
-// cost of a signed-in dashboard read (about a quarter of the app's CPU in a profile of the
-// business reads). Prisma 6 keeps no plans, and identical reads are common (every page of a
+// cost of a signed-in dashboard read. Prisma 6 keeps no plans, and identical reads are common (every page of a
 // dashboard polls the same lists), so this keeps the last plans per compiler, keyed by the exact
 // JSON — values included, so a plan is only ever reused for the very same query.
 //

@@ -1,10 +1,9 @@
 // Planner statistics for the tables the job path reads, kept up by the runner itself when nothing
 // else does. A table that grew since its last ANALYZE is planned from stale or default estimates:
-// a fresh queue table of 150,000 jobs, never analysed, makes every claim read and sort the whole
-// backlog (a bitmap scan, then a sort spilled to disk: 56 ms a claim) instead of taking the first
-// 1,000 from the (status, runAt) index (0.4 ms). PostgreSQL's autovacuum analyses a table after
-// 10 % of it changed, but only when it is on and once its naptime (a minute) has passed, which a
-// burst of intake outruns; PGlite, the embedded default, has no autovacuum at all.
+// a large queue table never analysed makes every claim read and sort the whole backlog instead of
+// taking the first jobs from the (status, runAt) index. PostgreSQL's autovacuum analyses a table
+// only once enough of it changed, when it is on and after its naptime, which a burst of intake
+// outruns; PGlite, the embedded default, has no autovacuum at all.
 //
 // The check is cheap (each table's size on disk against the page count of its last ANALYZE or
 // VACUUM, as pg_class keeps it) and ANALYZE samples at most 30,000 rows, under a lock that

@@ -11,7 +11,7 @@ import { NonRetriableError } from "inngest";
 import { env } from "../shared/env";
 import { runJob, type RunOutcome } from "../jobs/execute";
 import { runJobs } from "../jobs/lanes";
-import { sweepRetention } from "../domain/jobs/retention";
+import { sweepRetention } from "../jobs/retention";
 import { inngest, JOB_EVENTS } from "./client";
 
 type Step = { run: <T>(id: string, fn: () => Promise<T>) => Promise<unknown>; sleepUntil: (id: string, until: string | Date) => Promise<unknown> };

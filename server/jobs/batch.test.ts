@@ -11,7 +11,7 @@ import { db } from "../db/client";
 import type { Job } from "../db/generated";
 import { creditLedger, getBalanceWei, getLedgerSumWei } from "../domain/ledger/service";
 import { upsertParticipant } from "../domain/participants/service";
-import type { Scope } from "../domain/participants/schemas";
+import type { Scope } from "../shared/scope";
 import { ethToWei, weiToDb } from "../shared/money";
 import { newId } from "../shared/ids";
 import { fastPathStats, writeTuning } from "../domain/tracking/event-batch";

@@ -4,7 +4,7 @@
 import type { Tx } from "../db/client";
 import type { Job, JobType, Prisma } from "../db/generated";
 import { AppError } from "../shared/errors";
-import type { Scope } from "../domain/participants/schemas";
+import type { Scope } from "../shared/scope";
 import { processEvent } from "../domain/tracking/service";
 import { performReferralApply } from "../domain/referrals/service";
 import { applyReferralInput } from "../domain/referrals/schemas";

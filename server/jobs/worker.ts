@@ -2,7 +2,7 @@
 // server starts it in-process by default (server/runtime.ts; JOB_RUNNER=off for a web-only
 // instance) and `npm run worker` (scripts/worker.ts) runs it alone. With Inngest configured the
 // web server does not start it: Inngest runs the jobs and the retention cron function.
-import { sweepRetention } from "../domain/jobs/retention";
+import { sweepRetention } from "./retention";
 import { env } from "../shared/env";
 import { startEmbeddedRunner, type EmbeddedRunner } from "./runner";
 

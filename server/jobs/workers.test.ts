@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { db, dbKind } from "../db/client";
 import { creditLedger, getBalanceWei, getLedgerSumWei } from "../domain/ledger/service";
 import { upsertParticipant } from "../domain/participants/service";
-import type { Scope } from "../domain/participants/schemas";
+import type { Scope } from "../shared/scope";
 import { ethToWei, weiToDb } from "../shared/money";
 import { newId } from "../shared/ids";
 import { startEmbeddedRunner } from "./runner";

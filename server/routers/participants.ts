@@ -1,6 +1,6 @@
 import { listBusinessParticipantsInput, listBusinessParticipantsOutput, participantDetailOutput, participantIdInput } from "../domain/referrals/browse-schemas";
 import { getBusinessParticipant, listBusinessParticipants } from "../domain/referrals/browse";
-import { participantWithTotalsOutput, updateParticipantInput, updateParticipantWallet } from "../domain/participants/wallet";
+import { participantWithTotalsOutput, updateParticipantInput, updateParticipantWallet } from "../domain/payouts/wallet";
 import { participantClicksOutput } from "../domain/links/schemas";
 import { getBusinessParticipantClicks } from "../domain/links/participant-clicks";
 import { eraseParticipant, exportParticipant } from "../domain/participants/privacy";

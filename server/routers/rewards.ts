@@ -4,9 +4,9 @@ import { listLedger } from "../domain/ledger/list";
 import { verifyStoredLedger } from "../domain/ledger/verify";
 import { createRewardInput, createRewardOutput, listRewardsInput, listRewardsOutput, rewardOutput } from "../domain/rewards/schemas";
 import { getOwnedReward, grantManualReward, listRewards } from "../domain/rewards/service";
-import { listReversalsInput, listReversalsOutput, reverseRewardInput, reverseRewardOutput } from "../domain/payouts/reversal-schemas";
-import { getReversal, listReversals } from "../domain/payouts/reversal-list";
-import { reverseOneReward } from "../domain/payouts/reversals";
+import { listReversalsInput, listReversalsOutput, reverseRewardInput, reverseRewardOutput } from "../domain/reversals/reversal-schemas";
+import { getReversal, listReversals } from "../domain/reversals/reversal-list";
+import { reverseOneReward } from "../domain/reversals/reversals";
 import { businessProcedure, ownerProcedure, router } from "../trpc/init";
 
 export const rewardsRouter = router({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { environment } from "../domain/api-keys/schemas";
+import { environment } from "../shared/environment";
 import {
   createWebhookInput,
   deliveryListOutput,

@@ -5,8 +5,8 @@ import { z } from "zod";
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
 import { participantOutput, upsertParticipantInput } from "../domain/participants/schemas";
 import { createPortalSessionInput, portalSessionOutput } from "../domain/portal/schemas";
-import { reverseRewardsInput, reverseRewardsOutput } from "../domain/payouts/schemas";
-import { applyReferralInput, referralListOutput } from "../domain/referrals/schemas";
+import { reverseRewardsInput, reverseRewardsOutput } from "../domain/reversals/reversal-schemas";
+import { applyQueuedOutput, applyReferralInput, applySyncOutput, referralListOutput } from "../domain/referrals/schemas";
 import { trackInput, trackQueuedOutput, trackSyncOutput } from "../domain/tracking/schemas";
 import { jobView } from "../domain/jobs/view";
 import { ERROR_CODES, type ErrorCode } from "../shared/errors";
@@ -26,17 +26,6 @@ const common = {
 const postCommon = { ...common, "409": err("IDEMPOTENCY_CONFLICT"), "413": err("PAYLOAD_TOO_LARGE"), "415": err("UNSUPPORTED_MEDIA_TYPE") };
 const idempotencyHeader = { in: "header" as const, name: "Idempotency-Key", required: false, schema: { type: "string" as const }, description: "Alternative to the body's idempotencyKey (24 h, per business + environment)." };
 
-const applySync = z.object({
-  success: z.literal(true),
-  processedSynchronously: z.literal(true),
-  queued: z.literal(false),
-  referralId: z.string(),
-  status: z.enum(["PENDING", "QUALIFIED", "REWARDED", "FLAGGED", "REJECTED"]),
-  reason: z.string().nullable(),
-  created: z.boolean(),
-  referredParticipant: z.object({ participantId: z.string(), referralCode: z.string() }),
-});
-const applyQueued = z.object({ success: z.literal(true), queued: z.literal(true), jobId: z.string(), jobType: z.literal("SDK_REFERRAL_APPLY"), message: z.string() });
 const batchResult = z.object({ index: z.number().int() }).catchall(z.unknown());
 
 /** The API-key schemes of the SDK routes (merged into components.securitySchemes); any one of them authenticates. */
@@ -74,7 +63,7 @@ export const sdkOpenApiPaths: ZodOpenApiPathsObject = {
       summary: "Apply a referral code (referredUserId → now; only referredUserEmail → queued SDK_REFERRAL_APPLY)",
       parameters: [idempotencyHeader],
       requestBody: json(applyReferralInput),
-      responses: { "200": { description: "Processed synchronously", ...json(applySync) }, "202": { description: "Queued", ...json(applyQueued) }, "422": err("UNKNOWN_REFERRAL_CODE"), ...postCommon },
+      responses: { "200": { description: "Processed synchronously", ...json(applySyncOutput) }, "202": { description: "Queued", ...json(applyQueuedOutput) }, "422": err("UNKNOWN_REFERRAL_CODE"), ...postCommon },
     }),
   },
   "/sdk/referrals": {

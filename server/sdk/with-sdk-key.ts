@@ -7,9 +7,10 @@
 import { db } from "../db/client";
 import { authenticateApiKey, type AuthenticatedKey } from "../domain/api-keys/service";
 import type { ApiKeyScope } from "../domain/api-keys/schemas";
-import type { Scope } from "../domain/participants/schemas";
+import type { Scope } from "../shared/scope";
 import { AppError, errorResponse } from "../shared/errors";
 import { readCapped } from "../shared/http";
+import { ttlCache } from "../shared/ttl-cache";
 import { assertCleanJson, assertCleanUrl } from "../shared/json-guard";
 import { originAllowed, requestOrigin } from "./origin";
 import { consumeRateLimit } from "./rate-limit";
@@ -33,16 +34,14 @@ export interface SdkContext {
 type SdkResult = { status?: number; body: unknown; headers?: Record<string, string> };
 export type SdkHandler = (ctx: SdkContext) => Promise<SdkResult>;
 
-const TOUCH_EVERY_MS = 60_000;
-const lastTouch = new Map<string, number>();
+/** Keys whose lastUsedAt was written in the last minute. */
+const touched = ttlCache<true>({ max: 10_000, ttlMs: 60_000 });
 
 /** Keeps ApiKey.lastUsedAt roughly current (at most one write per key per minute per process, off the request path). */
 function touchKey(apiKeyId: string) {
-  const now = Date.now();
-  if (now - (lastTouch.get(apiKeyId) ?? 0) < TOUCH_EVERY_MS) return;
-  lastTouch.set(apiKeyId, now);
-  if (lastTouch.size > 10_000) lastTouch.clear();
-  db.apiKey.updateMany({ where: { id: apiKeyId }, data: { lastUsedAt: new Date(now) } }).catch(() => lastTouch.delete(apiKeyId));
+  if (touched.has(apiKeyId)) return;
+  touched.set(apiKeyId, true);
+  db.apiKey.updateMany({ where: { id: apiKeyId }, data: { lastUsedAt: new Date() } }).catch(() => touched.delete(apiKeyId));
 }
 
 /** The API key from the three header forms, in the contract's precedence. */

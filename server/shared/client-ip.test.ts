@@ -24,4 +24,45 @@ describe("client IP from trusted proxies only", () => {
     expect(normalizeIp("[::1]")).toBe("::1");
     expect(normalizeIp("x")).toBeNull();
   });
+
+  it("walks IPv6 hops past IPv6 proxies, and answers canonical text", () => {
+    const trusted = parseTrustedProxies("2001:db8:1::/48");
+    expect(clientIpFrom("2001:db8:1::10", "2001:DB8:ffff:0:0:0:0:7, 2001:db8:1::20", trusted)).toBe("2001:db8:ffff::7");
+    // the proxy range stops at its prefix: a peer just outside it is the client itself
+    expect(clientIpFrom("2001:db8:2::10", "2001:db8:ffff::7", trusted)).toBe("2001:db8:2::10");
+    expect(normalizeIp("2001:DB8:0:0:0:0:0:1")).toBe("2001:db8::1");
+  });
+
+  it("treats IPv4-mapped IPv6 peers and hops as the IPv4 address they carry", () => {
+    const trusted = parseTrustedProxies("10.0.0.0/8");
+    // a dual-stack socket reports an IPv4 proxy as ::ffff:10.1.2.3: still the trusted proxy
+    expect(clientIpFrom("::ffff:10.1.2.3", "203.0.113.9", trusted)).toBe("203.0.113.9");
+    expect(clientIpFrom("10.1.2.3", "::ffff:203.0.113.9", trusted)).toBe("203.0.113.9");
+    expect(normalizeIp("::FFFF:192.0.2.1")).toBe("192.0.2.1");
+    // an IPv6 proxy list does not trust IPv4 peers, nor the reverse
+    expect(clientIpFrom("10.1.2.3", "203.0.113.9", parseTrustedProxies("::/0"))).toBe("10.1.2.3");
+    expect(clientIpFrom("fd00::1", "203.0.113.9", parseTrustedProxies("0.0.0.0/0"))).toBe("fd00::1");
+  });
+
+  it("matches TRUSTED_PROXIES ranges at their prefix length", () => {
+    const trusted = parseTrustedProxies("172.16.0.0/12, 192.168.1.0/30, 203.0.113.50");
+    expect(trusted).toHaveLength(3);
+    expect(clientIpFrom("172.31.255.254", "198.51.100.1", trusted)).toBe("198.51.100.1");
+    expect(clientIpFrom("172.32.0.1", "198.51.100.1", trusted)).toBe("172.32.0.1");
+    expect(clientIpFrom("192.168.1.3", "198.51.100.1", trusted)).toBe("198.51.100.1");
+    expect(clientIpFrom("192.168.1.4", "198.51.100.1", trusted)).toBe("192.168.1.4");
+    // a single address is a /32; several trusted hops in a row are all skipped
+    expect(clientIpFrom("203.0.113.50", "198.51.100.1, 192.168.1.1, 172.16.0.9", trusted)).toBe("198.51.100.1");
+    // short and odd forms are not addresses
+    expect(parseTrustedProxies("127.1, 10.0.0.0/8x, 10.0.0.0/-1")).toHaveLength(0);
+  });
+
+  it("ignores a forged X-Forwarded-For from an untrusted peer, and forged hops before the first untrusted one", () => {
+    const trusted = parseTrustedProxies("10.0.0.0/8");
+    expect(clientIpFrom("198.51.100.77", "10.0.0.1, 127.0.0.1", trusted)).toBe("198.51.100.77");
+    expect(clientIpFrom("198.51.100.77", "::1", trusted)).toBe("198.51.100.77");
+    // the client claims to be 10.9.9.9 (a proxy) to get past it: the walk stops at the first
+    // address that is not a proxy, which is the real client the trusted proxy appended
+    expect(clientIpFrom("10.0.0.5", "10.9.9.9, 1.1.1.1, 198.51.100.77", trusted)).toBe("198.51.100.77");
+  });
 });

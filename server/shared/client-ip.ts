@@ -4,42 +4,24 @@
 // first address of X-Forwarded-For, read right to left, that is not a trusted proxy.
 // Default: trust no proxy, so X-Forwarded-For is ignored and the peer address is the client.
 // Every per-client limit (Better Auth's sign-in limit, the session provider's) reads this header.
+// Addresses and ranges are parsed and matched by ipaddr.js; node's isIP is the strict gate
+// (it refuses the short IPv4 forms such as "127.1" that ipaddr.js would accept).
 import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 
 export const CLIENT_IP_HEADER = "x-rts-client-ip";
 
-interface Cidr {
-  bytes: Uint8Array;
-  bits: number;
+type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** The address, with IPv4-mapped IPv6 ("::ffff:1.2.3.4") as IPv4; null when not an IP. */
+function parseIp(ip: string | null | undefined): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const v = ip?.trim().replace(/^\[|\]$/g, "");
+  return v && isIP(v) ? ipaddr.process(v) : null;
 }
 
-function toBytes(ip: string): Uint8Array | null {
-  const v = ip.trim().replace(/^\[|\]$/g, "");
-  const kind = isIP(v);
-  if (kind === 4) return Uint8Array.from(v.split(".").map(Number));
-  if (kind !== 6) return null;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(v);
-  if (mapped) return toBytes(mapped[1]);
-  const [head, tail = ""] = v.split("::");
-  const h = head ? head.split(":") : [];
-  const t = v.includes("::") ? (tail ? tail.split(":") : []) : [];
-  const groups = [...h, ...Array(8 - h.length - t.length).fill("0"), ...t];
-  const out = new Uint8Array(16);
-  groups.forEach((g, i) => {
-    const n = parseInt(g, 16);
-    out[i * 2] = n >> 8;
-    out[i * 2 + 1] = n & 255;
-  });
-  return out;
-}
-
-/** Canonical text of an address ("::ffff:1.2.3.4" → "1.2.3.4"); null when not an IP. */
+/** Canonical text of an address ("::ffff:1.2.3.4" → "1.2.3.4", IPv6 compressed, lower case); null when not an IP. */
 export function normalizeIp(ip: string | null | undefined): string | null {
-  if (!ip) return null;
-  const v = ip.trim().replace(/^\[|\]$/g, "");
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(v);
-  if (mapped && isIP(mapped[1]) === 4) return mapped[1];
-  return isIP(v) ? v.toLowerCase() : null;
+  return parseIp(ip)?.toString() ?? null;
 }
 
 /** "10.0.0.1", "10.0.0.0/8", "::1", "fd00::/8" → CIDRs; invalid entries are reported and skipped. */
@@ -49,31 +31,21 @@ export function parseTrustedProxies(list: string | undefined): Cidr[] {
     const entry = raw.trim();
     if (!entry) continue;
     const [addr, bitsText] = entry.split("/");
-    const bytes = toBytes(addr);
-    const max = bytes ? bytes.length * 8 : 0;
+    const ip = parseIp(addr);
+    const max = ip?.kind() === "ipv4" ? 32 : 128;
     const bits = bitsText === undefined ? max : /^\d{1,3}$/.test(bitsText) ? Number(bitsText) : -1;
-    if (!bytes || bits < 0 || bits > max) {
+    if (!ip || bits < 0 || bits > max) {
       console.warn(`[client-ip] TRUSTED_PROXIES entry ignored: ${entry}`);
       continue;
     }
-    out.push({ bytes, bits });
+    out.push([ip, bits]);
   }
   return out;
 }
 
-function inCidr(ip: Uint8Array, c: Cidr): boolean {
-  if (ip.length !== c.bytes.length) return false;
-  let bits = c.bits;
-  for (let i = 0; i < ip.length && bits > 0; i++, bits -= 8) {
-    const mask = bits >= 8 ? 255 : (255 << (8 - bits)) & 255;
-    if ((ip[i] & mask) !== (c.bytes[i] & mask)) return false;
-  }
-  return true;
-}
-
 function isTrusted(ip: string, trusted: readonly Cidr[]): boolean {
-  const b = toBytes(ip);
-  return !!b && trusted.some((c) => inCidr(b, c));
+  const addr = parseIp(ip);
+  return !!addr && trusted.some((range) => range[0].kind() === addr.kind() && addr.match(range));
 }
 
 /**

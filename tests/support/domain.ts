@@ -7,7 +7,7 @@ import { createApiKey } from "../../server/domain/api-keys/service";
 import { updateGeneralConfig, updateSpendConfig } from "../../server/domain/config/service";
 import { updateGeneralInput, updateSpendInput } from "../../server/domain/config/schemas";
 import { creditLedger, getBalanceWei } from "../../server/domain/ledger/service";
-import type { Scope } from "../../server/domain/participants/schemas";
+import type { Scope } from "../../server/shared/scope";
 import { upsertParticipant } from "../../server/domain/participants/service";
 import { updateReferralSettings } from "../../server/domain/referral-settings/service";
 import { updateReferralSettingsInput } from "../../server/domain/referral-settings/schemas";

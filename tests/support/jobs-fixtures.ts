@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { db } from "../../server/db/client";
 import type { JobType, Prisma } from "../../server/db/generated";
-import type { Scope } from "../../server/domain/participants/schemas";
+import type { Scope } from "../../server/shared/scope";
 import { newId } from "../../server/shared/ids";
 
 /** A moment already passed: a job whose backoff is over is due again. */

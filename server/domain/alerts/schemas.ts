@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
 
 export const alertOutput = z.object({
   alertId: z.string(),

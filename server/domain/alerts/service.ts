@@ -4,7 +4,7 @@ import { db, type Prisma } from "../../db/client";
 import { notFound } from "../../shared/errors";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { weiToEth } from "../../shared/money";
-import type { Environment } from "../api-keys/schemas";
+import type { Environment } from "../../shared/environment";
 
 const toOutput = (a: Prisma.AlertGetPayload<object>) => ({
   alertId: a.id,

@@ -1,7 +1,7 @@
 // GET /business/referrals/stats: all-time referral totals of one environment.
 import { db } from "../../db/client";
 import { toBigInt, weiToEth } from "../../shared/money";
-import type { Environment } from "../api-keys/schemas";
+import type { Environment } from "../../shared/environment";
 import type { ReferralStatsOutput } from "./schemas";
 import { topReferrers } from "./service";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Must be a UTC date YYYY-MM-DD").refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), "Invalid date");
 

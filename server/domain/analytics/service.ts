@@ -4,7 +4,7 @@
 import { db } from "../../db/client";
 import { AppError } from "../../shared/errors";
 import { toBigInt, weiToEth } from "../../shared/money";
-import type { Environment } from "../api-keys/schemas";
+import type { Environment } from "../../shared/environment";
 import type { AnalyticsOutput } from "./schemas";
 
 const DAY_MS = 86_400_000;
@@ -12,8 +12,8 @@ const MAX_DAYS = 366;
 
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 /**
- * Groups by date_trunc (cheap per row) and formats only the ≤ 366 resulting days; formatting
- * each row with to_char first would double the cost on large ranges.
+ * Groups by date_trunc (cheap per row) and formats only the ≤ 366 resulting days, not every row
+ * of a large range.
  */
 const perDay = (col: string, aggregates: string, fromWhere: string) =>
   `SELECT to_char(day, 'YYYY-MM-DD') AS d, s.* FROM (SELECT date_trunc('day', ${col}) AS day, ${aggregates} ${fromWhere} GROUP BY 1) s`;

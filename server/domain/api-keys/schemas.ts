@@ -2,10 +2,7 @@ import { getDomain } from "tldts";
 import { z } from "zod";
 import { strictNumber } from "../../shared/strict-types";
 
-import { ENVIRONMENTS } from "../../shared/environment";
-
-export type { Environment } from "../../shared/environment";
-export const environment = z.enum(ENVIRONMENTS);
+import { environment } from "../../shared/environment";
 
 const ORIGIN_RE = /^https?:\/\/(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
 

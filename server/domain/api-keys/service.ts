@@ -5,7 +5,8 @@ import { db, rawRows } from "../../db/client";
 import { coalescer } from "../../db/coalesce";
 import { AppError, notFound } from "../../shared/errors";
 import { randomBase62, sha256Hex } from "../../shared/ids";
-import { API_KEY_SCOPES, PUBLISHABLE_SCOPES, type ApiKeyKind, type ApiKeyOutput, type ApiKeyScope, type Environment } from "./schemas";
+import { API_KEY_SCOPES, PUBLISHABLE_SCOPES, type ApiKeyKind, type ApiKeyOutput, type ApiKeyScope } from "./schemas";
+import { type Environment } from "../../shared/environment";
 
 const SECRET_CHARS = 43; // 43 base62 chars ≈ 256 bits of randomness (≥ 32 bytes)
 const KEY_RE = /^rk_(pub_)?(test|live)_[0-9A-Za-z]{43}$/;

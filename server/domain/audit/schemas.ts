@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
 
 export const listAuditLogInput = z.strictObject({
   environment: environment.optional(),

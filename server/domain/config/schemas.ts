@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { currencyCode, ethAmount } from "../../shared/money";
 import { strictBoolean, strictNumber } from "../../shared/strict-types";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
 
 const generalConfigOutput = z.object({
   businessName: z.string(),

@@ -1,6 +1,6 @@
 // Business configuration: general settings (name, strategy, default amounts, processing mode)
 // and spend settings (caps, low-pool alert, auto-refill). Wei inside, ETH strings outside.
-// Amounts, caps, low-pool alert and auto-refill may differ between TEST and LIVE (effective.ts);
+// Amounts, caps, low-pool alert and auto-refill may differ between TEST and LIVE (effective-config/load.ts);
 // an update with `environment` changes that environment only, one without changes both.
 import { db, type Tx } from "../../db/client";
 import type { Prisma } from "../../db/generated";
@@ -8,7 +8,8 @@ import { notFound } from "../../shared/errors";
 import { ethToWei, weiToDb, weiToEth, type Currency } from "../../shared/money";
 import { rearmLowPoolAlerts } from "../ledger/service";
 import { forgetLinkTargets } from "../links/resolve";
-import { ENVIRONMENT_FIELDS, loadConfig, type Environment } from "./effective";
+import type { Environment } from "../../shared/environment";
+import { ENVIRONMENT_FIELDS, loadConfig } from "../effective-config/load";
 import type { ConfigOutput, UpdateGeneralInput, UpdateSpendInput } from "./schemas";
 
 

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
 import { participantRef } from "../participants/schemas";
-import { rewardStatus, rewardSummaryOutput } from "../rewards/schemas";
+import { rewardStatus } from "../../shared/reward-enums";
+import { rewardSummaryOutput } from "../rewards/schemas";
 import { checkEventMoney, trackFields } from "../tracking/schemas";
 
 const eventStatus = z.enum(["QUEUED", "PROCESSED", "FLAGGED", "REJECTED", "FAILED"]);
 
-export { isoInstant };
 
 
 export const eventOutput = z.object({

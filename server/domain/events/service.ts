@@ -6,11 +6,11 @@
 import { db, type Prisma, type Tx } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
-import type { Environment } from "../api-keys/schemas";
+import type { Environment } from "../../shared/environment";
 import { releaseEventRewards, rejectEventRewards, toRewardSummary } from "../rewards/engine";
 import { acceptEvent } from "../tracking/service";
 import type { TrackInput } from "../tracking/schemas";
-import { toParticipantRef } from "../referrals/browse";
+import { toParticipantRef } from "../participants/schemas";
 import type { Reward } from "../../db/generated";
 import { decimalText, weiToEth } from "../../shared/money";
 import type { EventDecisionPreview, EventOutput, RewardOutcome } from "./schemas";
@@ -44,21 +44,31 @@ const toOutput = (e: Row): EventOutput => ({
   rewards: e.rewards.map(toRewardSummary),
 });
 
-export async function listEvents(
-  businessId: string,
-  q: { environment: Environment; status?: EventOutput["status"]; eventName?: string; campaign?: string; referralId?: string; from?: Date; to?: Date; limit: number; cursor?: string },
-) {
+/** The filters of the events list and its CSV export. */
+export interface EventFilters {
+  environment: Environment;
+  status?: EventOutput["status"];
+  eventName?: string;
+  campaign?: string;
+  referralId?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export const eventWhere = (businessId: string, q: EventFilters): Prisma.TrackedEventWhereInput => ({
+  businessId,
+  environment: q.environment,
+  status: q.status,
+  eventName: q.eventName,
+  campaign: q.campaign,
+  referralId: q.referralId,
+  createdAt: q.from || q.to ? { gte: q.from, lt: q.to } : undefined,
+});
+
+export async function listEvents(businessId: string, q: EventFilters & { limit: number; cursor?: string }) {
   await checkCursor(q.cursor, (id) => db.trackedEvent.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));
   const rows = await db.trackedEvent.findMany({
-    where: {
-      businessId,
-      environment: q.environment,
-      status: q.status,
-      eventName: q.eventName,
-      campaign: q.campaign,
-      referralId: q.referralId,
-      createdAt: q.from || q.to ? { gte: q.from, lt: q.to } : undefined,
-    },
+    where: eventWhere(businessId, q),
     include: withRewards,
     ...pageArgs(q.limit, q.cursor),
   });

@@ -2,12 +2,14 @@
 // page (500 rows per query) so that a large range streams in constant memory. Values that a
 // spreadsheet would run as a formula (=, +, -, @, tab, CR) are prefixed with a quote (OWASP CSV
 // injection); amounts are exact decimal ETH strings.
-import { db, type Prisma } from "../../db/client";
+import { db } from "../../db/client";
 import { decimalText, weiToEth } from "../../shared/money";
 import type { ListBusinessReferralsInput } from "../referrals/browse-schemas";
 import { referralWhere } from "../referrals/browse";
+import { eventWhere, type EventFilters } from "../events/service";
 import { rewardWhere, type RewardFilters } from "../rewards/service";
 import { rewardStateOf } from "../rewards/state";
+import { payoutWhere } from "../payouts/list";
 import type { ListPayoutsInput } from "../payouts/schemas";
 
 const BATCH = 500;
@@ -57,27 +59,9 @@ export async function* rewardsCsv(businessId: string, q: RewardFilters): AsyncGe
   }
 }
 
-export interface EventFilters {
-  environment: "TEST" | "LIVE";
-  status?: "QUEUED" | "PROCESSED" | "FLAGGED" | "REJECTED" | "FAILED";
-  eventName?: string;
-  campaign?: string;
-  referralId?: string;
-  from?: Date;
-  to?: Date;
-}
-
 export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGenerator<string> {
   yield csvLine(["eventId", "environment", "eventName", "status", "reason", "referrerSent", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "referralId", "campaign", "source", "apiKeyId", "createdAt", "processedAt", "ethPaid", "amount", "currency"]);
-  const where: Prisma.TrackedEventWhereInput = {
-    businessId,
-    environment: q.environment,
-    status: q.status,
-    eventName: q.eventName,
-    campaign: q.campaign,
-    referralId: q.referralId,
-    createdAt: q.from || q.to ? { gte: q.from, lt: q.to } : undefined,
-  };
+  const where = eventWhere(businessId, q);
   const none = [null, null, null, null];
   for await (const e of pages((a) => db.trackedEvent.findMany({ ...a, where, include: { referral: { include: { referrer: true, referred: true } }, rewards: { where: { status: "PAID" }, select: { amountWei: true } } } }))) {
     const paid = e.rewards.reduce((s, w) => s + BigInt(w.amountWei.toFixed()), 0n);
@@ -87,7 +71,7 @@ export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGene
 
 export async function* payoutsCsv(businessId: string, q: Omit<ListPayoutsInput, "limit" | "cursor">): AsyncGenerator<string> {
   yield csvLine(["payoutId", "environment", "status", "amountEth", "rewardsEth", "offsetEth", "gasEth", "walletAddress", "recipientName", "recipientEmail", "recipientUserId", "recipientCode", "fromAddress", "txHash", "nonce", "blockNumber", "error", "rewardIds", "createdAt", "sentAt", "confirmedAt", "failedAt"]);
-  const where: Prisma.PayoutWhereInput = { businessId, environment: q.environment, status: q.status, participantId: q.participantId };
+  const where = payoutWhere(businessId, q);
   for await (const p of pages((a) => db.payout.findMany({ ...a, where, include: { participant: true } }))) {
     yield csvLine([
       p.id, p.environment, p.status, weiToEth(p.amountWei), weiToEth(p.rewardsWei), weiToEth(p.offsetWei), p.gasWei === null ? null : weiToEth(p.gasWei), p.walletAddress, ...who(p.participant),

@@ -2,7 +2,7 @@
 // POST /business/funding/verify and POST /business/funding/test-deposit.
 import { z } from "zod";
 import { ethAmount, ethToWei, WEI_PER_ETH } from "../../shared/money";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
 
 const MAX_TEST_DEPOSIT_WEI = 100n * WEI_PER_ETH;
 

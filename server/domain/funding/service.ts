@@ -2,7 +2,7 @@
 // address (HD-derived, one per environment); POST /business/funding/verify checks the
 // transaction on chain with viem and credits the ledger once per (environment, txHash).
 // TEST may also ask the local dev chain's prefunded account for a test deposit.
-import { readConfig } from "../config/effective";
+import { readConfig } from "../effective-config/load";
 import { randomBytes } from "node:crypto";
 import { getAddress, TransactionNotFoundError, TransactionReceiptNotFoundError, type Address } from "viem";
 import { db } from "../../db/client";

@@ -9,7 +9,7 @@ import type { Tx } from "../../db/client";
 import type { Job, JobType, Prisma } from "../../db/generated";
 import { env } from "../../shared/env";
 import { newId } from "../../shared/ids";
-import type { Scope } from "../participants/schemas";
+import type { Scope } from "../../shared/scope";
 
 export type QueuedJob = Pick<Job, "id" | "type">;
 

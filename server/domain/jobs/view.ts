@@ -3,7 +3,7 @@ import { z } from "zod";
 import { db } from "../../db/client";
 import { JobStatus, JobType } from "../../db/generated";
 import { notFound } from "../../shared/errors";
-import type { Scope } from "../participants/schemas";
+import type { Scope } from "../../shared/scope";
 
 /** The answer's schema: the route's OpenAPI document (and so the SDK's types) is generated from it. */
 export const jobView = z.object({

@@ -14,7 +14,8 @@ import type { Participant } from "../../db/generated";
 import { ethToWei, weiToDb } from "../../shared/money";
 import { screenReferral } from "../rewards/anti-abuse";
 import { settleEvent } from "../rewards/engine";
-import { creditLedger, debitLedger, getBalanceWei, getLedgerSumWei, lockPool } from "./service";
+import { creditLedger, getBalanceWei, getLedgerSumWei, lockPool } from "./service";
+import { debitLedger } from "../rules/debit";
 
 const migrationsDir = () => path.join(process.cwd(), "prisma", "migrations");
 const hex = () => randomBytes(5).toString("hex");

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { db } from "../../db/client";
-import { creditLedger, debitLedger, lockPool } from "./service";
+import { creditLedger, lockPool } from "./service";
+import { debitLedger } from "../rules/debit";
 import { verifyLedger, type LedgerExportEntry } from "./export-format";
 import { ledgerEntries, ledgerExportLines, ledgerHeader, verifyStoredLedger } from "./verify";
 

@@ -2,7 +2,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "../../db/client";
-import { creditLedger, debitLedger, getBalanceWei, lockPool } from "./service";
+import { creditLedger, getBalanceWei, lockPool } from "./service";
+import { debitLedger } from "../rules/debit";
 
 async function newBusiness(config: { lowPoolAlertWei?: string; autoRefillEnabled?: boolean; autoRefillAmountWei?: string } = {}) {
   const b = await db.business.create({ data: { name: "Ledger Co", ownerId: `owner-${randomBytes(6).toString("hex")}` } });

@@ -6,7 +6,7 @@
 // another instance fails and is retried instead of counting twice.
 import { db } from "../../db/client";
 import { env } from "../../shared/env";
-import type { Environment } from "../config/effective";
+import type { Environment } from "../../shared/environment";
 
 export interface PendingClick {
   id: string;

@@ -5,7 +5,7 @@ import { db } from "../../db/client";
 import { domainBusiness, participant } from "../../../tests/support/domain";
 import { updateGeneralConfig } from "../config/service";
 import { updateGeneralInput } from "../config/schemas";
-import { sweepRetention } from "../jobs/retention";
+import { sweepRetention } from "../../jobs/retention";
 import { applyReferral } from "../referrals/service";
 import { applyReferralInput } from "../referrals/schemas";
 import { flushClicks } from "./clicks";

@@ -6,7 +6,7 @@
 import { db } from "../../db/client";
 import { weiToEth } from "../../shared/money";
 import { resolveRange } from "../analytics/service";
-import type { Environment } from "../config/effective";
+import type { Environment } from "../../shared/environment";
 import { FRAUD_SIGNALS, type FunnelInput, type FunnelOutput, type ParticipantClicksOutput } from "./schemas";
 
 type Group = FunnelInput["groupBy"];

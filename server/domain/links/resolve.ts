@@ -6,7 +6,8 @@
 import { LRUCache } from "lru-cache";
 import { db } from "../../db/client";
 import { env } from "../../shared/env";
-import { readConfig, type Environment } from "../config/effective";
+import type { Environment } from "../../shared/environment";
+import { readConfig } from "../effective-config/load";
 
 export interface LinkTarget {
   participantId: string;

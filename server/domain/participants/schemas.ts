@@ -1,6 +1,7 @@
 // Participants: the business's end users (referrers and referred). Inputs of POST /sdk/participants.
 import { z } from "zod";
 import { getAddress, isAddress } from "viem";
+import type { Participant } from "../../db/generated";
 
 export const email = z.string().trim().max(254).toLowerCase().pipe(z.email({ message: "Must be a valid email address" }));
 export const externalUserId = z.string().trim().min(1).max(128);
@@ -83,19 +84,6 @@ export const participantOutput = z.object({
 });
 export type ParticipantOutput = z.infer<typeof participantOutput>;
 
-/** Who is writing: every row written carries the business, the key's environment and the key. */
-export interface Scope {
-  businessId: string;
-  environment: "TEST" | "LIVE";
-  /** null when not written through an API key (e.g. the dashboard's manual event create). */
-  apiKeyId: string | null;
-  /**
-   * True when the caller cannot be trusted to report real events (a publishable key, whose
-   * secret lives in browsers): what it records counts, but never qualifies a referral or pays.
-   */
-  untrusted?: boolean;
-}
-
 /** A participant as other objects show it: enough to name the person. */
 export const participantRef = z.object({
   participantId: z.string(),
@@ -106,6 +94,16 @@ export const participantRef = z.object({
   name: z.string().nullable(),
 });
 export type ParticipantRef = z.infer<typeof participantRef>;
+
+/** A participant row as a ParticipantRef (its external id is the caller's userId). */
+export const toParticipantRef = (p: Pick<Participant, "id" | "referralCode" | "handle" | "externalId" | "email" | "name">): ParticipantRef => ({
+  participantId: p.id,
+  referralCode: p.referralCode,
+  handle: p.handle,
+  userId: p.externalId,
+  email: p.email,
+  name: p.name,
+});
 
 /** GET /business/participants/:participantId/export: the participant and every row naming them. */
 export const participantExportOutput = z.record(z.string(), z.unknown());

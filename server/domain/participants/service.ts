@@ -6,7 +6,8 @@ import { db, type Tx } from "../../db/client";
 import type { Participant } from "../../db/generated";
 import { AppError } from "../../shared/errors";
 import { pooledRandomBytes } from "../../shared/ids";
-import type { ParticipantOutput, Scope, UpsertParticipantInput } from "./schemas";
+import type { Scope } from "../../shared/scope";
+import type { ParticipantOutput, UpsertParticipantInput } from "./schemas";
 import { assertPayoutWallet } from "./wallet-rules";
 
 // No 0/O/1/I: codes are read aloud and typed by people.

@@ -1,9 +1,9 @@
 // Payouts as the API and webhooks show them, and GET /business/payouts.
 import { db } from "../../db/client";
-import type { Payout } from "../../db/generated";
+import type { Payout, Prisma } from "../../db/generated";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { weiToEth } from "../../shared/money";
-import { toParticipantRef } from "../referrals/browse";
+import { toParticipantRef } from "../participants/schemas";
 import type { WebhookEvent } from "../webhooks/emit";
 import type { ListPayoutsInput, PayoutOutput } from "./schemas";
 
@@ -41,10 +41,18 @@ export const payoutWebhook = (type: "payout.sent" | "payout.confirmed" | "payout
   data: { ...toPayoutOutput(p) },
 });
 
+/** The filters of the payouts list and its CSV export. */
+export const payoutWhere = (businessId: string, q: Pick<ListPayoutsInput, "environment" | "status" | "participantId">): Prisma.PayoutWhereInput => ({
+  businessId,
+  environment: q.environment,
+  status: q.status,
+  participantId: q.participantId,
+});
+
 export async function listPayouts(businessId: string, q: ListPayoutsInput) {
   await checkCursor(q.cursor, (id) => db.payout.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));
   const rows = await db.payout.findMany({
-    where: { businessId, environment: q.environment, status: q.status, participantId: q.participantId },
+    where: payoutWhere(businessId, q),
     include: { participant: true },
     ...pageArgs(q.limit, q.cursor),
   });

@@ -5,9 +5,9 @@ import { db } from "../../db/client";
 import { toBigInt, weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
 import { notFound } from "../../shared/errors";
-import { loadConfig } from "../config/effective";
+import { loadConfig } from "../effective-config/load";
 import { walletProblem } from "../participants/wallet-rules";
-import { toParticipantRef } from "../referrals/browse";
+import { toParticipantRef } from "../participants/schemas";
 import { belowMinimumMessage, participantDebtWei } from "./create";
 import type { PayoutQueueOutput, QueueState } from "./schemas";
 

@@ -1,9 +1,8 @@
-// Payouts: inputs and outputs of POST /business/payouts/run, GET /business/payouts and
-// POST /sdk/rewards/reverse.
+// Payouts: inputs and outputs of POST /business/payouts/run and GET /business/payouts.
 import { z } from "zod";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
-import { environment } from "../api-keys/schemas";
-import { email, externalUserId, participantRef } from "../participants/schemas";
+import { environment } from "../../shared/environment";
+import { participantRef } from "../participants/schemas";
 
 const payoutStatus = z.enum(["PENDING", "SENT", "CONFIRMED", "FAILED"]);
 
@@ -95,45 +94,3 @@ export const payoutQueueOutput = z.object({
   truncated: z.boolean(),
 });
 export type PayoutQueueOutput = z.infer<typeof payoutQueueOutput>;
-
-const eventName = z.string().trim().min(1).max(100);
-
-/** POST /sdk/rewards/reverse (secret key). */
-export const reverseRewardsInput = z
-  .strictObject({
-    referredUserId: externalUserId.optional(),
-    referredUserEmail: email.optional(),
-    /** The reversing event, recorded with the reversal (e.g. "refund", "chargeback"). */
-    eventName: eventName.optional(),
-    reason: z.string().trim().min(1).max(500),
-    idempotencyKey: z.string().trim().min(1).max(255).optional(),
-  })
-  .refine((v) => v.referredUserId !== undefined || v.referredUserEmail !== undefined, {
-    message: "Provide referredUserId or referredUserEmail",
-    path: ["referredUserId"],
-  });
-export type ReverseRewardsInput = z.infer<typeof reverseRewardsInput>;
-
-const reversalOutput = z.object({
-  reversalId: z.string(),
-  rewardId: z.string(),
-  participantId: z.string(),
-  amountEth: z.string(),
-  /** RETURNED_TO_POOL: the reward had not been paid out, its ETH is back in the pool. CLAWBACK: it had; the participant's next payouts offset it. */
-  outcome: z.enum(["RETURNED_TO_POOL", "CLAWBACK"]),
-  reason: z.string(),
-  eventName: z.string().nullable(),
-  createdAt: z.string(),
-});
-export type ReversalOutput = z.infer<typeof reversalOutput>;
-
-export const reverseRewardsOutput = z.object({
-  referredParticipantId: z.string(),
-  reversals: z.array(reversalOutput),
-  /** ETH credited back to the pool by this call. */
-  returnedToPoolEth: z.string(),
-  /** ETH already paid out, now owed back by the participants (offset by their next payouts). */
-  clawbackEth: z.string(),
-  balanceEth: z.string(),
-});
-export type ReverseRewardsOutput = z.infer<typeof reverseRewardsOutput>;

@@ -6,7 +6,7 @@ import { notFound } from "../../shared/errors";
 import { env } from "../../shared/env";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { toBigInt, weiToEth } from "../../shared/money";
-import { readConfig } from "../config/effective";
+import { readConfig } from "../effective-config/load";
 import { getParticipantClicks } from "../links/funnel";
 import { participantTotals } from "../payouts/totals";
 import { listTiers } from "../tiers/service";

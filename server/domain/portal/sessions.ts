@@ -7,7 +7,7 @@ import { db } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
 import { env } from "../../shared/env";
 import { randomBase62, sha256Hex } from "../../shared/ids";
-import type { Scope } from "../participants/schemas";
+import type { Scope } from "../../shared/scope";
 import type { CreatePortalSessionInput, PortalSessionOutput } from "./schemas";
 
 const TOKEN_RE = /^pt_(test|live)_[0-9A-Za-z]{43}$/;

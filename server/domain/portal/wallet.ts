@@ -10,7 +10,7 @@ import { db } from "../../db/client";
 import { AppError } from "../../shared/errors";
 import { env } from "../../shared/env";
 import type { Environment } from "../../shared/environment";
-import { updateParticipantInput, updateParticipantWallet } from "../participants/wallet";
+import { updateParticipantInput, updateParticipantWallet } from "../payouts/wallet";
 import type { PortalAuth } from "./sessions";
 import type { WalletVerifyInput } from "./schemas";
 

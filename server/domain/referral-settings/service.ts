@@ -1,7 +1,7 @@
 // Anti-abuse referral rules of a business (read by the reward engine's screenReferral and
 // settleEvent). The row is created with its defaults on first use.
 import { db, type Tx } from "../../db/client";
-import { signalRules } from "../rewards/fraud-signals";
+import { signalRules } from "./fraud-signals";
 import type { ReferralSettingsOutput, UpdateReferralSettingsInput } from "./schemas";
 
 type Client = Tx | typeof db;

@@ -4,11 +4,10 @@
 // `.extend()` them (e.g. wallet or payout fields on participants) without touching the lists.
 import { z } from "zod";
 import { rewardState } from "../rewards/state";
-import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
-import { environment } from "../api-keys/schemas";
-import { isoInstant } from "../events/schemas";
+import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
+import { environment } from "../../shared/environment";
 import { participantPayoutTotals, participantRef, type ParticipantRef } from "../participants/schemas";
-import { rewardKind, rewardStatus } from "../rewards/schemas";
+import { rewardKind, rewardStatus } from "../../shared/reward-enums";
 
 const referralStatus = z.enum(["PENDING", "QUALIFIED", "REWARDED", "FLAGGED", "REJECTED"]);
 const search = z.string().trim().min(1).max(200);

@@ -3,7 +3,6 @@
 // pagination, and detail views that put a referral's events, rewards and reasons on one timeline.
 // Every lookup is scoped to the caller's business: another business's id is a 404.
 import { db, type Prisma } from "../../db/client";
-import type { Participant } from "../../db/generated";
 import { notFound } from "../../shared/errors";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { toBigInt, weiToEth } from "../../shared/money";
@@ -19,15 +18,7 @@ import type {
   TimelineEntry,
 } from "./browse-schemas";
 import { earnedRewardWhere, rewardStateOf } from "../rewards/state";
-
-export const toParticipantRef = (p: Pick<Participant, "id" | "referralCode" | "handle" | "externalId" | "email" | "name">): ParticipantRef => ({
-  participantId: p.id,
-  referralCode: p.referralCode,
-  handle: p.handle,
-  userId: p.externalId,
-  email: p.email,
-  name: p.name,
-});
+import { toParticipantRef } from "../participants/schemas";
 
 /**
  * The term as literal text inside a LIKE pattern: Prisma's `contains` wraps it in % … % as it is,

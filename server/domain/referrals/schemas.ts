@@ -2,6 +2,7 @@
 // GET /business/api-keys/:apiKeyId/referrals).
 import { z } from "zod";
 import { listLimit } from "../../shared/list-page";
+import { environment } from "../../shared/environment";
 import { email, externalUserId, personName } from "../participants/schemas";
 
 const referralCode = z.string().trim().min(1).max(64);
@@ -33,11 +34,31 @@ export const listReferralsQuery = z.strictObject({
   cursor: z.string().min(1).max(200).optional(),
 });
 
+/** A referral's status as every answer names it. */
+const referralStatus = z.enum(["PENDING", "QUALIFIED", "REWARDED", "FLAGGED", "REJECTED"]);
+
+/** 200 answer of POST /sdk/referrals/apply (processed now). */
+export const applySyncOutput = z.object({
+  success: z.literal(true),
+  processedSynchronously: z.literal(true),
+  queued: z.literal(false),
+  referralId: z.string(),
+  status: referralStatus,
+  reason: z.string().nullable(),
+  created: z.boolean(),
+  referredParticipant: z.object({ participantId: z.string(), referralCode: z.string() }),
+});
+export type ApplySyncOutput = z.infer<typeof applySyncOutput>;
+
+/** 202 answer of POST /sdk/referrals/apply (queued as SDK_REFERRAL_APPLY). */
+export const applyQueuedOutput = z.object({ success: z.literal(true), queued: z.literal(true), jobId: z.string(), jobType: z.literal("SDK_REFERRAL_APPLY"), message: z.string() });
+export type ApplyQueuedOutput = z.infer<typeof applyQueuedOutput>;
+
 const referralOutput = z.object({
   referralId: z.string(),
-  status: z.enum(["PENDING", "QUALIFIED", "REWARDED", "FLAGGED", "REJECTED"]),
+  status: referralStatus,
   reason: z.string().nullable(),
-  environment: z.enum(["TEST", "LIVE"]),
+  environment,
   apiKeyId: z.string().nullable(),
   source: z.string().nullable(),
   campaign: z.string().nullable(),

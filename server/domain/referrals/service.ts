@@ -6,10 +6,10 @@ import type { Participant, Referral } from "../../db/generated";
 import { AppError } from "../../shared/errors";
 import { applyView, runOne } from "../rules/run";
 import { applyItem, type ApplyInput } from "../rules/state";
-import type { Scope } from "../participants/schemas";
-import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tracking/idempotency";
+import type { Scope } from "../../shared/scope";
+import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../../shared/idempotency";
 import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
-import type { ApplyReferralInput, ReferralListOutput, ReferralOutput } from "./schemas";
+import type { ApplyQueuedOutput, ApplyReferralInput, ApplySyncOutput, ReferralListOutput, ReferralOutput } from "./schemas";
 
 export interface RecordReferralInput {
   referrer: Participant;
@@ -37,25 +37,6 @@ export async function recordReferral(tx: Tx, scope: Scope, input: RecordReferral
 }
 
 const REFERRAL_QUEUED_MESSAGE = "Referral apply accepted for asynchronous processing";
-
-export interface ApplySyncOutput {
-  success: true;
-  processedSynchronously: true;
-  queued: false;
-  referralId: string;
-  status: Referral["status"];
-  reason: string | null;
-  created: boolean;
-  referredParticipant: { participantId: string; referralCode: string };
-}
-
-export interface ApplyQueuedOutput {
-  success: true;
-  queued: true;
-  jobId: string;
-  jobType: "SDK_REFERRAL_APPLY";
-  message: string;
-}
 
 /** The work of an apply, shared by the synchronous path and the SDK_REFERRAL_APPLY job. */
 export async function performReferralApply(tx: Tx, scope: Scope, input: Omit<ApplyReferralInput, "idempotencyKey">): Promise<ApplySyncOutput> {

@@ -5,7 +5,7 @@
 import type { Tx } from "../../db/client";
 import type { Referral, Reward, TrackedEvent } from "../../db/generated";
 import { weiToEth } from "../../shared/money";
-import { loadConfig } from "../config/effective";
+import { loadConfig } from "../effective-config/load";
 import { lockPool } from "../ledger/service";
 import { REWARD_REASONS } from "../rules/pay";
 import { runOne } from "../rules/run";

@@ -1,12 +1,11 @@
 import { z } from "zod";
 import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { ethAmount } from "../../shared/money";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
+import { rewardKind, rewardStatus } from "../../shared/reward-enums";
 import { commissionBasisFields } from "./basis";
 import { rewardState } from "./state";
 
-export const rewardStatus = z.enum(["PAID", "HELD", "REFUSED"]);
-export const rewardKind = z.enum(["REFERRAL", "BONUS", "MANUAL", "COMMISSION"]);
 
 /** The short form carried by events and the synchronous /track answer (engine.ts RewardSummary). */
 export const rewardSummaryOutput = z.object({

@@ -1,6 +1,6 @@
 // The rules core's view of an environment's config: amounts and caps as bigint wei.
 import { toBigInt } from "../../shared/money";
-import type { EffectiveConfig } from "../config/effective";
+import type { EffectiveConfig } from "../effective-config/load";
 import type { RuleConfig } from "./decide";
 
 const orNull = (v: { toFixed(): string } | null) => (v === null ? null : toBigInt(v));

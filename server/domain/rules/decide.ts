@@ -22,7 +22,7 @@ import { AppError } from "../../shared/errors";
 import type { Environment } from "../../shared/environment";
 import { newReferralWebhooks, referralWebhook, rewardWebhook, trackedEventWebhook, type WebhookEvent } from "../webhooks/emit";
 import { capPayout, lowPoolCrossing, rewardDebitMemo, type AlertRow, type PayoutCaps, type PoolAlertConfig } from "./pay";
-import { evaluateSignals, signalRules, type SignalSettings } from "../rewards/fraud-signals";
+import { evaluateSignals, signalRules, type SignalSettings } from "../referral-settings/fraud-signals";
 import { REFERRAL_REASONS, screen, utcDayStart, type ScreenSettings } from "./screen";
 import { commissionCaps, COMMISSION_REASONS, countKey, eventMoney, missingPrice, planCommissions, type CommissionPlan, type CommissionState } from "./commissions";
 

@@ -3,8 +3,8 @@
 // review hold. The counts it needs come from the caller (the rules core's state, or
 // rewards/anti-abuse screenReferral for one pair).
 import type { Participant, ReferralSettings } from "../../db/generated";
-import { DISPOSABLE_EMAIL_DOMAINS, domainMatches } from "../rewards/disposable-domains";
-import type { SignalVerdict } from "../rewards/fraud-signals";
+import { DISPOSABLE_EMAIL_DOMAINS, domainMatches } from "../../shared/disposable-domains";
+import type { SignalVerdict } from "../referral-settings/fraud-signals";
 
 export interface ScreenResult {
   status: "PENDING" | "FLAGGED" | "REJECTED";

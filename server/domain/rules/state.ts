@@ -8,7 +8,7 @@ import { txSql, type DirectSql, type Tx } from "../../db/client";
 import type { Participant, Referral, TrackedEvent } from "../../db/generated";
 import type { Environment } from "../../shared/environment";
 import { toBigInt } from "../../shared/money";
-import { loadConfig, readConfig } from "../config/effective";
+import { loadConfig, readConfig } from "../effective-config/load";
 import { lockPool } from "../ledger/service";
 import { loadReferralSettings } from "../referral-settings/service";
 import { ruleConfigOf } from "./config";

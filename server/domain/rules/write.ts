@@ -7,7 +7,7 @@
 import { directSql, txSql, type DirectSql, type Tx } from "../../db/client";
 import { newId } from "../../shared/ids";
 import type { Environment } from "../../shared/environment";
-import { reverseForTrackedEvent } from "../payouts/reversals";
+import { reverseForTrackedEvent } from "../reversals/reversals";
 import { emitWebhookEvent } from "../webhooks/emit";
 import type { Decisions, Outcome } from "./decide";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { strictNumber } from "../../shared/strict-types";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
 import { ethAmount } from "../../shared/money";
 
 export const tierOutput = z.object({

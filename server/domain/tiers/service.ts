@@ -1,9 +1,10 @@
 // Reward tiers: a referrer's tier is the one with the highest minReferrals not above their count
 // of qualified (or rewarded) referrals. Thresholds are unique per business, so tiers never overlap.
-import { db, Prisma } from "../../db/client";
+import { db, type Prisma } from "../../db/client";
+import { isUniqueViolation } from "../../db/unique-violation";
 import { AppError, notFound } from "../../shared/errors";
 import { ethToWei, weiToDb, weiToEth } from "../../shared/money";
-import type { Environment } from "../api-keys/schemas";
+import type { Environment } from "../../shared/environment";
 import type { TierCategorizationOutput, TierOutput } from "./schemas";
 
 const MAX_TIERS = 50;
@@ -31,11 +32,6 @@ export async function listTiers(businessId: string): Promise<TierOutput[]> {
 const overlap = (minReferrals: number) =>
   new AppError("TIER_OVERLAP", `Another tier already starts at ${minReferrals} referrals; tier thresholds must be distinct`, { minReferrals });
 
-/** The unique index (businessId, minReferrals) is the final guard against concurrent creates. */
-function isUniqueViolation(e: unknown) {
-  return e instanceof Prisma.PrismaClientKnownRequestError && e.code === "P2002";
-}
-
 export async function createTier(businessId: string, input: { name: string; minReferrals: number; referralRewardEth: string; bonusEth: string }): Promise<TierOutput> {
   const existing = await db.tier.findMany({ where: { businessId }, select: { minReferrals: true } });
   if (existing.length >= MAX_TIERS) throw new AppError("UNPROCESSABLE", `A business can have at most ${MAX_TIERS} tiers`);
@@ -52,6 +48,7 @@ export async function createTier(businessId: string, input: { name: string; minR
     });
     return (await listTiers(businessId)).find((t) => t.tierId === row.id)!;
   } catch (e) {
+    // The unique index (businessId, minReferrals) is the final guard against concurrent creates.
     if (isUniqueViolation(e)) throw overlap(input.minReferrals);
     throw e;
   }

@@ -17,8 +17,8 @@ import { db, rawRows, txSql, type Db, type Tx } from "../../db/client";
 import { coalescer } from "../../db/coalesce";
 import { env } from "../../shared/env";
 import { newId } from "../../shared/ids";
-import type { Scope } from "../participants/schemas";
-import { IDEMPOTENCY_TTL_MS } from "./idempotency";
+import type { Scope } from "../../shared/scope";
+import { IDEMPOTENCY_TTL_MS } from "../../shared/idempotency";
 import { EVENT_QUEUED_MESSAGE, type TrackInput, type TrackQueuedOutput } from "./schemas";
 
 export type ProcessingMode = "AUTO" | "SYNC" | "ASYNC";

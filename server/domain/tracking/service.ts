@@ -13,15 +13,14 @@ import { env } from "../../shared/env";
 import { assertCleanJson, inspectJson, invalidInput, MAX_JSON_DEPTH } from "../../shared/json-guard";
 import { newId } from "../../shared/ids";
 import { toRewardSummary, type RewardSummary } from "../rewards/engine";
-import { findParticipantByCodeOrHandle } from "../participants/service";
-import type { Scope } from "../participants/schemas";
+import type { Scope } from "../../shared/scope";
 import { runOne } from "../rules/run";
 import { eventItem } from "../rules/state";
 import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
 import { PRICE_RETRY_MS } from "../rules/commissions";
 import { ALL_MODES, queueEvents, type ProcessingMode } from "./queue-events";
-import { claimIdempotencyKey, completeIdempotencyKey, pickIdempotencyKey, releaseIdempotencyKey, requestHash } from "./idempotency";
-import { readConfig } from "../config/effective";
+import { claimIdempotencyKey, completeIdempotencyKey, pickIdempotencyKey, releaseIdempotencyKey, requestHash } from "../../shared/idempotency";
+import { readConfig } from "../effective-config/load";
 import { amountProblem, type Currency } from "../../shared/money";
 import { EVENT_QUEUED_MESSAGE, trackInput, type TrackInput, type TrackOutput, type TrackQueuedOutput, type TrackSyncOutput } from "./schemas";
 
@@ -49,20 +48,12 @@ export interface ProcessOutcome {
   wait?: boolean;
 }
 
-/** Resolves the event's referrer before anything is written; unknown → 422 UNKNOWN_REFERRAL_CODE. */
-async function resolveReferrer(tx: Tx, scope: Scope, referrer: string | null | undefined): Promise<Participant | null> {
-  if (!referrer) return null;
-  const p = await findParticipantByCodeOrHandle(tx, scope, referrer);
-  if (!p) throw new AppError("UNKNOWN_REFERRAL_CODE", `No participant has the referral code or handle "${referrer}"`);
-  return p;
-}
-
 /**
  * Processes a recorded event through the rules core (a batch of one: server/domain/rules):
  * referred participant, referral, reversal or settlement, rewards; the outcome is stored on the
  * event. A refusal (an unknown referrer code) throws its AppError.
  */
-export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent, _resolved?: Participant | null): Promise<ProcessOutcome> {
+export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent): Promise<ProcessOutcome> {
   const o = await runOne(tx, scope, eventItem("event", event, scope.apiKeyId ?? null));
   if (o.kind === "error") throw o.error;
   if (o.kind !== "event") throw new Error("processEvent: not an event outcome");
@@ -73,9 +64,8 @@ export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent, _r
 
 /**
  * Writes a synchronously processed event's row (queued events are written by queueEvents) in
- * one statement: Prisma's nested create checked the key and the business with a query each and
- * read the row back, and compiled the write anew for every event (a synchronous batch of 100
- * events spent most of its time there).
+ * one statement: Prisma's nested create checks the key and the business with a query each, reads
+ * the row back and compiles the write anew for every event.
  */
 async function insertEvent(tx: Tx, scope: Scope, input: TrackInput, idempotencyKey: string | undefined): Promise<TrackedEvent> {
   const now = new Date().toISOString();
@@ -184,9 +174,10 @@ export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptO
       job = eventJob(body);
       out = { status: 202, body };
     } else {
-      const referrer = await resolveReferrer(tx, scope, input.referrer);
+      // A refusal of the core (an unknown referrer code) throws: the transaction, event row and
+      // idempotency claim included, rolls back.
       const event = await insertEvent(tx, scope, input, key);
-      out = await syncAnswer(tx, scope, await processEvent(tx, scope, event, referrer));
+      out = await syncAnswer(tx, scope, await processEvent(tx, scope, event));
     }
     if (claim?.recordId) await completeIdempotencyKey(tx, claim.recordId, out.status, out.body);
     return out;
@@ -293,7 +284,6 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
         for (const p of chunk.filter((x) => !shouldQueue(mode, x.input))) {
           const key = p.input.idempotencyKey;
           let recordId: string | undefined;
-          let referrer: Participant | null;
           try {
             if (key) {
               const claim = await claimIdempotencyKey(tx, scope, key, ROUTE, p.hash);
@@ -303,14 +293,25 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
               }
               recordId = claim.recordId;
             }
-            referrer = await resolveReferrer(tx, scope, p.input.referrer);
           } catch (e) {
+            fail(p.index, e);
+            continue;
+          }
+          // The core's refusal (an unknown referrer code) fails this event only: its row and
+          // claim are undone, the chunk's other events go on. Any other error fails the chunk.
+          await tx.$executeRawUnsafe(`SAVEPOINT rts_track_item`);
+          let answer: AcceptResult;
+          try {
+            const event = await insertEvent(tx, scope, p.input, key);
+            answer = await syncAnswer(tx, scope, await processEvent(tx, scope, event));
+            await tx.$executeRawUnsafe(`RELEASE SAVEPOINT rts_track_item`);
+          } catch (e) {
+            if (!(e instanceof AppError)) throw e;
+            await tx.$executeRawUnsafe(`ROLLBACK TO SAVEPOINT rts_track_item`);
             if (recordId) await releaseIdempotencyKey(tx, recordId);
             fail(p.index, e);
             continue;
           }
-          const event = await insertEvent(tx, scope, p.input, key);
-          const answer = await syncAnswer(tx, scope, await processEvent(tx, scope, event, referrer));
           const body = answer.body;
           if (answer.status === 202) jobs.push(eventJob(body as TrackQueuedOutput));
           if (recordId) await completeIdempotencyKey(tx, recordId, answer.status, body);

@@ -1,7 +1,7 @@
 // Webhook endpoints, their deliveries and the event catalogue: the zod schemas behind the
 // /business/webhooks routes (and so behind the OpenAPI document and the SDK's types).
 import { z } from "zod";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { strictBoolean, strictNumber } from "../../shared/strict-types";
 

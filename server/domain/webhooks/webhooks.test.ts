@@ -10,7 +10,7 @@ import { db } from "../../db/client";
 import { runJob } from "../../jobs/execute";
 import { upsertParticipant, findParticipantByCodeOrHandle } from "../participants/service";
 import { recordReferral } from "../referrals/service";
-import type { Scope } from "../participants/schemas";
+import type { Scope } from "../../shared/scope";
 import { startReceiver, type Receiver } from "../../../tests/support/webhook-receiver";
 import { PAST } from "../../../tests/support/jobs-fixtures";
 import { checkDestinationUrl, isPublicAddress } from "./destination";

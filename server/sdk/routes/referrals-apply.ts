@@ -2,7 +2,7 @@
 import { applyReferralInput } from "../../domain/referrals/schemas";
 import { applyReferral } from "../../domain/referrals/service";
 import { flushClicks } from "../../domain/links/clicks";
-import { pickIdempotencyKey } from "../../domain/tracking/idempotency";
+import { pickIdempotencyKey } from "../../shared/idempotency";
 import { withSdkKey } from "../with-sdk-key";
 import { objectBody } from "./body";
 

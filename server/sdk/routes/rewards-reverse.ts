@@ -1,7 +1,7 @@
 // POST /sdk/rewards/reverse: a refund or chargeback reverses the referral's rewards.
-import { reverseRewardsInput } from "../../domain/payouts/schemas";
-import { reverseRewards } from "../../domain/payouts/reversals";
-import { pickIdempotencyKey } from "../../domain/tracking/idempotency";
+import { reverseRewardsInput } from "../../domain/reversals/reversal-schemas";
+import { reverseRewards } from "../../domain/reversals/reversals";
+import { pickIdempotencyKey } from "../../shared/idempotency";
 import { withSdkKey } from "../with-sdk-key";
 import { objectBody } from "./body";
 

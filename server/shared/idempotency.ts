@@ -3,11 +3,11 @@
 // ON CONFLICT DO NOTHING on the unique (businessId, environment, key): a concurrent duplicate
 // waits for the first transaction, then finds its committed record and replays its response.
 // A request that fails (4xx) rolls back with its record, so the key can be retried.
-import type { Tx } from "../../db/client";
-import type { Prisma } from "../../db/generated";
-import { AppError } from "../../shared/errors";
-import { canonicalJson, sha256Hex } from "../../shared/ids";
-import type { Scope } from "../participants/schemas";
+import type { Tx } from "../db/client";
+import type { Prisma } from "../db/generated";
+import { AppError } from "./errors";
+import { canonicalJson, sha256Hex } from "./ids";
+import type { Scope } from "./scope";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 

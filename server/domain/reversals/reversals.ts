@@ -12,9 +12,9 @@ import { toBigInt, weiToEth } from "../../shared/money";
 import { creditLedgerMany, getBalanceWei, lockPool } from "../ledger/service";
 import { newId } from "../../shared/ids";
 import { emitWebhookEvent, reversedRewardWebhook } from "../webhooks/emit";
-import type { Scope } from "../participants/schemas";
-import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../tracking/idempotency";
-import type { ReversalOutput, ReverseRewardsInput, ReverseRewardsOutput } from "./schemas";
+import type { Scope } from "../../shared/scope";
+import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../../shared/idempotency";
+import type { ReversalOutput, ReverseRewardsInput, ReverseRewardsOutput } from "./reversal-schemas";
 
 const ROUTE = "/sdk/rewards/reverse";
 

@@ -6,9 +6,9 @@ import { z } from "zod";
 import { db } from "../../db/client";
 import { isUniqueViolation } from "../../db/unique-violation";
 import { AppError, notFound } from "../../shared/errors";
-import { participantTotals } from "../payouts/totals";
-import { participantPayoutTotals, walletAddress } from "./schemas";
-import { assertPayoutWallet } from "./wallet-rules";
+import { participantTotals } from "./totals";
+import { participantPayoutTotals, walletAddress } from "../participants/schemas";
+import { assertPayoutWallet } from "../participants/wallet-rules";
 
 export const updateParticipantInput = z.strictObject({
   participantId: z.string().min(1).max(64),

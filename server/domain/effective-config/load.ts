@@ -5,8 +5,7 @@
 // them here, for the environment of the money it moves.
 import type { Db, Tx } from "../../db/client";
 import type { BusinessConfig, EnvironmentConfig } from "../../db/generated";
-
-export type Environment = "TEST" | "LIVE";
+import type { Environment } from "../../shared/environment";
 
 /** The fields an environment may set on its own. */
 export const ENVIRONMENT_FIELDS = [

@@ -2,9 +2,9 @@
 // deleted in bounded batches; queued, running and recent rows stay.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { db } from "../../db/client";
-import type { JobStatus } from "../../db/generated";
-import { newId } from "../../shared/ids";
+import { db } from "../db/client";
+import type { JobStatus } from "../db/generated";
+import { newId } from "../shared/ids";
 import { sweepRetention } from "./retention";
 
 const DAY = 86_400_000;

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "../../db/client";
 import { ethToWei } from "../../shared/money";
 import { referralStats } from "../analytics/referral-stats";
-import { loadConfig } from "../config/effective";
+import { loadConfig } from "../effective-config/load";
 import { rewardsCsv } from "../exports/csv";
 import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
 import { getBusinessParticipant, getBusinessReferral } from "../referrals/browse";
@@ -15,7 +15,7 @@ import { payReward } from "../rewards/payout";
 import { listRewards } from "../rewards/service";
 import { listReversals } from "./reversal-list";
 import { reverseOneReward, reverseRewards } from "./reversals";
-import { participantTotals } from "./totals";
+import { participantTotals } from "../payouts/totals";
 
 const hex = () => randomBytes(5).toString("hex");
 const ENV = "TEST" as const;
@@ -67,7 +67,7 @@ describe("reward.reversed for every reversal", () => {
     const { referrer, referred, referralId } = await referral(b.id);
     await grant(b.id, referrer.id, "0.2", referralId);
     const event = await db.trackedEvent.create({ data: { businessId: b.id, environment: ENV, eventName: "refund", metadata: { referredUserId: referred.externalId, reason: "order 7 refunded" } } });
-    await db.$transaction((tx) => processEvent(tx, { businessId: b.id, environment: ENV, apiKeyId: null }, event, null), { timeout: 30_000 });
+    await db.$transaction((tx) => processEvent(tx, { businessId: b.id, environment: ENV, apiKeyId: null }, event), { timeout: 30_000 });
     const [m] = await reversedMessages(b.id);
     expect(JSON.parse(m.body).data.reversal).toMatchObject({ reason: "order 7 refunded", eventId: event.id, source: "EVENT" });
   });

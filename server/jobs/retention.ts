@@ -5,9 +5,9 @@
 // own short statement that skips rows another transaction holds (FOR UPDATE SKIP LOCKED), so a
 // sweep never blocks intake nor the runners, and a huge backlog is worked off a batch at a time.
 // Called by the embedded schedule (server/jobs/worker.ts) and the Inngest cron function.
-import { db } from "../../db/client";
-import { env } from "../../shared/env";
-import { DELETE_EXPIRED_CLICKS, rollUpClickDays } from "../links/retention";
+import { db } from "../db/client";
+import { env } from "../shared/env";
+import { DELETE_EXPIRED_CLICKS, rollUpClickDays } from "../domain/links/retention";
 
 export interface RetentionOptions {
   now?: Date;

@@ -16,8 +16,8 @@ import { funnelInput } from "../links/schemas";
 import { applyReferral } from "../referrals/service";
 import { acceptEvent } from "../tracking/service";
 import { applyReferralInput } from "../referrals/schemas";
-import { getReferralSettings, updateReferralSettings } from "../referral-settings/service";
-import { updateReferralSettingsInput } from "../referral-settings/schemas";
+import { getReferralSettings, updateReferralSettings } from "./service";
+import { updateReferralSettingsInput } from "./schemas";
 import { evaluateSignals, type SignalFacts, type SignalRules } from "./fraud-signals";
 
 const ALL_FLAG: SignalRules = { SAME_VISITOR: "FLAG", CLICK_VELOCITY: "FLAG", WALLET_SHARED: "FLAG", NO_CLICK: "FLAG" };
