@@ -217,6 +217,9 @@ export interface operations {
                     idempotencyKey?: string;
                     source?: string;
                     clickId?: string;
+                    amount?: string;
+                    /** @enum {string} */
+                    currency?: "ETH" | "USD" | "EUR" | "GBP" | "JPY" | "CHF" | "CAD" | "AUD";
                 };
             };
         };
@@ -247,12 +250,18 @@ export interface operations {
                             rewardId: string;
                             participantId: string;
                             /** @enum {string} */
-                            kind: "REFERRAL" | "BONUS" | "MANUAL";
+                            kind: "REFERRAL" | "BONUS" | "MANUAL" | "COMMISSION";
                             amountEth: string;
                             requestedEth: string;
                             /** @enum {string} */
                             status: "PAID" | "HELD" | "REFUSED";
                             reason: string | null;
+                            ruleId: string | null;
+                            baseAmount: string | null;
+                            baseCurrency: string | null;
+                            rate: string | null;
+                            rateSource: string | null;
+                            rateAt: string | null;
                         }[];
                     };
                 };
@@ -425,6 +434,9 @@ export interface operations {
                         idempotencyKey?: string;
                         source?: string;
                         clickId?: string;
+                        amount?: string;
+                        /** @enum {string} */
+                        currency?: "ETH" | "USD" | "EUR" | "GBP" | "JPY" | "CHF" | "CAD" | "AUD";
                     }[];
                 };
             };

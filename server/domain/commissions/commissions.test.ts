@@ -14,7 +14,7 @@ import { createRule } from "./service";
 import { updatePricing } from "./pricing";
 import { simulateRule } from "./simulate";
 import { getBalanceWei } from "../ledger/service";
-import type { Scope } from "../participants/schemas";
+import type { Scope } from "../../shared/scope";
 import { changeEventStatus } from "../events/service";
 import { updateReferralSettings } from "../referral-settings/service";
 import { updateReferralSettingsInput } from "../referral-settings/schemas";

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { strictBoolean, strictNumber } from "../../shared/strict-types";
 import { amountProblem, currencyCode, decimalAmount, FIAT_CURRENCIES, type Currency } from "../../shared/money";
-import { environment } from "../api-keys/schemas";
+import { environment } from "../../shared/environment";
 import { eventNameSchema } from "../tracking/schemas";
 
 const PERCENT_RE = /^(100(\.0{1,2})?|[1-9]?\d(\.\d{1,2})?)$/;

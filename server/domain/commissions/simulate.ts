@@ -7,7 +7,7 @@
 import { db, txSql } from "../../db/client";
 import type { Environment } from "../../shared/environment";
 import { decimalText, weiToEth, type Currency } from "../../shared/money";
-import { loadConfig } from "../config/effective";
+import { loadConfig } from "../effective-config/load";
 import { ruleConfigOf } from "../rules/config";
 import { commissionCaps, countKey, missingPrice, planCommissions, type CommissionState } from "../rules/commissions";
 import { capPayout } from "../rules/pay";

@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import type { Db, Tx } from "../../db/client";
 import type { Environment } from "../../shared/environment";
+import { newId } from "../../shared/ids";
 import { toBigInt, weiToDb } from "../../shared/money";
 import { readConfig } from "../effective-config/load";
 
