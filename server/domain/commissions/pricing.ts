@@ -2,7 +2,7 @@
 import { db } from "../../db/client";
 import type { Environment } from "../../shared/environment";
 import { decimalText } from "../../shared/money";
-import { forgetFeedAnswers, pricesOf, readPricing } from "./prices";
+import { forgetFeedAnswers, pricesOf, readPricing } from "../rules/prices";
 import { wakeWaitingEvents } from "./wake";
 import type { PricingOutput, UpdatePricingInput } from "./schemas";
 

@@ -12,7 +12,7 @@ import { ruleConfigOf } from "../rules/config";
 import { commissionCaps, countKey, missingPrice, planCommissions, type CommissionState } from "../rules/commissions";
 import { capPayout } from "../rules/pay";
 import { utcDayStart } from "../rules/screen";
-import { pricesOf, readPricing } from "./prices";
+import { pricesOf, readPricing } from "../rules/prices";
 import type { SimulateInput, SimulateOutput } from "./schemas";
 
 const PAGE = 5_000;

@@ -10,7 +10,7 @@ import { lockPool } from "../ledger/service";
 import { REWARD_REASONS } from "../rules/pay";
 import { runOne } from "../rules/run";
 import { eventItem } from "../rules/state";
-import { commissionBasisOf } from "./basis";
+import { commissionBasisOf } from "../../shared/reward-basis";
 import { releaseHeldReward } from "./payout";
 import { emitWebhookEvent, referralWebhook, rewardWebhook, type RewardLike } from "../webhooks/emit";
 

@@ -3,7 +3,7 @@ import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list
 import { ethAmount } from "../../shared/money";
 import { environment } from "../../shared/environment";
 import { rewardKind, rewardStatus } from "../../shared/reward-enums";
-import { commissionBasisFields } from "./basis";
+import { commissionBasisFields } from "../../shared/reward-basis";
 import { rewardState } from "./state";
 
 

@@ -10,7 +10,7 @@ import { getBalanceWei, lockPool } from "../ledger/service";
 import { REWARD_REASONS } from "../rules/pay";
 import { payReward } from "./payout";
 import type { CreateRewardInput, RewardOutput } from "./schemas";
-import { commissionBasisOf } from "./basis";
+import { commissionBasisOf } from "../../shared/reward-basis";
 import { rewardStateOf } from "./state";
 
 const withParticipant = { participant: { select: { referralCode: true, email: true, name: true, externalId: true } } } as const;

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { apply, baseConfig, baseSettings, DAY, event, ids, milli, NOW, person, referral, stateOf, store, type Store } from "../../../tests/support/rules-model";
 import { weiOf, type Currency } from "../../shared/money";
-import type { Prices } from "../commissions/prices";
+import type { Prices } from "./prices";
 import { addMonthsUtc, countKey, type CommissionRuleFact } from "./commissions";
 import { decide, type Decisions, type RewardRow, type RuleItem } from "./decide";
 

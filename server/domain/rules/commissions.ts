@@ -5,7 +5,7 @@
 // rewards (pay.ts capPayout); simulate calls them over stored events without writing.
 import type { PayoutCaps } from "./pay";
 import { decimalText, weiOf, type Currency } from "../../shared/money";
-import type { Price, Prices } from "../commissions/prices";
+import type { Price, Prices } from "./prices";
 
 export interface CommissionRuleFact {
   id: string;
@@ -24,7 +24,7 @@ export interface CommissionRuleFact {
 export interface CommissionState {
   /** Enabled rules of the environment. */
   rules: readonly CommissionRuleFact[];
-  /** Prices read before any lock (commissions/prices.ts). */
+  /** Prices read before any lock (rules/prices.ts). */
   prices: Prices;
   /** Per `${ruleId} ${referralId}`: rewards of the rule on the referral that are not REFUSED. */
   counts: ReadonlyMap<string, number>;

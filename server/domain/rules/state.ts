@@ -15,7 +15,7 @@ import { ruleConfigOf } from "./config";
 import type { ClickFact, RuleConfig, RuleItem, RuleSettings, RulesState, TierRule } from "./decide";
 import { utcDayStart } from "./screen";
 import { countKey, ruleFact, type CommissionRuleFact, type CommissionState } from "./commissions";
-import { pricesOf, readPricing, type Prices } from "../commissions/prices";
+import { pricesOf, readPricing, type Prices } from "./prices";
 
 export interface RulesScope {
   businessId: string;

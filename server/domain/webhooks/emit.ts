@@ -16,7 +16,7 @@ import { weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
 import type { QueuedJob } from "../jobs/queue";
 import type { WebhookEventType } from "./schemas";
-import { commissionBasisOf, type CommissionBasisLike } from "../rewards/basis";
+import { commissionBasisOf, type CommissionBasisLike } from "../../shared/reward-basis";
 
 export interface WebhookEvent {
   businessId: string;

@@ -2,7 +2,7 @@
 // the base amount and currency, the price of 1 ETH in that currency, where the price came from and
 // when. Null fields for the one-time and manual rewards.
 import { z } from "zod";
-import { decimalText } from "../../shared/money";
+import { decimalText } from "./money";
 
 export const commissionBasisFields = {
   /** The commission rule that granted it (null: not a commission). */
