@@ -33,6 +33,7 @@ const EVENT_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPL
 const POOLS: { name: string; types: readonly JobType[]; size: () => number }[] = [
   { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency },
   { name: "payouts", types: ["REWARD_PAYOUT"], size: () => env.payoutConcurrency },
+  { name: "proofs", types: ["LIABILITY_PROOF"], size: () => 1 },
 ];
 
 /** Claims a runner executes at once (PostgreSQL, with a backlog): one running, the next one claimed. */

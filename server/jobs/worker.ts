@@ -3,6 +3,7 @@
 // instance) and `npm run worker` (scripts/worker.ts) runs it alone. With Inngest configured the
 // web server does not start it: Inngest runs the jobs and the retention cron function.
 import { sweepRetention } from "../domain/jobs/retention";
+import { scheduleDailyProofs } from "../domain/trust/schedule";
 import { env } from "../shared/env";
 import { startEmbeddedRunner, type EmbeddedRunner } from "./runner";
 
@@ -11,7 +12,7 @@ export interface JobWorker {
   stop(): Promise<void>;
 }
 
-/** The embedded equivalent of the Inngest retention cron: a sweep at start, then every RETENTION_INTERVAL_MS. */
+/** The embedded equivalent of the Inngest retention and daily-proof crons: a sweep at start, then every RETENTION_INTERVAL_MS. */
 export function startRetentionSchedule(opts: { firstDelayMs?: number } = {}): { stop(): Promise<void> } {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
@@ -22,6 +23,9 @@ export function startRetentionSchedule(opts: { firstDelayMs?: number } = {}): { 
         if (r.jobsDeleted || r.idempotencyRecordsDeleted) console.log(`[retention] deleted ${r.jobsDeleted} finished jobs, ${r.idempotencyRecordsDeleted} expired idempotency records`);
       })
       .catch((e) => console.warn("[retention] sweep failed; will retry:", (e as Error).message))
+      // Daily proofs of liabilities ride on the same schedule: it queues those due.
+      .then(() => scheduleDailyProofs())
+      .catch((e) => console.warn("[proofs] daily scheduling failed; will retry:", (e as Error).message))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, Math.max(1000, env.retentionIntervalMs)).unref();
       });

@@ -15,6 +15,7 @@ import { participantsRouter } from "./participants";
 import { payoutsRouter } from "./payouts";
 import { webhooksRouter } from "./webhooks";
 import { auditLogRouter } from "./audit-log";
+import { proofsRouter } from "./proofs";
 import { router } from "../trpc/init";
 
 export const appRouter = router({
@@ -33,6 +34,7 @@ export const appRouter = router({
   payouts: payoutsRouter,
   webhooks: webhooksRouter,
   auditLog: auditLogRouter,
+  proofs: proofsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -152,10 +152,11 @@ async function lowPoolThresholdWei(tx: Tx, businessId: string, environment: Envi
  * One LOW_POOL alert per crossing: raised when the balance drops below the threshold while the
  * pool was above it; the flag stays set (no further alerts) until a credit lifts the balance.
  */
-async function checkLowPool(tx: Tx, pool: LockedPool, businessId: string, environment: Environment, balanceWei: bigint) {
+async function checkLowPool(tx: Tx, pool: LockedPool, businessId: string, environment: Environment, balanceWei: bigint, atLeastWei = 0n) {
   if (pool.belowThreshold) return;
   const c = await readConfig(tx, businessId, environment);
   const rules = c ? ruleConfigOf(c) : { lowPoolWei: 0n, autoRefill: false, autoRefillWei: 0n };
+  if (atLeastWei > rules.lowPoolWei) rules.lowPoolWei = atLeastWei;
   const crossed = lowPoolCrossing({ businessId, environment }, rules, balanceWei, false, new Date(), newId);
   if (!crossed) return;
   await tx.pool.update({ where: { id: pool.poolId }, data: { belowThreshold: true } });
@@ -164,6 +165,17 @@ async function checkLowPool(tx: Tx, pool: LockedPool, businessId: string, enviro
     data: crossed.alerts.map((a) => ({ ...a, balanceWei: weiToDb(a.balanceWei), thresholdWei: weiToDb(a.thresholdWei), amountWei: a.amountWei === null ? null : weiToDb(a.amountWei) })),
   });
   await emitWebhookEvent(tx, crossed.webhook); // webhook
+}
+
+/**
+ * A proof of liabilities found the pool short (on-chain balance below what is owed): the same
+ * low-pool rule and alert, with what is owed as the threshold when it is above the configured one.
+ * Once per crossing, like every low-pool alert (the pool's flag). Takes the pool lock: call it in
+ * the transaction that records the proof, after every chain read.
+ */
+export async function alertPoolShort(tx: Tx, businessId: string, environment: Environment, poolBalanceWei: bigint, owedWei: bigint) {
+  const pool = await lockPool(tx, businessId, environment);
+  await checkLowPool(tx, pool, businessId, environment, poolBalanceWei, owedWei);
 }
 
 /** After a threshold change: pools whose balance is at or above their environment's threshold may alert again. */
