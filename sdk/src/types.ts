@@ -160,7 +160,7 @@ export type Participant = {
 /** 200 response of sdk-jobs-get */
 export type Job = {
   jobId: string;
-  jobType: "EVENT_PROCESS" | "SDK_REFERRAL_APPLY" | "REWARD_PAYOUT" | "WEBHOOK_DELIVER";
+  jobType: "EVENT_PROCESS" | "SDK_REFERRAL_APPLY" | "REWARD_PAYOUT" | "WEBHOOK_DELIVER" | "LIABILITY_PROOF";
   status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED";
   attempts: number;
   maxAttempts: number;

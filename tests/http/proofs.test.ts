@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther } from "viem";
 import { verifyLiabilityProof } from "../../sdk/src/proofs";
 import { request, signUp, uniqueEmail } from "../support/http";
-import { earn, fund, payoutBusiness, referrerWithWallet, rpcCall, runPayouts, startChainApp, type ChainApp } from "./payouts-helpers";
+import { earn, fund, mineBlocks, payoutBusiness, referrerWithWallet, rpcCall, runPayouts, startChainApp, type ChainApp } from "./payouts-helpers";
 
 describe("proofs of liabilities", () => {
   let c: ChainApp;
@@ -87,6 +87,8 @@ describe("proofs of liabilities", () => {
     expect(wrongSigner).toMatchObject({ ok: false, signatureValid: false });
 
     // The business moves ETH out of the deposit address: the next proof is published, not covered, and alerts.
+    // (A new block first: the earlier proof stays about its own block's state.)
+    await mineBlocks(c, 1);
     await rpcCall(c, "hardhat_setBalance", [deposit, `0x${parseEther("0.01").toString(16)}`]);
     const short = await b.owner.call("POST", "/business/proofs", { environment: "TEST" });
     expect(short.status, JSON.stringify(short.body)).toBe(200);

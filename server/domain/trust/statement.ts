@@ -3,10 +3,10 @@
 // same typed data (sdk/src/proofs.ts); docs/trust.md lists the fields.
 import type { Hex } from "viem";
 
-export const PROOF_DOMAIN_NAME = "Referral liability proof";
-export const PROOF_DOMAIN_VERSION = "1";
+const PROOF_DOMAIN_NAME = "Referral liability proof";
+const PROOF_DOMAIN_VERSION = "1";
 
-export const proofTypes = {
+const proofTypes = {
   LiabilityProof: [
     { name: "proofId", type: "string" },
     { name: "businessId", type: "string" },
