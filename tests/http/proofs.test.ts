@@ -103,7 +103,7 @@ describe("proofs of liabilities", () => {
     expect(shortVerdict).toMatchObject({ ok: false, signatureValid: true, included: true, balanceMatches: true, covered: false });
     // The earlier proof still verifies: it is about its own block.
     expect((await verifyLiabilityProof({ proof: latest.body, leaf, path: mine.body.path, rpcUrl: c.rpc })).ok).toBe(true);
-  });
+  }, 180_000);
 
   it("a payout run publishes a fresh proof of what is still owed (a LIABILITY_PROOF job)", async () => {
     const b = await payoutBusiness(c, { rewardEth: "0.01" });
