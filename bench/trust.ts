@@ -1,15 +1,16 @@
 // npm run bench:trust [-- --entries 1000000 --participants 100000 --oz 10000]
 // On the database the app uses (PGlite by default, PostgreSQL with DATABASE_URL):
-//  - ledger verification: entries chained by the database trigger, then GET /business/ledger/verify's
+//  - ledger verification: a chain of entries (seeded directly, see seedLedger), then GET /business/ledger/verify's
 //    function (verifyStoredLedger), beside the baseline of reading the same pages without hashing;
 //  - proof of liabilities: participants with rewards, then recordLiabilityProof (snapshot, tree,
 //    EIP-712 signature, write) with a given chain reading (the three RPCs of a real build are not
 //    timed), beside the tree alone and OpenZeppelin's StandardMerkleTree.of on --oz leaves.
 // Figures go to bench/RESULTS.md.
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { StandardMerkleTree } from "@openzeppelin/merkle-tree";
 import { depositAccountFor } from "../server/chain/deposit-address";
-import { db, dbReady, rawRows } from "../server/db/client";
+import { db, dbReady, rawRows, txSql } from "../server/db/client";
+import { ledgerCanonical, type LedgerExportEntry } from "../server/domain/ledger/export-format";
 import { ledgerEntries, verifyStoredLedger } from "../server/domain/ledger/verify";
 import { buildTree, LEAF_ENCODING, participantKey } from "../server/domain/trust/merkle";
 import { recordLiabilityProof } from "../server/domain/trust/proofs";
@@ -20,21 +21,52 @@ const arg = (name: string, fallback: number) => {
 };
 const ms = (t: number) => Math.round(performance.now() - t);
 
+/**
+ * Entries chained with the verifier's own encoding and written with triggers off (the bench
+ * database's superuser: session_replication_role = replica), 20,000 per statement, then the
+ * pool's head. Writing a million entries through the trigger takes far longer than verifying them;
+ * the trigger's chain is checked against this encoding by server/domain/ledger/chain.test.ts.
+ */
+async function seedLedger(businessId: string, entries: number) {
+  const base = Date.parse("2026-01-01T00:00:00.000Z");
+  let prev = "0".repeat(64);
+  await db.$transaction(
+    async (tx) => {
+      const sql = await txSql(tx);
+      await sql.execute(`SET LOCAL session_replication_role = replica`);
+      for (let done = 0; done < entries; ) {
+        const n = Math.min(20_000, entries - done);
+        const ids: string[] = [], seqs: string[] = [], amounts: string[] = [], times: string[] = [], hashes: string[] = [];
+        for (let i = 0; i < n; i++) {
+          const seq = String(++done);
+          const e: LedgerExportEntry = { ledgerEntryId: `bt-${seq}`, seq, businessId, environment: "TEST", kind: "FUNDING", amountWei: String(1000 + done), txHash: null, rewardId: null, memo: "bench", createdAt: new Date(base + done).toISOString(), hash: "" };
+          prev = createHash("sha256").update(prev + ledgerCanonical(e), "utf8").digest("hex");
+          ids.push(e.ledgerEntryId);
+          seqs.push(seq);
+          amounts.push(e.amountWei);
+          times.push(e.createdAt);
+          hashes.push(prev);
+        }
+        await sql.execute(
+          `INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei", memo, seq, "createdAt", hash)
+           SELECT u.id, $1, 'TEST', 'FUNDING', u.amount, 'bench', u.seq, u.at, u.hash
+             FROM unnest($2::text[], $3::bigint[], $4::numeric[], $5::timestamp(3)[], $6::text[]) AS u(id, seq, amount, at, hash)`,
+          businessId, ids, seqs, amounts, times, hashes,
+        );
+      }
+      await sql.execute(
+        `INSERT INTO "Pool" (id, "businessId", environment, "balanceWei", "ledgerSeq", "ledgerHead", "createdAt", "updatedAt")
+         VALUES ($1, $2, 'TEST', 0, $3::bigint, $4, now(), now())`,
+        randomUUID(), businessId, String(entries), prev,
+      );
+    },
+    { timeout: 600_000 },
+  );
+}
+
 async function ledgerBench(businessId: string, entries: number) {
   let t = performance.now();
-  // Small statements: the chain trigger updates the pool row once per entry, and many updates of
-  // one row inside one statement grow slower with each (row versions pile up).
-  const chunk = 200;
-  for (let done = 0; done < entries; done += chunk) {
-    const n = Math.min(chunk, entries - done);
-    await db.$executeRawUnsafe(
-      `INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei", memo)
-       SELECT 'bt-' || $2::int + g, $1, 'TEST', 'FUNDING', 1000 + g, 'bench' FROM generate_series(1, $3::int) g`,
-      businessId,
-      done,
-      n,
-    );
-  }
+  await seedLedger(businessId, entries);
   const writeMs = ms(t);
   t = performance.now();
   let read = 0;

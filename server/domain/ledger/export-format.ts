@@ -28,7 +28,8 @@ export interface LedgerExportHeader {
   ledgerHead: string | null;
 }
 
-function ledgerCanonical(e: LedgerExportEntry): string {
+/** The canonical body of an entry: its hashed fields in order (the SQL LedgerEntry_canonical). */
+export function ledgerCanonical(e: LedgerExportEntry): string {
   const f = chainField;
   return f(e.seq) + f(e.ledgerEntryId) + f(e.businessId) + f(e.environment) + f(e.kind) + f(e.amountWei) + f(e.txHash) + f(e.rewardId) + f(e.memo) + f(e.createdAt);
 }

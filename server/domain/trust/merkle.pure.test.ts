@@ -3,7 +3,7 @@
 import { StandardMerkleTree } from "@openzeppelin/merkle-tree";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildTree, LEAF_ENCODING, participantKey, pathIndices } from "./merkle";
+import { buildTree, LEAF_ENCODING, participantKey, participantKeys, pathIndices } from "./merkle";
 
 const hex32 = (b: Buffer, i: number) => `0x${b.subarray(32 * i, 32 * i + 32).toString("hex")}`;
 
@@ -36,6 +36,15 @@ describe("liability Merkle tree", () => {
     expect(StandardMerkleTree.verify(t.root, [...LEAF_ENCODING], [leaves[1].key, leaves[1].owedWei.toString()], path)).toBe(true);
     expect(StandardMerkleTree.verify(t.root, [...LEAF_ENCODING], [leaves[1].key, (leaves[1].owedWei + 1n).toString()], path)).toBe(false);
     expect(StandardMerkleTree.verify(t.root, [...LEAF_ENCODING], [participantKey("z"), leaves[1].owedWei.toString()], path)).toBe(false);
+  });
+
+  it("participantKeys (batch, WASM keccak) equals participantKey (viem) for any id", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.string({ maxLength: 40, unit: "binary" }), { maxLength: 20 }), async (ids) => {
+        expect(await participantKeys(ids)).toEqual(ids.map(participantKey));
+      }),
+      { seed: 30, numRuns: 50 },
+    );
   });
 
   it("no leaves: a zero root", async () => {

@@ -14,6 +14,16 @@ export const LEAF_ENCODING = ["bytes32", "uint256"] as const;
 /** The participant key of a leaf: keccak256 of the participant id's UTF-8 bytes (no personal data). */
 export const participantKey = (participantId: string): Hex => keccak256(toBytes(participantId));
 
+/** participantKey of many ids at once (the same hash, computed with the WASM keccak). */
+export async function participantKeys(participantIds: readonly string[]): Promise<Hex[]> {
+  const h = await keccak();
+  return participantIds.map((id): Hex => {
+    h.init();
+    h.update(id);
+    return `0x${h.digest("hex")}`;
+  });
+}
+
 export interface BuiltTree {
   /** 0x-prefixed root (32 zero bytes for a tree without leaves). */
   root: Hex;

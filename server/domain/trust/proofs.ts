@@ -12,7 +12,7 @@ import type { Environment } from "../../shared/environment";
 import { newId } from "../../shared/ids";
 import { alertPoolShort } from "../ledger/service";
 import { owedOf, participantSumsCtes, type ParticipantSums } from "../payouts/totals";
-import { buildTree, LEAF_ENCODING, participantKey, pathIndices } from "./merkle";
+import { buildTree, LEAF_ENCODING, participantKey, participantKeys, pathIndices } from "./merkle";
 import type { PortalAuth } from "../portal/sessions";
 import { participantProofOutput, type ParticipantProofOutput, type ProofOutput } from "./schemas";
 import { proofTypedData } from "./statement";
@@ -71,15 +71,17 @@ export async function recordLiabilityProof(
   const rows = await rawRows<SnapshotRow>(SNAPSHOT_SQL, businessId, environment);
   const headRow = rows.find((r) => r.id === null)!;
   const ids: string[] = [];
-  const leaves: { key: Hex; owedWei: bigint }[] = [];
+  const owed: bigint[] = [];
   let totalOwedWei = 0n;
   for (const r of rows) {
     if (r.id === null) continue;
     const owedWei = owedOf(r).netOwedWei;
     ids.push(r.id);
-    leaves.push({ key: participantKey(r.id), owedWei });
+    owed.push(owedWei);
     totalOwedWei += owedWei;
   }
+  const keys = await participantKeys(ids);
+  const leaves = keys.map((key, i) => ({ key, owedWei: owed[i] }));
   const tree = await buildTree(leaves);
   const proofId = newId();
   const createdAt = new Date();
