@@ -39,7 +39,7 @@ async function seedLedger(businessId: string, entries: number) {
         const ids: string[] = [], seqs: string[] = [], amounts: string[] = [], times: string[] = [], hashes: string[] = [];
         for (let i = 0; i < n; i++) {
           const seq = String(++done);
-          const e: LedgerExportEntry = { ledgerEntryId: `bt-${seq}`, seq, businessId, environment: "TEST", kind: "FUNDING", amountWei: String(1000 + done), txHash: null, rewardId: null, memo: "bench", createdAt: new Date(base + done).toISOString(), hash: "" };
+          const e: LedgerExportEntry = { ledgerEntryId: `${businessId}-${seq}`, seq, businessId, environment: "TEST", kind: "FUNDING", amountWei: String(1000 + done), txHash: null, rewardId: null, memo: "bench", createdAt: new Date(base + done).toISOString(), hash: "" };
           prev = createHash("sha256").update(prev + ledgerCanonical(e), "utf8").digest("hex");
           ids.push(e.ledgerEntryId);
           seqs.push(seq);
@@ -92,7 +92,7 @@ async function proofBench(businessId: string, participants: number, ozLeaves: nu
     const n = Math.min(chunk, participants - done);
     await db.$executeRawUnsafe(
       `INSERT INTO "Participant" (id, "businessId", environment, "referralCode", "createdAt", "updatedAt")
-       SELECT 'bp-' || $2::int + g, $1, 'TEST', 'BP' || ($2::int + g), now(), now() FROM generate_series(1, $3::int) g`,
+       SELECT $1 || '-p' || ($2::int + g), $1, 'TEST', 'BP' || ($2::int + g), now(), now() FROM generate_series(1, $3::int) g`,
       businessId,
       done,
       n,
@@ -100,7 +100,7 @@ async function proofBench(businessId: string, participants: number, ozLeaves: nu
     // Two rewards each, one payable and one still on hold: both are owed.
     await db.$executeRawUnsafe(
       `INSERT INTO "Reward" (id, "businessId", environment, "participantId", kind, "requestedWei", "amountWei", status, "paidAt", "payoutStatus", "payableAt")
-       SELECT 'br-' || k || '-' || ($2::int + g), $1, 'TEST', 'bp-' || ($2::int + g), 'MANUAL', 1e15 + g, 1e15 + g, 'PAID', now(), s::"RewardPayoutStatus", now()
+       SELECT $1 || '-r' || k || '-' || ($2::int + g), $1, 'TEST', $1 || '-p' || ($2::int + g), 'MANUAL', 1e15 + g, 1e15 + g, 'PAID', now(), s::"RewardPayoutStatus", now()
          FROM generate_series(1, $3::int) g, (VALUES (1, 'PAYABLE'), (2, 'ON_HOLD')) AS v(k, s)`,
       businessId,
       done,
@@ -144,9 +144,9 @@ async function main() {
   try {
     const entries = arg("entries", 200_000);
     const participants = arg("participants", 100_000);
-    const ledger = entries > 0 ? await ledgerBench(businessId, entries) : null;
-    const proof = participants > 0 ? await proofBench(businessId, participants, arg("oz", 10_000)) : null;
-    console.log(JSON.stringify({ database: process.env.DATABASE_URL ? "postgresql" : "pglite", ledger, proof }, null, 2));
+    const database = process.env.DATABASE_URL ? "postgresql" : "pglite";
+    if (entries > 0) console.log(JSON.stringify({ database, ledger: await ledgerBench(businessId, entries) }));
+    if (participants > 0) console.log(JSON.stringify({ database, proof: await proofBench(businessId, participants, arg("oz", 10_000)) }));
   } finally {
     await db.business.delete({ where: { id: businessId } });
   }
