@@ -10,4 +10,5 @@ export const JOB_EVENTS = {
   SDK_REFERRAL_APPLY: "rts/job.sdk-referral-apply",
   REWARD_PAYOUT: "rts/job.reward-payout",
   WEBHOOK_DELIVER: "rts/job.webhook-deliver",
+  LIABILITY_PROOF: "rts/job.liability-proof",
 } as const;

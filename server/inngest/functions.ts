@@ -12,6 +12,7 @@ import { env } from "../shared/env";
 import { runJob, type RunOutcome } from "../jobs/execute";
 import { runJobs } from "../jobs/lanes";
 import { sweepRetention } from "../jobs/retention";
+import { scheduleDailyProofs } from "../domain/trust/schedule";
 import { inngest, JOB_EVENTS } from "./client";
 
 type Step = { run: <T>(id: string, fn: () => Promise<T>) => Promise<unknown>; sleepUntil: (id: string, until: string | Date) => Promise<unknown> };
@@ -101,4 +102,15 @@ const webhookDeliverFunction = inngest.createFunction(
   async ({ event, step }) => executeJob(event.data?.jobId, step as unknown as Step),
 );
 
-export const functions = [eventProcessFunction, sdkReferralApplyFunction, webhookDeliverFunction, rewardPayoutFunction, retentionFunction];
+const liabilityProofFunction = inngest.createFunction(
+  { id: "liability-proof", name: "LIABILITY_PROOF", retries: 0, triggers: [{ event: JOB_EVENTS.LIABILITY_PROOF }] },
+  async ({ event, step }) => executeJob(event.data?.jobId, step as unknown as Step),
+);
+
+/** Daily proofs of liabilities (the embedded schedule runs it with the retention sweep): queues the due ones hourly. */
+const dailyProofsFunction = inngest.createFunction(
+  { id: "liability-proofs-daily", name: "Daily proofs of liabilities", retries: 2, triggers: [{ cron: "TZ=UTC 47 * * * *" }] },
+  async ({ step }) => step.run("queue", async () => (await scheduleDailyProofs()).length),
+);
+
+export const functions = [eventProcessFunction, sdkReferralApplyFunction, webhookDeliverFunction, rewardPayoutFunction, retentionFunction, liabilityProofFunction, dailyProofsFunction];

@@ -8,7 +8,7 @@ import { db, rawRows } from "../db/client";
 import type { Job, JobType } from "../db/generated";
 import { env } from "../shared/env";
 
-const ALL_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY", "WEBHOOK_DELIVER", "REWARD_PAYOUT"];
+const ALL_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY", "WEBHOOK_DELIVER", "REWARD_PAYOUT", "LIABILITY_PROOF"];
 
 /**
  * Claims up to `limit` due jobs of each of the given types: QUEUED and due, or RUNNING with an

@@ -9,6 +9,7 @@ import { processEvent } from "../domain/tracking/service";
 import { performReferralApply } from "../domain/referrals/service";
 import { applyReferralInput } from "../domain/referrals/schemas";
 import { runPayouts } from "../domain/payouts/run";
+import { publishLiabilityProof, type ProofReason } from "../domain/trust/proofs";
 import { deliveryPayloadOf, recordWebhookAttempt, sendWebhookMessage, type SendResult } from "../domain/webhooks/deliver";
 
 export interface JobHandler {
@@ -81,6 +82,17 @@ export const handlers: Record<JobType, JobHandler> = {
     async perform(job) {
       const out = (await runPayouts(job.businessId, job.environment)).payouts;
       return { payoutIds: out.map((p) => p.payoutId), statuses: out.map((p) => p.status) };
+    },
+    async run(_tx, _job, prepared) {
+      return prepared ?? {};
+    },
+  },
+  LIABILITY_PROOF: {
+    // Chain reads and the proof's own transaction happen before the job's transaction.
+    async perform(job) {
+      const reason = (job.payload as { reason?: ProofReason })?.reason;
+      const p = await publishLiabilityProof(job.businessId, job.environment, reason === "PAYOUT" || reason === "DAILY" ? reason : "MANUAL");
+      return { proofId: p.proofId, covered: p.covered, participants: p.participants };
     },
     async run(_tx, _job, prepared) {
       return prepared ?? {};

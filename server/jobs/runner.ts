@@ -39,6 +39,7 @@ const alone: Start = (jobs) => jobs.map((job) => executeClaimedJob(job));
 const POOLS: { name: string; types: readonly JobType[]; size: () => number; start: Start }[] = [
   { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency, start: deliverClaimed },
   { name: "payouts", types: ["REWARD_PAYOUT"], size: () => env.payoutConcurrency, start: alone },
+  { name: "proofs", types: ["LIABILITY_PROOF"], size: () => 1, start: alone },
 ];
 
 /** Claims a runner executes at once (PostgreSQL, with a backlog): one running, the next one claimed. */

@@ -1,8 +1,9 @@
-// What a process that drains jobs runs: the embedded runner and the retention schedule. The web
-// server starts it in-process by default (server/runtime.ts; JOB_RUNNER=off for a web-only
+// What a process that drains jobs runs: the embedded runner, the retention schedule and the
+// schedule of daily proofs of liabilities. The web server starts it in-process by default (server/runtime.ts; JOB_RUNNER=off for a web-only
 // instance) and `npm run worker` (scripts/worker.ts) runs it alone. With Inngest configured the
 // web server does not start it: Inngest runs the jobs and the retention cron function.
 import { sweepRetention } from "./retention";
+import { scheduleDailyProofs } from "../domain/trust/schedule";
 import { env } from "../shared/env";
 import { startEmbeddedRunner, type EmbeddedRunner } from "./runner";
 
@@ -36,12 +37,27 @@ export function startRetentionSchedule(opts: { firstDelayMs?: number } = {}): { 
   };
 }
 
+/**
+ * The embedded equivalent of the Inngest daily-proof cron: every PROOF_SCHEDULE_MS (first after one
+ * interval, not at start) queues a proof of liabilities for each pool without one in the last day.
+ */
+function startProofSchedule(): { stop(): void } {
+  const every = env.proofScheduleMs;
+  if (every <= 0) return { stop() {} };
+  const timer = setInterval(() => {
+    scheduleDailyProofs().catch((e) => console.warn("[proofs] daily scheduling failed; will retry:", (e as Error).message));
+  }, every).unref();
+  return { stop: () => clearInterval(timer) };
+}
+
 export function startJobWorker(): JobWorker {
   const runner = startEmbeddedRunner();
   const retention = startRetentionSchedule();
+  const proofs = startProofSchedule();
   return {
     runner,
     async stop() {
+      proofs.stop();
       await Promise.all([runner.stop(), retention.stop()]);
     },
   };

@@ -16,6 +16,7 @@ import { payoutsRouter } from "./payouts";
 import { webhooksRouter } from "./webhooks";
 import { auditLogRouter } from "./audit-log";
 import { commissionRulesRouter } from "./commission-rules";
+import { proofsRouter } from "./proofs";
 import { router } from "../trpc/init";
 
 export const appRouter = router({
@@ -35,6 +36,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   auditLog: auditLogRouter,
   commissionRules: commissionRulesRouter,
+  proofs: proofsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -5,6 +5,8 @@ import { participantClicksOutput } from "../domain/links/schemas";
 import { getBusinessParticipantClicks } from "../domain/links/participant-clicks";
 import { eraseParticipant, exportParticipant } from "../domain/participants/privacy";
 import { participantErasedOutput, participantExportOutput } from "../domain/participants/schemas";
+import { participantProofInput, participantProofOutput } from "../domain/trust/schemas";
+import { getParticipantProof } from "../domain/trust/proofs";
 import { businessProcedure, ownerProcedure, router } from "../trpc/init";
 
 export const participantsRouter = router({
@@ -23,6 +25,11 @@ export const participantsRouter = router({
     .input(participantIdInput)
     .output(participantClicksOutput)
     .query(({ ctx, input }) => getBusinessParticipantClicks(ctx.businessId, input.participantId)),
+  proof: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/participants/{participantId}/proof", tags: ["participants"], summary: "A participant's leaf and Merkle path in the latest (or a given) proof of liabilities", protect: true } })
+    .input(participantProofInput)
+    .output(participantProofOutput)
+    .query(({ ctx, input }) => getParticipantProof(ctx.businessId, input.participantId, input.proofId)),
   update: ownerProcedure
     .meta({ openapi: { method: "PATCH", path: "/business/participants/{participantId}", tags: ["participants"], summary: "Set or clear a participant's payout wallet (owner)", protect: true } })
     .input(updateParticipantInput)

@@ -153,6 +153,10 @@ export const env = {
   get retentionIntervalMs() {
     return int(process.env.RETENTION_INTERVAL_MS, 3_600_000);
   },
+  /** How often the embedded schedule queues the daily proofs of liabilities that are due (0: never; the Inngest cron runs hourly). */
+  get proofScheduleMs() {
+    return Math.max(0, int(process.env.PROOF_SCHEDULE_MS, 3_600_000));
+  },
   /** Rows deleted per statement by the retention sweep (bounded batches never block intake). */
   get retentionBatchSize() {
     return Math.min(50_000, Math.max(1, int(process.env.RETENTION_BATCH_SIZE, 1000)));

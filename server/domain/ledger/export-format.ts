@@ -2,7 +2,7 @@
 // `npm run ledger:verify` runs offline: the canonical fields of an entry (the encoding of the
 // database trigger, migration 0079) and the walk of the chain.
 import type { Environment } from "../../shared/environment";
-import { chainField, verifyChain, type ChainRow, type ChainVerdict } from "../trust/chain";
+import { ChainWalk, chainField, type ChainVerdict } from "../trust/chain";
 
 /** An entry as exported: every field the hash covers, amounts as signed integer wei strings. */
 export interface LedgerExportEntry {
@@ -28,20 +28,25 @@ export interface LedgerExportHeader {
   ledgerHead: string | null;
 }
 
-function ledgerCanonical(e: LedgerExportEntry): string {
-  return [e.seq, e.ledgerEntryId, e.businessId, e.environment, e.kind, e.amountWei, e.txHash, e.rewardId, e.memo, e.createdAt].map(chainField).join("");
+/** The canonical body of an entry: its hashed fields in order (the SQL LedgerEntry_canonical). */
+export function ledgerCanonical(e: LedgerExportEntry): string {
+  const f = chainField;
+  return f(e.seq) + f(e.ledgerEntryId) + f(e.businessId) + f(e.environment) + f(e.kind) + f(e.amountWei) + f(e.txHash) + f(e.rewardId) + f(e.memo) + f(e.createdAt);
 }
 
-function ledgerChainRow(e: LedgerExportEntry): ChainRow {
-  return { id: e.ledgerEntryId, seq: e.seq, hash: e.hash, canonical: ledgerCanonical(e) };
-}
-
-async function* rowsOf(entries: AsyncIterable<LedgerExportEntry> | Iterable<LedgerExportEntry>) {
-  for await (const e of entries) yield ledgerChainRow(e);
-}
+type Expected = Pick<LedgerExportHeader, "ledgerSeq" | "ledgerHead"> | null;
+const expectedOf = (header: Expected) => (header ? { seq: header.ledgerSeq, head: header.ledgerHead } : undefined);
 
 /** Verifies a ledger chain (from the database or an export) against the head kept beside it. */
-export function verifyLedger(header: Pick<LedgerExportHeader, "ledgerSeq" | "ledgerHead"> | null, entries: AsyncIterable<LedgerExportEntry> | Iterable<LedgerExportEntry>): Promise<ChainVerdict> {
-  return verifyChain(rowsOf(entries), header ? { seq: header.ledgerSeq, head: header.ledgerHead } : undefined);
+export async function verifyLedger(header: Expected, entries: AsyncIterable<LedgerExportEntry> | Iterable<LedgerExportEntry>): Promise<ChainVerdict> {
+  const walk = new ChainWalk();
+  for await (const e of entries) walk.step(e.ledgerEntryId, e.seq, e.hash, ledgerCanonical(e));
+  return walk.verdict(expectedOf(header));
 }
 
+/** The same verification over pages of entries (the database's reads), each page walked in one synchronous loop. */
+export async function verifyLedgerPages(header: Expected, pages: AsyncIterable<readonly LedgerExportEntry[]>): Promise<ChainVerdict> {
+  const walk = new ChainWalk();
+  for await (const page of pages) for (const e of page) walk.step(e.ledgerEntryId, e.seq, e.hash, ledgerCanonical(e));
+  return walk.verdict(expectedOf(header));
+}

@@ -28,6 +28,7 @@ import { toPayoutOutput } from "./list";
 import type { PayoutOutput, SkippedPayout } from "./schemas";
 import { broadcastPayout, checkPayout, settlePayouts } from "./settle";
 import { quoteFees, receiptOf, senderFor, type Sender } from "./sender";
+import { queueProofAfterPayouts } from "../trust/schedule";
 
 const MAX_PAYOUTS_PER_RUN = 500;
 
@@ -92,5 +93,7 @@ export async function runPayouts(businessId: string, environment: Environment): 
     for (const p of sent) await checkPayout(s, p.id);
   }
   const rows = await db.payout.findMany({ where: { id: { in: created } }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  // Money moved: publish what is still owed (a LIABILITY_PROOF job, docs/trust.md).
+  if (created.length || sent.length) await queueProofAfterPayouts(businessId, environment);
   return { payouts: rows.map(toPayoutOutput), skipped };
 }

@@ -6,7 +6,7 @@
 // because rewards debit the pool when earned, payouts send what was earned (less clawback
 // offsets, which the ledger gets back as REVERSAL credits), and gas is debited as GAS.
 import type { z } from "zod";
-import { db } from "../../db/client";
+import { db, rawRows } from "../../db/client";
 import type { participantPayoutTotals } from "../participants/schemas";
 import { onChain, publicClientFor, chainTarget } from "../../chain/clients";
 import { depositAddressFor } from "../../chain/deposit-address";
@@ -17,6 +17,55 @@ import { getBalanceWei } from "../ledger/service";
 /** Wallet and totals of one participant (the fields are described on participantPayoutTotals). */
 export type ParticipantTotals = z.infer<typeof participantPayoutTotals>;
 
+/** A participant's sums as the database adds them up (wei as decimal strings). */
+export interface ParticipantSums {
+  id: string;
+  walletAddress: string | null;
+  earned: string;
+  owed: string;
+  paidOut: string;
+  clawback: string;
+  offset: string;
+}
+
+/**
+ * The per-participant sums, set-based: CTEs over the participants that `where` selects (on
+ * "Participant" p, with the caller's $n parameters), then `participantSumsSelect`. One query shape
+ * for the totals of a page of participants and for a proof's snapshot of all of them.
+ */
+export const participantSumsCtes = (where: string) => `
+  p AS (SELECT p."id", p."walletAddress" FROM "Participant" p WHERE ${where}),
+  rw AS (SELECT r."participantId" AS id,
+           SUM(r."amountWei") FILTER (WHERE r."payoutStatus" IS DISTINCT FROM 'REVERSED') AS earned,
+           SUM(r."amountWei") FILTER (WHERE r."payoutStatus" IN ('ON_HOLD', 'PAYABLE', 'IN_PAYOUT')) AS owed
+         FROM "Reward" r JOIN p ON p."id" = r."participantId" WHERE r."status" = 'PAID' GROUP BY r."participantId"),
+  po AS (SELECT o."participantId" AS id,
+           SUM(o."amountWei") FILTER (WHERE o."status" = 'CONFIRMED') AS "paidOut",
+           SUM(o."offsetWei") FILTER (WHERE o."status" <> 'FAILED') AS "offset"
+         FROM "Payout" o JOIN p ON p."id" = o."participantId" GROUP BY o."participantId"),
+  rv AS (SELECT v."participantId" AS id, SUM(v."amountWei") AS clawback
+         FROM "RewardReversal" v JOIN p ON p."id" = v."participantId" WHERE v."outcome" = 'CLAWBACK' GROUP BY v."participantId")`;
+
+const participantSumsSelect = `
+  SELECT p."id", p."walletAddress",
+    COALESCE(rw.earned, 0)::text AS earned, COALESCE(rw.owed, 0)::text AS owed, COALESCE(po."paidOut", 0)::text AS "paidOut",
+    COALESCE(rv.clawback, 0)::text AS clawback, COALESCE(po."offset", 0)::text AS "offset"
+  FROM p LEFT JOIN rw ON rw.id = p."id" LEFT JOIN po ON po.id = p."id" LEFT JOIN rv ON rv.id = p."id"`;
+
+/**
+ * What a participant is owed, the one computation: owed (earned, not yet paid out) less what they
+ * owe back (clawbacks not yet offset by a payout, never below zero). `balanceWei` may be negative
+ * (they owe more than they are owed); `netOwedWei` is that balance floored at zero, the amount a
+ * proof of liabilities commits to.
+ */
+export function owedOf(s: Pick<ParticipantSums, "owed" | "clawback" | "offset">): { owedWei: bigint; owedBackWei: bigint; balanceWei: bigint; netOwedWei: bigint } {
+  const owedWei = toBigInt(s.owed);
+  let owedBackWei = toBigInt(s.clawback) - toBigInt(s.offset);
+  if (owedBackWei < 0n) owedBackWei = 0n;
+  const balanceWei = owedWei - owedBackWei;
+  return { owedWei, owedBackWei, balanceWei, netOwedWei: balanceWei > 0n ? balanceWei : 0n };
+}
+
 /**
  * Totals of some participants of one business (ids of other businesses are ignored), keyed by
  * participant id. For list and detail views: GET /business/participants adds these fields.
@@ -24,26 +73,20 @@ export type ParticipantTotals = z.infer<typeof participantPayoutTotals>;
 export async function participantTotals(businessId: string, participantIds: string[]): Promise<Map<string, ParticipantTotals>> {
   const out = new Map<string, ParticipantTotals>();
   if (participantIds.length === 0) return out;
-  const rows = await db.$queryRaw<Array<{ id: string; walletAddress: string | null; earned: string; owed: string; paidOut: string; clawback: string; offset: string }>>`
-    SELECT p."id", p."walletAddress",
-      COALESCE((SELECT SUM(r."amountWei") FROM "Reward" r WHERE r."participantId" = p."id" AND r."status" = 'PAID' AND r."payoutStatus" IS DISTINCT FROM 'REVERSED'), 0)::text AS "earned",
-      COALESCE((SELECT SUM(r."amountWei") FROM "Reward" r WHERE r."participantId" = p."id" AND r."status" = 'PAID' AND r."payoutStatus" IN ('ON_HOLD', 'PAYABLE', 'IN_PAYOUT')), 0)::text AS "owed",
-      COALESCE((SELECT SUM(o."amountWei") FROM "Payout" o WHERE o."participantId" = p."id" AND o."status" = 'CONFIRMED'), 0)::text AS "paidOut",
-      COALESCE((SELECT SUM(v."amountWei") FROM "RewardReversal" v WHERE v."participantId" = p."id" AND v."outcome" = 'CLAWBACK'), 0)::text AS "clawback",
-      COALESCE((SELECT SUM(o."offsetWei") FROM "Payout" o WHERE o."participantId" = p."id" AND o."status" <> 'FAILED'), 0)::text AS "offset"
-    FROM "Participant" p
-    WHERE p."businessId" = ${businessId} AND p."id" = ANY(${participantIds}::text[])`;
+  const rows = await rawRows<ParticipantSums>(
+    `WITH ${participantSumsCtes(`p."businessId" = $1 AND p."id" = ANY($2::text[])`)} ${participantSumsSelect}`,
+    businessId,
+    participantIds,
+  );
   for (const r of rows) {
-    const owed = toBigInt(r.owed);
-    let debt = toBigInt(r.clawback) - toBigInt(r.offset);
-    if (debt < 0n) debt = 0n;
+    const o = owedOf(r);
     out.set(r.id, {
       walletAddress: r.walletAddress,
       earnedEth: weiToEth(r.earned),
-      owedEth: weiToEth(owed),
+      owedEth: weiToEth(o.owedWei),
       paidOutEth: weiToEth(r.paidOut),
-      clawbackOwedEth: weiToEth(debt),
-      balanceEth: weiToEth(owed - debt),
+      clawbackOwedEth: weiToEth(o.owedBackWei),
+      balanceEth: weiToEth(o.balanceWei),
     });
   }
   return out;

@@ -7,7 +7,7 @@ import type { Environment } from "../../shared/environment";
 import { newId } from "../../shared/ids";
 import { weiToDb } from "../../shared/money";
 import { readConfig } from "../effective-config/load";
-import { getBalanceWei, type LedgerKind, type LedgerResult, type LockedPool } from "../ledger/service";
+import { getBalanceWei, lockPool, type LedgerKind, type LedgerResult, type LockedPool } from "../ledger/service";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { ruleConfigOf } from "./config";
 import { lowPoolCrossing } from "./pay";
@@ -51,10 +51,11 @@ export async function debitLedger(tx: Tx, pool: LockedPool, input: DebitInput): 
  * One LOW_POOL alert per crossing: raised when the balance drops below the threshold while the
  * pool was above it; the flag stays set (no further alerts) until a credit lifts the balance.
  */
-async function checkLowPool(tx: Tx, pool: LockedPool, businessId: string, environment: Environment, balanceWei: bigint) {
+async function checkLowPool(tx: Tx, pool: LockedPool, businessId: string, environment: Environment, balanceWei: bigint, atLeastWei = 0n) {
   if (pool.belowThreshold) return;
   const c = await readConfig(tx, businessId, environment);
   const rules = c ? ruleConfigOf(c) : { lowPoolWei: 0n, autoRefill: false, autoRefillWei: 0n };
+  if (atLeastWei > rules.lowPoolWei) rules.lowPoolWei = atLeastWei;
   const crossed = lowPoolCrossing({ businessId, environment }, rules, balanceWei, false, new Date(), newId);
   if (!crossed) return;
   await tx.pool.update({ where: { id: pool.poolId }, data: { belowThreshold: true } });
@@ -63,4 +64,15 @@ async function checkLowPool(tx: Tx, pool: LockedPool, businessId: string, enviro
     data: crossed.alerts.map((a) => ({ ...a, balanceWei: weiToDb(a.balanceWei), thresholdWei: weiToDb(a.thresholdWei), amountWei: a.amountWei === null ? null : weiToDb(a.amountWei) })),
   });
   await emitWebhookEvent(tx, crossed.webhook); // webhook
+}
+
+/**
+ * A proof of liabilities found the pool short (on-chain balance below what is owed): the same
+ * low-pool rule and alert, with what is owed as the threshold when it is above the configured one.
+ * Once per crossing, like every low-pool alert (the pool's flag). Takes the pool lock: call it in
+ * the transaction that records the proof, after every chain read.
+ */
+export async function alertPoolShort(tx: Tx, businessId: string, environment: Environment, poolBalanceWei: bigint, owedWei: bigint) {
+  const pool = await lockPool(tx, businessId, environment);
+  await checkLowPool(tx, pool, businessId, environment, poolBalanceWei, owedWei);
 }

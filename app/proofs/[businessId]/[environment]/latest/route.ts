@@ -1,0 +1,3 @@
+export { GET } from "@/server/sdk/routes/proofs";
+
+export const dynamic = "force-dynamic";

@@ -1,0 +1,253 @@
+// Proofs of liabilities (docs/trust.md): a snapshot of what every participant of one business and
+// environment is owed, as a Merkle tree (merkle.ts), with the deposit address's on-chain balance
+// at one block and the ledger's head, signed EIP-712 by the deposit address (statement.ts).
+// Published by POST /business/proofs, after payout runs and daily (LIABILITY_PROOF jobs); read
+// publicly (root and totals) and per participant (their own leaf and path).
+import type { Hex, LocalAccount } from "viem";
+import { db, rawRows, txSql } from "../../db/client";
+import { onChain, publicClientFor, requireChainTarget } from "../../chain/clients";
+import { depositAccountFor } from "../../chain/deposit-address";
+import { AppError, notFound } from "../../shared/errors";
+import type { Environment } from "../../shared/environment";
+import { newId } from "../../shared/ids";
+import { alertPoolShort } from "../rules/debit";
+import { owedOf, participantSumsCtes, type ParticipantSums } from "../payouts/totals";
+import { buildTree, LEAF_ENCODING, participantKey, participantKeys, pathIndices } from "./merkle";
+import type { PortalAuth } from "../portal/sessions";
+import { participantProofOutput, type ParticipantProofOutput, type ProofOutput } from "./schemas";
+import { proofTypedData } from "./statement";
+
+export type ProofReason = "MANUAL" | "PAYOUT" | "DAILY";
+
+/** The snapshot statement: every participant's sums, plus one row (id NULL) with the ledger head, read together. */
+const SNAPSHOT_SQL = `
+  WITH ${participantSumsCtes(`p."businessId" = $1 AND p."environment" = $2::"Environment"`)}
+  SELECT p."id", COALESCE(rw.owed, 0)::text AS owed, COALESCE(rv.clawback, 0)::text AS clawback, COALESCE(po."offset", 0)::text AS "offset", NULL AS head
+    FROM p LEFT JOIN rw ON rw.id = p."id" LEFT JOIN po ON po.id = p."id" LEFT JOIN rv ON rv.id = p."id"
+  UNION ALL
+  SELECT NULL, COALESCE((SELECT "ledgerSeq"::text FROM "Pool" WHERE "businessId" = $1 AND environment = $2::"Environment"), '0'), '0', '0',
+         (SELECT "ledgerHead" FROM "Pool" WHERE "businessId" = $1 AND environment = $2::"Environment")`;
+
+type SnapshotRow = Pick<ParticipantSums, "id" | "owed" | "clawback" | "offset"> & { head: string | null };
+
+/** What a proof states about the chain: read before anything is written. */
+export interface PoolReading {
+  chainId: number;
+  blockNumber: bigint;
+  /** The deposit address's balance at blockNumber. */
+  poolBalanceWei: bigint;
+}
+
+/**
+ * POST /business/proofs and the LIABILITY_PROOF job: reads the chain (chain id, block, the deposit
+ * address's balance at that block), then records the proof (recordLiabilityProof). No lock or
+ * transaction is held while the chain answers.
+ */
+export async function publishLiabilityProof(businessId: string, environment: Environment, reason: ProofReason): Promise<ProofOutput> {
+  const business = await db.business.findUnique({ where: { id: businessId }, select: { depositIndex: true } });
+  if (!business) throw notFound("Business");
+  const target = requireChainTarget(environment);
+  const account = depositAccountFor(environment, business.depositIndex);
+  if (!account) throw new AppError("CHAIN_UNAVAILABLE", `The ${environment} deposit address cannot be derived`, { environment });
+  const client = publicClientFor(target.rpcUrl);
+  const chainId = await onChain(target, "getChainId", () => client.getChainId());
+  const blockNumber = await onChain(target, "getBlockNumber", () => client.getBlockNumber());
+  const poolBalanceWei = await onChain(target, "getBalance", () => client.getBalance({ address: account.address, blockNumber }));
+  return recordLiabilityProof(businessId, environment, reason, { chainId, blockNumber, poolBalanceWei }, account);
+}
+
+/**
+ * Snapshots every participant's owed balance and the ledger head (one statement), builds the
+ * tree, signs the statement with `signer` (the deposit address's account) and stores proof and
+ * leaves in one short transaction; a pool short of what is owed raises the low-pool alert there.
+ */
+export async function recordLiabilityProof(
+  businessId: string,
+  environment: Environment,
+  reason: ProofReason,
+  { chainId, blockNumber, poolBalanceWei }: PoolReading,
+  account: Pick<LocalAccount, "address" | "signTypedData">,
+): Promise<ProofOutput> {
+  const rows = await rawRows<SnapshotRow>(SNAPSHOT_SQL, businessId, environment);
+  const headRow = rows.find((r) => r.id === null)!;
+  const ids: string[] = [];
+  const owed: bigint[] = [];
+  let totalOwedWei = 0n;
+  for (const r of rows) {
+    if (r.id === null) continue;
+    const owedWei = owedOf(r).netOwedWei;
+    ids.push(r.id);
+    owed.push(owedWei);
+    totalOwedWei += owedWei;
+  }
+  const keys = await participantKeys(ids);
+  const leaves = keys.map((key, i) => ({ key, owedWei: owed[i] }));
+  const tree = await buildTree(leaves);
+  const proofId = newId();
+  const createdAt = new Date();
+  const covered = totalOwedWei <= poolBalanceWei;
+  const statement = {
+    proofId,
+    businessId,
+    environment,
+    root: tree.root,
+    totalOwedWei,
+    participants: ids.length,
+    poolBalanceWei,
+    blockNumber,
+    ledgerHead: headRow.head,
+    createdAt: createdAt.toISOString(),
+    covered,
+    chainId,
+  };
+  const signature = await account.signTypedData(proofTypedData(statement));
+
+  await db.$transaction(
+    async (tx) => {
+      const sql = await txSql(tx);
+      await sql.execute(
+        `INSERT INTO "LiabilityProof" (id, "businessId", environment, root, "totalOwedWei", participants, "poolBalanceWei", "blockNumber", "chainId",
+           "ledgerSeq", "ledgerHead", signer, signature, covered, reason, "createdAt", tree)
+         VALUES ($1, $2, $3::"Environment", $4, $5::numeric, $6::int, $7::numeric, $8::bigint, $9::int, $10::bigint, $11, $12, $13, $14, $15, $16::timestamp(3), decode($17, 'hex'))`,
+        proofId,
+        businessId,
+        environment,
+        tree.root,
+        totalOwedWei.toString(),
+        ids.length,
+        poolBalanceWei.toString(),
+        blockNumber.toString(),
+        chainId,
+        headRow.owed,
+        headRow.head,
+        account.address,
+        signature,
+        covered,
+        reason,
+        createdAt.toISOString(),
+        tree.nodes.toString("hex"),
+      );
+      if (ids.length) {
+        await sql.execute(
+          `INSERT INTO "LiabilityProofLeaf" ("proofId", "participantId", "treeIndex", "owedWei")
+           SELECT $1, u.id, u.ix, u.owed FROM unnest($2::text[], $3::int[], $4::numeric[]) AS u(id, ix, owed)`,
+          proofId,
+          ids,
+          Array.from(tree.treeIndex),
+          leaves.map((l) => l.owedWei.toString()),
+        );
+      }
+      if (!covered) await alertPoolShort(tx, businessId, environment, poolBalanceWei, totalOwedWei);
+    },
+    { timeout: 60_000 },
+  );
+  return {
+    proofId,
+    businessId,
+    environment,
+    root: tree.root,
+    leafEncoding: [...LEAF_ENCODING],
+    totalOwedWei: totalOwedWei.toString(),
+    participants: ids.length,
+    poolBalanceWei: poolBalanceWei.toString(),
+    blockNumber: Number(blockNumber),
+    chainId,
+    ledgerHead: headRow.head,
+    ledgerEntries: Number(headRow.owed),
+    signer: account.address,
+    signature,
+    covered,
+    reason,
+    createdAt: statement.createdAt,
+  };
+}
+
+interface ProofRow {
+  id: string;
+  businessId: string;
+  environment: Environment;
+  root: string;
+  totalOwedWei: string;
+  participants: number;
+  poolBalanceWei: string;
+  blockNumber: string;
+  chainId: number;
+  ledgerSeq: string;
+  ledgerHead: string | null;
+  signer: string;
+  signature: string;
+  covered: boolean;
+  reason: ProofReason;
+  createdAt: string;
+}
+
+const PROOF_COLUMNS = `x.id, x."businessId", x.environment::text AS environment, x.root, x."totalOwedWei"::text AS "totalOwedWei", x.participants,
+  x."poolBalanceWei"::text AS "poolBalanceWei", x."blockNumber"::text AS "blockNumber", x."chainId", x."ledgerSeq"::text AS "ledgerSeq", x."ledgerHead",
+  x.signer, x.signature, x.covered, x.reason, to_char(x."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"`;
+
+const toOutput = (r: ProofRow): ProofOutput => ({
+  proofId: r.id,
+  businessId: r.businessId,
+  environment: r.environment,
+  root: r.root,
+  leafEncoding: [...LEAF_ENCODING],
+  totalOwedWei: r.totalOwedWei,
+  participants: r.participants,
+  poolBalanceWei: r.poolBalanceWei,
+  blockNumber: Number(r.blockNumber),
+  chainId: r.chainId,
+  ledgerHead: r.ledgerHead,
+  ledgerEntries: Number(r.ledgerSeq),
+  signer: r.signer,
+  signature: r.signature,
+  covered: r.covered,
+  reason: r.reason,
+  createdAt: r.createdAt,
+});
+
+/** A published proof ("latest" or by id) of one business and environment; 404 when there is none. */
+export async function getLiabilityProof(businessId: string, environment: Environment, proofId: string): Promise<ProofOutput> {
+  const rows =
+    proofId === "latest"
+      ? await rawRows<ProofRow>(
+          `SELECT ${PROOF_COLUMNS} FROM "LiabilityProof" x WHERE x."businessId" = $1 AND x.environment = $2::"Environment" ORDER BY x."createdAt" DESC, x.id DESC LIMIT 1`,
+          businessId,
+          environment,
+        )
+      : await rawRows<ProofRow>(`SELECT ${PROOF_COLUMNS} FROM "LiabilityProof" x WHERE x.id = $3 AND x."businessId" = $1 AND x.environment = $2::"Environment"`, businessId, environment, proofId);
+  if (!rows[0]) throw notFound("Proof");
+  return toOutput(rows[0]);
+}
+
+/**
+ * One participant's leaf and path in a proof of their environment (the latest unless proofId):
+ * read from the stored leaf and the 32-byte slices of the stored tree on the way to the root.
+ */
+export async function getParticipantProof(businessId: string, participantId: string, proofId?: string): Promise<ParticipantProofOutput> {
+  const p = await db.participant.findFirst({ where: { id: participantId, businessId }, select: { environment: true } });
+  if (!p) throw notFound("Participant");
+  const proof = await getLiabilityProof(businessId, p.environment, proofId ?? "latest");
+  const [leaf] = await rawRows<{ treeIndex: number; owedWei: string }>(
+    `SELECT "treeIndex", "owedWei"::text AS "owedWei" FROM "LiabilityProofLeaf" WHERE "proofId" = $1 AND "participantId" = $2`,
+    proof.proofId,
+    participantId,
+  );
+  if (!leaf) throw new AppError("NOT_FOUND", "This participant is not in the proof (they joined after it was built)", { proofId: proof.proofId });
+  const siblings = pathIndices(leaf.treeIndex);
+  let path: Hex[] = [];
+  if (siblings.length) {
+    const [r] = await rawRows<{ path: string }>(
+      `SELECT string_agg(encode(substring(x.tree FROM s.i * 32 + 1 FOR 32), 'hex'), ',' ORDER BY s.ord) AS path
+         FROM "LiabilityProof" x, unnest($2::int[]) WITH ORDINALITY AS s(i, ord) WHERE x.id = $1`,
+      proof.proofId,
+      siblings,
+    );
+    path = r.path.split(",").map((h): Hex => `0x${h}`);
+  }
+  return { proof, leaf: { participantId, participantKey: participantKey(participantId), owedWei: leaf.owedWei }, path };
+}
+
+/** GET /portal/api/proof: the session's participant, in the latest proof of their environment. */
+export async function portalProof(auth: Pick<PortalAuth, "businessId" | "participantId">): Promise<ParticipantProofOutput> {
+  return participantProofOutput.parse(await getParticipantProof(auth.businessId, auth.participantId));
+}
