@@ -1378,7 +1378,7 @@ export interface operations {
                     "application/json": {
                         jobId: string;
                         /** @enum {string} */
-                        jobType: "EVENT_PROCESS" | "SDK_REFERRAL_APPLY" | "REWARD_PAYOUT" | "WEBHOOK_DELIVER";
+                        jobType: "EVENT_PROCESS" | "SDK_REFERRAL_APPLY" | "REWARD_PAYOUT" | "WEBHOOK_DELIVER" | "LIABILITY_PROOF";
                         /** @enum {string} */
                         status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED";
                         attempts: number;
@@ -1480,20 +1480,8 @@ export interface operations {
 
 type JsonBody<T> = T extends { content: { "application/json": infer B } } ? B : never;
 
-/** 200 response of sdk-jobs-get */
-export type Job = {
-  jobId: string;
-  jobType: "EVENT_PROCESS" | "SDK_REFERRAL_APPLY" | "REWARD_PAYOUT" | "WEBHOOK_DELIVER" | "LIABILITY_PROOF";
-  status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED";
-  attempts: number;
-  maxAttempts: number;
-  result: unknown;
-  error: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  nextAttemptAt: string | null;
-};
+/** Request body of sdk-track. */
+export type TrackRequest = JsonBody<NonNullable<operations["sdk-track"]["requestBody"]>>;
 
 /** 200 response of sdk-track. */
 export type TrackProcessedResponse = JsonBody<operations["sdk-track"]["responses"][200]>;
