@@ -100,9 +100,11 @@ describe("staff reverse one reward", () => {
     let csv = "";
     for await (const line of rewardsCsv(b.id, { environment: ENV })) csv += line;
     const [header, row] = csv.trim().split("\r\n");
-    expect(header.split(",").slice(-3)).toEqual(["state", "reversedAt", "reversalReason"]);
-    expect(row.split(",").slice(-3)[0]).toBe("REVERSED");
-    expect(row.endsWith(",Order cancelled")).toBe(true);
+    const columns = header.split(",");
+    const cells = row.split(",");
+    expect(columns.slice(columns.indexOf("state"), columns.indexOf("state") + 3)).toEqual(["state", "reversedAt", "reversalReason"]);
+    expect(cells[columns.indexOf("state")]).toBe("REVERSED");
+    expect(cells[columns.indexOf("reversalReason")]).toBe("Order cancelled");
   });
 
   it("a held or refused reward paid nothing: 422; another business's reward: 404", async () => {
