@@ -12,7 +12,7 @@ import { env } from "../shared/env";
 import { runJob, type RunOutcome } from "../jobs/execute";
 import { runJobs } from "../jobs/lanes";
 import { sweepRetention } from "../jobs/retention";
-import { scheduleDailyProofs } from "../domain/trust/schedule";
+import { scheduleDailyProofs } from "../domain/jobs/proof-schedule";
 import { inngest, JOB_EVENTS } from "./client";
 
 type Step = { run: <T>(id: string, fn: () => Promise<T>) => Promise<unknown>; sleepUntil: (id: string, until: string | Date) => Promise<unknown> };

@@ -9,7 +9,8 @@ import { processEvent } from "../domain/tracking/service";
 import { performReferralApply } from "../domain/referrals/service";
 import { applyReferralInput } from "../domain/referrals/schemas";
 import { runPayouts } from "../domain/payouts/run";
-import { publishLiabilityProof, type ProofReason } from "../domain/trust/proofs";
+import { publishLiabilityProof } from "../domain/trust/proofs";
+import type { ProofReason } from "../domain/jobs/proof-schedule";
 import { deliveryPayloadOf, recordWebhookAttempt, sendWebhookMessage, type SendResult } from "../domain/webhooks/deliver";
 
 export interface JobHandler {

@@ -3,7 +3,7 @@
 // instance) and `npm run worker` (scripts/worker.ts) runs it alone. With Inngest configured the
 // web server does not start it: Inngest runs the jobs and the retention cron function.
 import { sweepRetention } from "./retention";
-import { scheduleDailyProofs } from "../domain/trust/schedule";
+import { scheduleDailyProofs } from "../domain/jobs/proof-schedule";
 import { env } from "../shared/env";
 import { startEmbeddedRunner, type EmbeddedRunner } from "./runner";
 

@@ -8,7 +8,7 @@ import type { Environment } from "../../shared/environment";
 import { newId } from "../../shared/ids";
 import { checkCursor } from "../../shared/list-page";
 import { csvCell } from "../exports/csv";
-import { chainField, verifyChain, type ChainVerdict } from "../trust/chain";
+import { chainField, verifyChain, type ChainVerdict } from "../../shared/hash-chain";
 import type { ListAuditLogInput } from "./schemas";
 
 export interface AuditRecord {

@@ -2,7 +2,7 @@
 // `npm run ledger:verify` runs offline: the canonical fields of an entry (the encoding of the
 // database trigger, migration 0079) and the walk of the chain.
 import type { Environment } from "../../shared/environment";
-import { ChainWalk, chainField, type ChainVerdict } from "../trust/chain";
+import { ChainWalk, chainField, type ChainVerdict } from "../../shared/hash-chain";
 
 /** An entry as exported: every field the hash covers, amounts as signed integer wei strings. */
 export interface LedgerExportEntry {

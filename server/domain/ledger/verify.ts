@@ -2,7 +2,7 @@
 // GET /business/ledger/verify, exported as JSON Lines for `npm run ledger:verify`.
 import { rawRows } from "../../db/client";
 import type { Environment } from "../../shared/environment";
-import type { ChainVerdict } from "../trust/chain";
+import type { ChainVerdict } from "../../shared/hash-chain";
 import { verifyLedgerPages, type LedgerExportEntry, type LedgerExportHeader } from "./export-format";
 
 const PAGE = 20_000;

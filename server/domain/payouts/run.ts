@@ -28,7 +28,7 @@ import { toPayoutOutput } from "./list";
 import type { PayoutOutput, SkippedPayout } from "./schemas";
 import { broadcastPayout, checkPayout, settlePayouts } from "./settle";
 import { quoteFees, receiptOf, senderFor, type Sender } from "./sender";
-import { queueProofAfterPayouts } from "../trust/schedule";
+import { queueProofAfterPayouts } from "../jobs/proof-schedule";
 
 const MAX_PAYOUTS_PER_RUN = 500;
 

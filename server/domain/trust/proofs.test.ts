@@ -16,7 +16,7 @@ import { upsertParticipant } from "../participants/service";
 import { participantTotals } from "../payouts/totals";
 import { LEAF_ENCODING } from "./merkle";
 import { getLiabilityProof, getParticipantProof, recordLiabilityProof, type PoolReading } from "./proofs";
-import { scheduleDailyProofs } from "./schedule";
+import { scheduleDailyProofs } from "../jobs/proof-schedule";
 import { proofTypedData } from "./statement";
 import type { ProofOutput } from "./schemas";
 

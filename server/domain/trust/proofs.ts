@@ -14,10 +14,10 @@ import { alertPoolShort } from "../rules/debit";
 import { owedOf, participantSumsCtes, type ParticipantSums } from "../payouts/totals";
 import { buildTree, LEAF_ENCODING, participantKey, participantKeys, pathIndices } from "./merkle";
 import type { PortalAuth } from "../portal/sessions";
+import type { ProofReason } from "../jobs/proof-schedule";
 import { participantProofOutput, type ParticipantProofOutput, type ProofOutput } from "./schemas";
 import { proofTypedData } from "./statement";
 
-export type ProofReason = "MANUAL" | "PAYOUT" | "DAILY";
 
 /** The snapshot statement: every participant's sums, plus one row (id NULL) with the ledger head, read together. */
 const SNAPSHOT_SQL = `

@@ -1,12 +1,16 @@
 // When proofs of liabilities are built without being asked: after a payout run that moved money
 // (runPayouts) and at least daily for every pool (scheduleDailyProofs, called by the embedded
 // retention schedule and by an Inngest cron function). Both queue a LIABILITY_PROOF job; the job
-// handler calls publishLiabilityProof. One queued job at a time per business and environment.
+// handler calls publishLiabilityProof (trust/proofs.ts). It lives with the job queue, below both
+// payouts and the proofs, so neither folder imports the other to queue one. One queued job at a
+// time per business and environment.
 import { chainTarget } from "../../chain/clients";
 import { db, rawRows } from "../../db/client";
 import type { Environment } from "../../shared/environment";
-import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
-import type { ProofReason } from "./proofs";
+import { dispatchJobs, insertJob, type QueuedJob } from "./queue";
+
+/** Why a proof was built: POST /business/proofs, after a payout run, or the daily schedule. */
+export type ProofReason = "MANUAL" | "PAYOUT" | "DAILY";
 
 const DAY_MS = 86_400_000;
 
