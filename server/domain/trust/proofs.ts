@@ -51,7 +51,8 @@ export async function publishLiabilityProof(businessId: string, environment: Env
   if (!account) throw new AppError("CHAIN_UNAVAILABLE", `The ${environment} deposit address cannot be derived`, { environment });
   const client = publicClientFor(target.rpcUrl);
   const chainId = await onChain(target, "getChainId", () => client.getChainId());
-  const blockNumber = await onChain(target, "getBlockNumber", () => client.getBlockNumber());
+  // cacheTime 0: viem otherwise answers a block number it read up to a polling interval ago.
+  const blockNumber = await onChain(target, "getBlockNumber", () => client.getBlockNumber({ cacheTime: 0 }));
   const poolBalanceWei = await onChain(target, "getBalance", () => client.getBalance({ address: account.address, blockNumber }));
   return recordLiabilityProof(businessId, environment, reason, { chainId, blockNumber, poolBalanceWei }, account);
 }
