@@ -38,6 +38,8 @@ const COUNTED: Record<string, (n: string) => string> = {
 /** "PER_EVENT_CAP,DAILY_CAP" → "capped by the limit per event; daily limit per person reached". Unknown codes pass through. */
 export function reasonText(reason: string | null | undefined): string {
   if (!reason) return "";
+  // A reviewer's note (free text) is shown as written; only reason codes are put into words.
+  if (!/^[A-Z0-9_]+(:\d+)?(\s*,\s*[A-Z0-9_]+(:\d+)?)*$/.test(reason.trim())) return reason;
   return reason
     .split(",")
     .map((r) => {
