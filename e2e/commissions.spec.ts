@@ -4,7 +4,7 @@
 // referrer's page and the Overview; every page checked with axe at 1440 and 390 px.
 import { expect, test } from "@playwright/test";
 import { expectPageHealthy } from "./a11y";
-import { readSecret, sdk, signUpInBrowser, snap, uniqueEmail } from "./support";
+import { fundTestPool, readSecret, sdk, signUpInBrowser, snap, uniqueEmail } from "./support";
 
 test("create a commission rule, preview it, and see a tracked purchase earn it", async ({ page, request }) => {
   test.setTimeout(240_000);
@@ -15,12 +15,7 @@ test("create a commission rule, preview it, and see a tracked purchase earn it",
 
   // A funded pool, so that the commission is paid rather than refused.
   await page.getByRole("link", { name: "Balance & funding" }).first().click();
-  const deposit = page.getByRole("form", { name: "Send a test deposit" });
-  await deposit.getByLabel("Amount (ETH)").fill("1");
-  await deposit.getByRole("button", { name: "Send test deposit" }).click();
-  await expect(page.getByTestId("test-deposit-tx")).toBeVisible();
-  await page.getByRole("form", { name: "Verify a deposit" }).getByRole("button", { name: "Verify and credit" }).click();
-  await expect(page.getByTestId("pool-balance")).toHaveText("1 ETH");
+  await fundTestPool(page);
 
   // Pricing on the Configuration page: a bad rate is refused in words, then 1 ETH = 3,000 USD.
   await page.getByRole("link", { name: "Configuration" }).first().click();

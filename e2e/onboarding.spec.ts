@@ -1,6 +1,6 @@
 // Onboarding reaches the first paid reward, each step ticked by the real state.
 import { expect, test } from "@playwright/test";
-import { readSecret, sdk, signUpInBrowser, uniqueEmail } from "./support";
+import { fundTestPool, readSecret, sdk, signUpInBrowser, uniqueEmail } from "./support";
 
 test("get started: key, referral code, amounts, funded pool, qualifying event, paid reward, payout on chain", async ({ page, request }) => {
   test.setTimeout(180_000);
@@ -31,12 +31,7 @@ test("get started: key, referral code, amounts, funded pool, qualifying event, p
   await expect(step("Fund the test pool")).not.toContainText("(done)");
 
   await page.getByRole("link", { name: "Balance & funding" }).last().click();
-  const deposit = page.getByRole("form", { name: "Send a test deposit" });
-  await deposit.getByLabel("Amount (ETH)").fill("1");
-  await deposit.getByRole("button", { name: "Send test deposit" }).click();
-  await expect(page.getByTestId("test-deposit-tx")).toBeVisible();
-  await page.getByRole("form", { name: "Verify a deposit" }).getByRole("button", { name: "Verify and credit" }).click();
-  await expect(page.getByTestId("pool-balance")).toHaveText("1 ETH");
+  await fundTestPool(page);
 
   await page.goto("/dashboard/get-started");
   await expect(step("Fund the test pool")).toContainText("(done)");

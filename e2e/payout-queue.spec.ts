@@ -4,7 +4,7 @@
 // nothing payable says why.
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { expectPageHealthy } from "./a11y";
-import { readSecret, sdk, signUpInBrowser, snap, uniqueEmail } from "./support";
+import { fundTestPool, readSecret, sdk, signUpInBrowser, snap, uniqueEmail } from "./support";
 
 /** A referral of `code` whose purchase pays the referrer one reward. */
 async function earn(request: APIRequestContext, secret: string, code: string) {
@@ -50,12 +50,7 @@ test("payout settings on Configuration; the Balance page's queue says who is pai
   expect((await sdk(request, secret, "POST", "/sdk/participants", { userId: "u-ben", walletAddress: "0x0000000000000000000000000000000000000000" })).status).toBe(400);
 
   await page.getByRole("link", { name: "Balance & funding" }).last().click();
-  const deposit = page.getByRole("form", { name: "Send a test deposit" });
-  await deposit.getByLabel("Amount (ETH)").fill("1");
-  await deposit.getByRole("button", { name: "Send test deposit" }).click();
-  await expect(page.getByTestId("test-deposit-tx")).toBeVisible();
-  await page.getByRole("form", { name: "Verify a deposit" }).getByRole("button", { name: "Verify and credit" }).click();
-  await expect(page.getByTestId("pool-balance")).toHaveText("1 ETH");
+  await fundTestPool(page);
   await earn(request, secret, ann.body.referralCode);
   await earn(request, secret, ann.body.referralCode);
   await earn(request, secret, cat.body.referralCode);

@@ -64,3 +64,13 @@ export async function readSecret(page: Page): Promise<string> {
   await expect(el).toHaveText(/^rk_(test|live)_/);
   return (await el.textContent())!.trim();
 }
+
+/** On the Balance & funding page: sends a 1 ETH test deposit, verifies it and waits for the pool to show it. */
+export async function fundTestPool(page: Page) {
+  const deposit = page.getByRole("form", { name: "Send a test deposit" });
+  await deposit.getByLabel("Amount (ETH)").fill("1");
+  await deposit.getByRole("button", { name: "Send test deposit" }).click();
+  await expect(page.getByTestId("test-deposit-tx")).toBeVisible();
+  await page.getByRole("form", { name: "Verify a deposit" }).getByRole("button", { name: "Verify and credit" }).click();
+  await expect(page.getByTestId("pool-balance")).toHaveText("1 ETH");
+}
