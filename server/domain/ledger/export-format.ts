@@ -1,6 +1,6 @@
 // The ledger export's format and its verification, free of any database access so that
 // `npm run ledger:verify` runs offline: the canonical fields of an entry (the encoding of the
-// database trigger, migration 0079) and the walk of the chain.
+// database trigger, migrations 0079 and 0131) and the walk of the chain.
 import type { Environment } from "../../shared/environment";
 import { ChainWalk, chainField, type ChainVerdict } from "../../shared/hash-chain";
 
@@ -28,7 +28,7 @@ export interface LedgerExportHeader {
   ledgerHead: string | null;
 }
 
-/** The canonical body of an entry: its hashed fields in order (the SQL LedgerEntry_canonical). */
+/** The canonical body of an entry: its hashed fields in order (the encoding of the LedgerEntry_chain trigger, migration 0131). */
 export function ledgerCanonical(e: LedgerExportEntry): string {
   const f = chainField;
   return f(e.seq) + f(e.ledgerEntryId) + f(e.businessId) + f(e.environment) + f(e.kind) + f(e.amountWei) + f(e.txHash) + f(e.rewardId) + f(e.memo) + f(e.createdAt);
