@@ -146,7 +146,8 @@ function state(): DbState {
 export const db: PrismaClient = new Proxy({} as PrismaClient, {
   get: (_t, prop) =>
     prop === "$transaction"
-      ? withTxHook(state().client as unknown as Parameters<typeof withTxHook>[0])
+      ? // After readiness: before it, the lazy client's $transaction is a path proxy, not the method.
+        (arg: unknown, options?: unknown) => state().ready.then(() => withTxHook(state().client as unknown as Parameters<typeof withTxHook>[0])(arg, options))
       : (state().client as unknown as Record<PropertyKey, unknown>)[prop],
 });
 

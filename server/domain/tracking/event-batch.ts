@@ -6,9 +6,11 @@
 // processing fails (an unknown referrer code, malformed metadata) stops the run, and the caller
 // runs it alone, where it fails as a job; a reversal event starts a run of its own.
 //
-// The caller holds the business+environment pool lock (so the balance, the daily totals and the
-// tier counts read here cannot change underneath) and runs this inside its transaction: a
-// failure of any statement fails the whole batch transaction, whose jobs then run one by one.
+// The worker holds the business+environment pool lock (so the balance, the daily totals and the
+// tier counts read here cannot change underneath); synchronous requests decided together
+// (tracking/service.ts) let the run take it only when a decision pays, as a batch of one does.
+// Either runs this inside its transaction: a failure of any statement fails the whole batch
+// transaction, whose items then run one by one.
 import { txSql, type Tx } from "../../db/client";
 import type { Prisma, TrackedEvent } from "../../db/generated";
 import type { Environment } from "../../shared/environment";
@@ -66,9 +68,10 @@ export async function readRunInputs(tx: Tx, businessId: string, environment: Env
 /**
  * Decides and writes, in arrival order, the events of `slice` (one business and environment) up
  * to the first one that fails or a reversal event after the first. `inputs`: readRunInputs for
- * these events, when the caller read them already (before the pool lock).
+ * these events, when the caller read them already (before the pool lock). `poolLocked` false:
+ * the caller does not hold the pool lock, which the run then takes only if a decision pays.
  */
-export async function processEventRun(tx: Tx, businessId: string, environment: Environment, slice: BatchItem[], inputs?: RunInputs): Promise<FastRun> {
+export async function processEventRun(tx: Tx, businessId: string, environment: Environment, slice: BatchItem[], inputs?: RunInputs, poolLocked = true): Promise<FastRun> {
   if (slice.length === 0) return { done: [], next: 0, slow: false, written: Promise.resolve() };
   const { rules, events } = inputs ?? (await readRunInputs(tx, businessId, environment, slice));
   const items: RuleItem[] = [];
@@ -85,7 +88,7 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     fastPathStats.slow += 1;
     return { done: [], next: 0, slow: true, written: Promise.resolve() };
   }
-  const run = await runRules(tx, { businessId, environment }, items, { rules: rules ?? undefined, poolLocked: true, haltOnError: true });
+  const run = await runRules(tx, { businessId, environment }, items, { rules: rules ?? undefined, poolLocked, haltOnError: true });
   const known = new Set(run.state.participants.map((p) => p.id));
   const done: FastRun["done"] = [];
   for (const o of run.outcomes) {

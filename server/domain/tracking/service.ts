@@ -5,7 +5,8 @@
 // processEvent is the one piece of processing code: the synchronous path and the job handler
 // both run it, inside the transaction that also records its outcome.
 import { setImmediate } from "node:timers/promises";
-import { db, dbKind, txSql, type Tx } from "../../db/client";
+import { db, dbKind, rawRows, txSql, type Tx } from "../../db/client";
+import { coalescer } from "../../db/coalesce";
 import type { Participant, Referral, TrackedEvent } from "../../db/generated";
 import { AppError, toAppError } from "../../shared/errors";
 import { FifoGate } from "../../shared/concurrency";
@@ -19,6 +20,7 @@ import { eventItem } from "../rules/state";
 import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
 import { PRICE_RETRY_MS } from "../rules/commissions";
 import { ALL_MODES, queueEvents, type ProcessingMode } from "./queue-events";
+import { processEventRun, type BatchItem, type RunInputs } from "./event-batch";
 import { claimIdempotencyKey, completeIdempotencyKey, pickIdempotencyKey, releaseIdempotencyKey, requestHash } from "../../shared/idempotency";
 import { readConfig } from "../effective-config/load";
 import { amountProblem, type Currency } from "../../shared/money";
@@ -26,10 +28,20 @@ import { EVENT_QUEUED_MESSAGE, trackInput, type TrackInput, type TrackOutput, ty
 
 const ROUTE = "POST /track";
 
-async function getEventProcessing(businessId: string): Promise<ProcessingMode> {
-  const c = await db.businessConfig.findUnique({ where: { businessId }, select: { eventProcessing: true } });
-  return c?.eventProcessing ?? "AUTO";
-}
+// Concurrent requests read their businesses' processing modes in one statement (db/coalesce.ts).
+const readModes = coalescer<string, ProcessingMode>(
+  async (businessIds) => {
+    const rows = await rawRows<{ businessId: string; mode: ProcessingMode }>(
+      `SELECT "businessId", "eventProcessing"::text AS mode FROM "BusinessConfig" WHERE "businessId" = ANY($1::text[])`,
+      [...new Set(businessIds)],
+    );
+    const byId = new Map(rows.map((r) => [r.businessId, r.mode]));
+    return businessIds.map((id) => byId.get(id) ?? "AUTO");
+  },
+  { maxInFlight: 2, maxWeight: 500 },
+);
+
+const getEventProcessing = (businessId: string): Promise<ProcessingMode> => readModes(businessId);
 
 function shouldQueue(mode: ProcessingMode, input: Pick<TrackInput, "metadata">): boolean {
   if (mode === "SYNC") return false;
@@ -113,9 +125,12 @@ function syncOutput(o: ProcessOutcome): TrackSyncOutput {
  * price is set: commissions/pricing.ts wakes waiting jobs).
  */
 async function syncAnswer(tx: Tx, scope: Scope, o: ProcessOutcome): Promise<AcceptResult> {
-  if (!o.wait) return { status: 200, body: syncOutput(o) };
-  const job = await insertJob(tx, scope, "EVENT_PROCESS", { eventId: o.event.id }, new Date(Date.now() + PRICE_RETRY_MS));
-  return { status: 202, body: { success: true, queued: true, jobId: job.id, jobType: "EVENT_PROCESS", message: EVENT_QUEUED_MESSAGE, eventId: o.event.id } };
+  return o.wait ? waitAnswer(tx, scope, o.event.id) : { status: 200, body: syncOutput(o) };
+}
+
+async function waitAnswer(tx: Tx, scope: Scope, eventId: string): Promise<AcceptResult> {
+  const job = await insertJob(tx, scope, "EVENT_PROCESS", { eventId }, new Date(Date.now() + PRICE_RETRY_MS));
+  return { status: 202, body: { success: true, queued: true, jobId: job.id, jobType: "EVENT_PROCESS", message: EVENT_QUEUED_MESSAGE, eventId } };
 }
 
 const eventJob = (body: TrackQueuedOutput): QueuedJob => ({ id: body.jobId, type: "EVENT_PROCESS" });
@@ -164,6 +179,8 @@ export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptO
   }
   mode ??= await getEventProcessing(scope.businessId);
   const queue = shouldQueue(mode, input);
+  // Processed now, no idempotency key: decided together with the concurrent requests' events.
+  if (!queue && !key) return processTogether(scope, input);
   let job: QueuedJob | undefined;
   const res = await db.$transaction(async (tx): Promise<AcceptResult> => {
     const claim = key ? await claimIdempotencyKey(tx, scope, key, ROUTE, hash) : undefined;
@@ -184,6 +201,154 @@ export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptO
   });
   if (job) dispatchJobs([job]);
   return res;
+}
+
+/** One event processed now, alone, in a transaction of its own (the event row rolls back with a refusal). */
+function processAlone(scope: Scope, input: TrackInput): Promise<AcceptResult> {
+  return db.$transaction(async (tx) => syncAnswer(tx, scope, await processEvent(tx, scope, await insertEvent(tx, scope, input, undefined))));
+}
+
+interface SyncCall {
+  scope: Scope;
+  input: TrackInput;
+}
+type SyncResult = { ok: AcceptResult } | { error: unknown };
+
+/**
+ * Events processed now by concurrent requests (synchronous /track, the dashboard's event),
+ * decided together: the calls of one business and environment are one transaction, their event
+ * rows one statement, their decisions one run of the rules core (event-batch.ts, the worker's
+ * set-based path), so a request costs a share of a few round trips instead of a dozen. An event
+ * the run stops at (a refusal such as an unknown referrer code) goes through processEvent alone,
+ * in a savepoint, and its refusal answers its request only, its event row removed as the single
+ * path's rollback would. A group whose transaction fails runs its calls alone.
+ */
+async function processGroup(calls: SyncCall[]): Promise<SyncResult[]> {
+  const { businessId, environment } = calls[0].scope;
+  const results: SyncResult[] = new Array(calls.length);
+  const decided = new Set<number>();
+  await db.$transaction(async (tx) => {
+    const events = await insertEvents(tx, calls);
+    const items: BatchItem[] = events.map((e, k) => ({ key: String(k), eventId: e.id, apiKeyId: calls[k].scope.apiKeyId ?? null }));
+    let inputs: RunInputs | undefined = { rules: null, events: new Map(events.map((e) => [e.id, e])) };
+    let written: Promise<void> = Promise.resolve();
+    for (let i = 0; i < items.length; ) {
+      await written;
+      const run = await processEventRun(tx, businessId, environment, items.slice(i), inputs, false);
+      inputs = undefined; // later runs read again: a lone event may have changed the rules' rows
+      written = run.written;
+      for (const d of run.done) {
+        results[Number(d.key)] = { ok: { status: 200, body: d.result as unknown as TrackSyncOutput } };
+        decided.add(Number(d.key));
+      }
+      i += run.next;
+      if (!run.slow || i >= items.length) continue;
+      await written;
+      const k = i++;
+      await tx.$executeRawUnsafe(`SAVEPOINT rts_sync`);
+      try {
+        const answer = await syncAnswer(tx, calls[k].scope, await processEvent(tx, calls[k].scope, events[k]));
+        await tx.$executeRawUnsafe(`RELEASE SAVEPOINT rts_sync`);
+        results[k] = { ok: answer };
+      } catch (e) {
+        await tx.$executeRawUnsafe(`ROLLBACK TO SAVEPOINT rts_sync`);
+        await tx.$executeRawUnsafe(`DELETE FROM "TrackedEvent" WHERE id = $1`, events[k].id);
+        results[k] = { error: e };
+      }
+    }
+    await written;
+    // Decided in a run: the answer as the single path gives it (a wait for a price queues its job).
+    for (let k = 0; k < results.length; k++) {
+      const r = results[k];
+      if ("ok" in r && decided.has(k)) results[k] = { ok: await groupAnswer(tx, calls[k].scope, r.ok.body as RunResult) };
+    }
+  });
+  return results;
+}
+
+/** A run's result of an event as POST /track answers it (processEventRun's result has the same fields). */
+type RunResult = TrackSyncOutput & { wait?: boolean };
+
+async function groupAnswer(tx: Tx, scope: Scope, r: RunResult): Promise<AcceptResult> {
+  if (r.wait) return waitAnswer(tx, scope, r.eventId);
+  const out: TrackSyncOutput = {
+    success: true,
+    processedSynchronously: true,
+    queued: false,
+    eventId: r.eventId,
+    status: r.status,
+    reason: r.reason,
+    referralId: r.referralId ?? null,
+    referredParticipant: r.referredParticipant ?? null,
+  };
+  if (r.rewards && r.rewards.length > 0) out.rewards = r.rewards;
+  return { status: 200, body: out };
+}
+
+/** Runs each call alone (a group of one, or the calls of a group whose transaction failed). */
+async function eachAlone(calls: SyncCall[]): Promise<SyncResult[]> {
+  const out: SyncResult[] = [];
+  for (const c of calls) out.push(await processAlone(c.scope, c.input).then((ok) => ({ ok }), (error: unknown) => ({ error })));
+  return out;
+}
+
+const syncCalls = coalescer<SyncCall, SyncResult>(
+  async (calls) => {
+    const out: SyncResult[] = new Array(calls.length);
+    const groups = new Map<string, number[]>();
+    calls.forEach((c, i) => {
+      const g = `${c.scope.businessId}\u0000${c.scope.environment}`;
+      groups.set(g, [...(groups.get(g) ?? []), i]);
+    });
+    await Promise.all(
+      [...groups.values()].map(async (idx) => {
+        const mine = idx.map((i) => calls[i]);
+        const res = mine.length === 1 ? await eachAlone(mine) : await processGroup(mine).catch((e: unknown) => {
+                console.warn(`[track] ${mine.length} synchronous events failed together (${String((e as Error)?.message ?? e).replace(/\s+/g, " ").slice(-300)}); running them one by one`);
+                return eachAlone(mine);
+              });
+        res.forEach((r, k) => (out[idx[k]] = r));
+      }),
+    );
+    return out;
+  },
+  { maxInFlight: 2, maxWeight: 200 },
+);
+
+async function processTogether(scope: Scope, input: TrackInput): Promise<AcceptResult> {
+  const r = await syncCalls({ scope, input });
+  if ("error" in r) throw r.error;
+  return r.ok;
+}
+
+/** The events of a group's calls, in order, written by one statement (insertEvent's columns). */
+async function insertEvents(tx: Tx, calls: SyncCall[]): Promise<TrackedEvent[]> {
+  const now = new Date().toISOString();
+  const rows = calls.map(({ scope, input }) => ({
+    id: newId(),
+    key: scope.apiKeyId ?? null,
+    name: input.eventName,
+    ref: input.referrer ?? null,
+    meta: input.metadata ?? {},
+    cmp: input.metadata?.campaign ?? null,
+    src: input.source ?? null,
+    unt: scope.untrusted === true,
+    click: input.clickId ?? null,
+    amt: input.amount ?? null,
+    cur: input.amount !== undefined ? (input.currency ?? null) : null,
+  }));
+  const written = await (await txSql(tx)).query<TrackedEvent>(
+    `INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, untrusted, status, "createdAt", "updatedAt", "clickId", amount, currency)
+     SELECT t.id, $1, $2::"Environment", t.key, t.name, t.ref, t.meta, t.cmp, t.src, t.unt, 'QUEUED', $3::timestamp(3), $3::timestamp(3), t.click, t.amt::numeric, t.cur
+       FROM jsonb_to_recordset($4::jsonb) AS t(id text, key text, name text, ref text, meta jsonb, cmp text, src text, unt boolean, click text, amt text, cur text)
+     RETURNING *`,
+    calls[0].scope.businessId,
+    calls[0].scope.environment,
+    now,
+    JSON.stringify(rows),
+  );
+  const byId = new Map(written.map((e) => [e.id, e]));
+  return rows.map((r) => byId.get(r.id)!);
 }
 
 /**
