@@ -38,8 +38,8 @@ describe("synchronous events of concurrent requests", () => {
     const events = await db.trackedEvent.findMany({ where: { businessId: scope.businessId } });
     expect(events).toHaveLength(7);
     for (const a of ok.filter((x) => x !== null)) {
-      const e = events.find((x) => x.id === a!.body.eventId)!;
-      expect({ status: e.status, reason: e.reason }).toEqual({ status: (a!.body as { status: string }).status, reason: (a!.body as { reason: string | null }).reason });
+      const e = events.find((x) => x.id === a.body.eventId)!;
+      expect({ status: e.status, reason: e.reason }).toEqual({ status: (a.body as { status: string }).status, reason: (a.body as { reason: string | null }).reason });
     }
     // Decided together: the events before the refusal were written by one run (one processedAt).
     const byTime = new Map<number, number>();
