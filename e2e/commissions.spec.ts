@@ -99,8 +99,15 @@ test("create a commission rule, preview it, and see a tracked purchase earn it",
   await expect(overview.getByTestId("revenue-row")).toContainText("100.00 USD");
   await expect(overview.getByTestId("commissions-eth")).toHaveText("0.003333333333333333 ETH");
 
-  // Disable, then the rule list as it reads at both widths.
+  // The stored rule tried on past events from its row (open to members too): the purchase counts.
   await page.getByRole("link", { name: "Commission rules" }).first().click();
+  await row.getByRole("button", { name: "Try 10% of purchases on past events" }).click();
+  await page.getByRole("button", { name: "Simulate" }).click();
+  await expect(page.getByTestId("simulation-total")).toHaveText("0.003333333333333333 ETH");
+  await expectPageHealthy(page, "Commission rule tried on past events");
+  await row.getByRole("button", { name: "Try 10% of purchases on past events" }).click();
+
+  // Disable, then the rule list as it reads at both widths.
   await row.getByRole("button", { name: "Disable 10% of purchases" }).click();
   await expect(row).toContainText("Disabled");
   await expectPageHealthy(page, "Commission rules");

@@ -5,7 +5,7 @@
 // deletes them; members read them. The form says in words what a purchase pays at the
 // environment's price, and tries the draft on stored events (commissionRules.simulate).
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { Fragment, useMemo, useState, type FormEvent } from "react";
 import { limitsText, moneyProblem, percentProblem, previewText, ruleSummary, type Prices, type RuleDraft } from "../commission-words";
 import { useEnvironment } from "../environment";
 import { errorFor, fieldErrors, formError } from "../errors";
@@ -194,7 +194,7 @@ const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 const dayAfter = (d: string) => isoDay(new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000));
 
 /** Tries the form's rule on stored events of a range, without writing anything. */
-function Simulation({ values, onProblems }: { values: FormValues; onProblems: (p: Record<string, string>) => void }) {
+function Simulation({ values, onProblems, titleId = "simulate-title" }: { values: FormValues; onProblems: (p: Record<string, string>) => void; titleId?: string }) {
   const { env } = useEnvironment();
   // The last 30 UTC days by default (read once, when the form opens).
   const [from, setFrom] = useState(() => isoDay(new Date(Date.now() - 29 * 86_400_000)));
@@ -220,9 +220,9 @@ function Simulation({ values, onProblems }: { values: FormValues; onProblems: (p
   }
   const r = sim.data;
   return (
-    <section aria-labelledby="simulate-title" className="space-y-3 border-t border-slate-100 pt-4">
+    <section aria-labelledby={titleId} className="space-y-3 border-t border-slate-100 pt-4">
       <div>
-        <h3 id="simulate-title" className="text-sm font-semibold text-slate-800">Try it on past events</h3>
+        <h3 id={titleId} className="text-sm font-semibold text-slate-800">Try it on past events</h3>
         <p className="text-xs text-slate-500">What this rule would have paid on the {env.toLowerCase()} events of a range, with today&apos;s prices and limits. Nothing is written.</p>
       </div>
       <div className="grid gap-3 sm:grid-cols-[1fr_1fr_auto] sm:items-end">
@@ -259,7 +259,21 @@ function Simulation({ values, onProblems }: { values: FormValues; onProblems: (p
   );
 }
 
-function RuleRow({ rule, canEdit, onEdit, onDelete }: { rule: Rule; canEdit: boolean; onEdit: () => void; onDelete: () => void }) {
+const noProblems = () => undefined;
+
+/** A stored rule tried on past events: open to every member (a simulation writes nothing). */
+function RuleSimulationRow({ rule, defaultCurrency }: { rule: Rule; defaultCurrency: string }) {
+  const values = useMemo(() => initial(rule, defaultCurrency), [rule, defaultCurrency]);
+  return (
+    <tr>
+      <td colSpan={4} className="px-5 pb-4">
+        <Simulation values={values} onProblems={noProblems} titleId={`simulate-${rule.ruleId}`} />
+      </td>
+    </tr>
+  );
+}
+
+function RuleRow({ rule, canEdit, trying, onTry, onEdit, onDelete }: { rule: Rule; canEdit: boolean; trying: boolean; onTry: () => void; onEdit: () => void; onDelete: () => void }) {
   const toast = useToast();
   const utils = trpc.useUtils();
   const toggle = trpc.commissionRules.update.useMutation({
@@ -283,15 +297,18 @@ function RuleRow({ rule, canEdit, onEdit, onDelete }: { rule: Rule; canEdit: boo
       </Td>
       <Td><Badge color={rule.enabled ? "green" : "gray"}>{rule.enabled ? "Enabled" : "Disabled"}</Badge></Td>
       <Td className="text-right whitespace-nowrap">
+        <div className="flex justify-end gap-1.5">
+          <Button size="sm" variant="secondary" onClick={onTry} aria-expanded={trying} aria-label={`Try ${rule.name} on past events`}>{trying ? "Close" : "Try"}</Button>
         {canEdit && (
-          <div className="flex justify-end gap-1.5">
+          <>
             <Button size="sm" variant="secondary" onClick={onEdit} aria-label={`Edit ${rule.name}`}>Edit</Button>
             <Button size="sm" variant="secondary" loading={toggle.isPending} onClick={() => toggle.mutate({ ruleId: rule.ruleId, enabled: !rule.enabled })} aria-label={`${rule.enabled ? "Disable" : "Enable"} ${rule.name}`}>
               {rule.enabled ? "Disable" : "Enable"}
             </Button>
             <Button size="sm" variant="secondary" className="!text-rose-700" onClick={onDelete} aria-label={`Delete ${rule.name}`}>Delete</Button>
-          </div>
+          </>
         )}
+        </div>
       </Td>
     </tr>
   );
@@ -308,6 +325,7 @@ export function CommissionRulesPage() {
   const tiers = trpc.tiers.list.useQuery({});
   const [editing, setEditing] = useState<Rule | "new" | null>(null);
   const [deleting, setDeleting] = useState<Rule | null>(null);
+  const [trying, setTrying] = useState<string | null>(null);
   const del = trpc.commissionRules.delete.useMutation({
     onSuccess: () => {
       void utils.commissionRules.list.invalidate();
@@ -337,7 +355,7 @@ export function CommissionRulesPage() {
           actions={canChangeMoney && editing === null && <Button size="sm" onClick={() => setEditing("new")} disabled={!formReady}>New rule</Button>}
           bodyClassName="p-5 pt-0"
         >
-          {!canChangeMoney && <div className="pt-5"><Notice tone="info">Only the owner or an admin can change commission rules.</Notice></div>}
+          {!canChangeMoney && <div className="pt-5"><Notice tone="info">Only the owner or an admin can change commission rules; anyone can try a rule on past events.</Notice></div>}
           {editing === "new" && formReady && <div className="border-b border-slate-100 py-4"><RuleForm {...formProps} onDone={() => setEditing(null)} /></div>}
           <ListBody loading={rules.isLoading} error={rules.error} onRetry={() => rules.refetch()} isEmpty={!rules.data?.data.length} label="commission rules" rows={2} empty={<EmptyState title={`No ${env.toLowerCase()} commission rules yet`}>Add a rule such as 10% of each purchase for 12 months to reward referrers for what their customers spend.</EmptyState>}>
             <Table label="Commission rules">
@@ -356,7 +374,10 @@ export function CommissionRulesPage() {
                       <td colSpan={4} className="px-5 py-4"><RuleForm {...formProps} rule={r} onDone={() => setEditing(null)} /></td>
                     </tr>
                   ) : (
-                    <RuleRow key={r.ruleId} rule={r} canEdit={canChangeMoney && editing === null} onEdit={() => setEditing(r)} onDelete={() => setDeleting(r)} />
+                    <Fragment key={r.ruleId}>
+                      <RuleRow rule={r} canEdit={canChangeMoney && editing === null} trying={trying === r.ruleId} onTry={() => setTrying((t) => (t === r.ruleId ? null : r.ruleId))} onEdit={() => setEditing(r)} onDelete={() => setDeleting(r)} />
+                      {trying === r.ruleId && <RuleSimulationRow rule={r} defaultCurrency={defaultCurrency} />}
+                    </Fragment>
                   ),
                 )}
               </tbody>
