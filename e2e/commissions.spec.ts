@@ -91,6 +91,7 @@ test("create a commission rule, preview it, and see a tracked purchase earn it",
   await expect(mine.getByTestId("revenue-row")).toContainText("100.00 USD");
   await expect(mine.getByTestId("commissions-eth")).toHaveText("0.003333333333333333 ETH");
   await expect(mine.getByTestId("commissions-count")).toHaveText("in 1 reward");
+  await expect(page.getByTestId("participant-reward-row").getByTestId("reward-basis")).toHaveText("from 100.00 USD at 1 ETH = 3,000 USD (fixed rate)");
   await expectPageHealthy(page, "Referrer with a commission");
 
   // Overview: revenue attributed and commissions granted in the last 30 days.

@@ -7,6 +7,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useEnvironment } from "../environment";
 import { formatDateTime, formatEth } from "../format";
+import { commissionBasis } from "../commission-words";
 import { Icon } from "../icons";
 import { combinePages, useCursors } from "../paging";
 import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
@@ -482,6 +483,7 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
                         <Td className="text-right text-xs whitespace-nowrap">
                           {formatEth(w.amountEth)}
                           {w.requestedEth !== w.amountEth && <span className="block text-slate-500">of {formatEth(w.requestedEth)}</span>}
+                          {w.ruleId && <span className="block whitespace-normal text-slate-500" data-testid="reward-basis">{commissionBasis(w)}</span>}
                         </Td>
                         <Td className="text-xs">{w.state === "REVERSED" ? `Reversed: ${w.reversalReason ?? "no reason given"}` : reasonText(w.reason) || "—"}</Td>
                         <Td className="text-xs whitespace-nowrap">{formatDateTime(w.paidAt ?? w.createdAt)}</Td>

@@ -8,6 +8,7 @@ import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list
 import { environment } from "../../shared/environment";
 import { participantPayoutTotals, participantRef, type ParticipantRef } from "../participants/schemas";
 import { rewardKind, rewardStatus } from "../../shared/reward-enums";
+import { commissionBasisFields } from "../../shared/reward-basis";
 
 const referralStatus = z.enum(["PENDING", "QUALIFIED", "REWARDED", "FLAGGED", "REJECTED"]);
 const search = z.string().trim().min(1).max(200);
@@ -96,6 +97,7 @@ export const referralDetailOutput = businessReferralOutput.extend({
       state: rewardState,
       reversedAt: z.string().nullable(),
       reversalReason: z.string().nullable(),
+      ...commissionBasisFields,
     }),
   ),
   /** Every step, oldest first: the referral, its events, its rewards, with their reasons. */

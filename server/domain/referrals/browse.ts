@@ -19,6 +19,7 @@ import type {
 } from "./browse-schemas";
 import { earnedRewardWhere, rewardStateOf } from "../rewards/state";
 import { toParticipantRef } from "../participants/schemas";
+import { commissionBasisOf } from "../../shared/reward-basis";
 
 /**
  * The term as literal text inside a LIKE pattern: Prisma's `contains` wraps it in % … % as it is,
@@ -103,6 +104,7 @@ const toRewardView = (w: RewardRow) => ({
   state: rewardStateOf(w),
   reversedAt: w.reversedAt ? w.reversedAt.toISOString() : null,
   reversalReason: w.reversalReason,
+  ...commissionBasisOf(w),
 });
 
 const KIND_WORD = { REFERRAL: "Referral reward", BONUS: "Bonus", MANUAL: "Manual reward", COMMISSION: "Commission" } as const;
