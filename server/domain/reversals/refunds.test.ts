@@ -99,6 +99,16 @@ describe("partial refunds", () => {
     expect(await reward(commission.id)).toMatchObject({ payoutStatus: "REVERSED" });
   });
 
+  it("two refunds of 60 at once: one is refused, the event never refunded beyond its amount", async () => {
+    const { businessId, scope, event, commission } = await purchased();
+    const results = await Promise.allSettled([refund(scope, { eventId: event.id, amount: "60" }), refund(scope, { eventId: event.id, amount: "60" })]);
+    expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { code: "UNPROCESSABLE" } });
+    expect((await db.trackedEvent.findUniqueOrThrow({ where: { id: event.id } })).refundedAmount.toFixed()).toBe("60");
+    expect((await reward(commission.id)).reversedWei.toFixed()).toBe(((TEN_PERCENT * 60n) / 100n).toString());
+    expect(await db.rewardReversal.count({ where: { businessId } })).toBe(2);
+  });
+
   it("bad requests: 400 for the shape and the currency's decimals, 404 for another environment's event, 422 for an amount on an event without one", async () => {
     const { scope, event, referred } = await purchased();
     const bad = (body: Record<string, unknown>) => reverseRewardsInput.safeParse({ reason: "x", ...body }).error?.issues.map((i) => i.path.join("."));
