@@ -154,7 +154,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reverse a referred user's rewards (refund, chargeback): unpaid ones return to the pool, paid-out ones are clawed back from later payouts
+         * Reverse a referred user's rewards, or an event's (a refund, partial with amount: that share of each reward, rounded down to the wei): unpaid ones return to the pool, paid-out ones are clawed back from later payouts
          * @description API key: `x-service-api-key`, `x-api-key` or `Authorization: Bearer rk_…` (first present wins).
          */
         post: operations["sdk-rewards-reverse"];
@@ -1244,6 +1244,8 @@ export interface operations {
                 "application/json": {
                     referredUserId?: string;
                     referredUserEmail?: string;
+                    eventId?: string;
+                    amount?: string;
                     eventName?: string;
                     reason: string;
                     idempotencyKey?: string;
@@ -1258,7 +1260,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        referredParticipantId: string;
+                        referredParticipantId: string | null;
                         reversals: {
                             reversalId: string;
                             rewardId: string;
@@ -1270,6 +1272,8 @@ export interface operations {
                             eventName: string | null;
                             createdAt: string;
                         }[];
+                        eventId?: string;
+                        refundedAmount?: string | null;
                         returnedToPoolEth: string;
                         clawbackEth: string;
                         balanceEth: string;
@@ -1324,8 +1328,40 @@ export interface operations {
                     };
                 };
             };
-            /** @description NOT_FOUND (no such referred user) */
+            /** @description NOT_FOUND (no such referred user or event) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT (the event is not processed yet) / IDEMPOTENCY_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNPROCESSABLE (amount is more than what remains unrefunded of the event, the event has no amount, or it is held for review) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

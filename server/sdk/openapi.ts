@@ -108,9 +108,16 @@ export const sdkOpenApiPaths: ZodOpenApiPathsObject = {
   "/sdk/rewards/reverse": {
     post: op({
       operationId: "sdk-rewards-reverse",
-      summary: "Reverse a referred user's rewards (refund, chargeback): unpaid ones return to the pool, paid-out ones are clawed back from later payouts",
+      summary:
+        "Reverse a referred user's rewards, or an event's (a refund, partial with amount: that share of each reward, rounded down to the wei): unpaid ones return to the pool, paid-out ones are clawed back from later payouts",
       requestBody: json(reverseRewardsInput),
-      responses: { "200": { description: "The reversals made by this call", ...json(reverseRewardsOutput) }, "404": err("NOT_FOUND (no such referred user)"), ...common },
+      responses: {
+        "200": { description: "The reversals made by this call", ...json(reverseRewardsOutput) },
+        "404": err("NOT_FOUND (no such referred user or event)"),
+        "409": err("CONFLICT (the event is not processed yet) / IDEMPOTENCY_CONFLICT"),
+        "422": err("UNPROCESSABLE (amount is more than what remains unrefunded of the event, the event has no amount, or it is held for review)"),
+        ...common,
+      },
     }),
   },
   "/sdk/jobs/{jobId}": {

@@ -1,7 +1,7 @@
 // Amounts in other currencies (commissions), pure: parsing, each currency's decimals, and the one
 // conversion to wei, rounded down.
 import { describe, expect, it } from "vitest";
-import { amountProblem, decimalText, parseDecimal, weiOf } from "./money";
+import { amountProblem, decimalOfUnits, decimalText, parseDecimal, refundShareWei, unitsAt, weiOf } from "./money";
 
 describe("money: currencies and conversion", () => {
   it("checks amounts against their currency's decimals", () => {
@@ -31,5 +31,37 @@ describe("money: currencies and conversion", () => {
     expect(decimalText("19.990000000000000000")).toBe("19.99");
     expect(decimalText("100.000")).toBe("100");
     expect(decimalText("100")).toBe("100");
+  });
+});
+
+describe("money: refund shares", () => {
+  it("decimal units at a scale, and back", () => {
+    expect(unitsAt("19.9", 2)).toBe(1990n);
+    expect(unitsAt("19.900000000000000000", 2)).toBe(1990n);
+    expect(unitsAt("7", 18)).toBe(7n * 10n ** 18n);
+    expect(() => unitsAt("19.999", 2)).toThrow();
+    expect(decimalOfUnits(1990n, 2)).toBe("19.9");
+    expect(decimalOfUnits(5n, 2)).toBe("0.05");
+    expect(decimalOfUnits(0n, 18)).toBe("0");
+    expect(decimalOfUnits(1500n, 0)).toBe("1500");
+  });
+
+  it("reverses the cumulative share, rounded down to the wei; partials that add up to the whole reverse exactly the whole", () => {
+    const amount = 1000n;
+    const a = refundShareWei(amount, 0n, "30", "100");
+    expect(a).toBe(300n);
+    expect(refundShareWei(amount, a, "100", "100")).toBe(700n);
+    // Thirds of an amount that does not divide: each part rounds down, the last one takes the rest.
+    const odd = 1000000000000000001n;
+    const p1 = refundShareWei(odd, 0n, "33.33", "99.99");
+    expect(p1).toBe(333333333333333333n); // floor(odd / 3)
+    const p2 = refundShareWei(odd, p1, "66.66", "99.99");
+    const p3 = refundShareWei(odd, p1 + p2, "99.99", "99.99");
+    expect(p1 + p2 + p3).toBe(odd);
+    // A share under one wei reverses nothing yet; nothing ever goes beyond the reward or below zero.
+    expect(refundShareWei(3n, 0n, "0.01", "100")).toBe(0n);
+    expect(refundShareWei(amount, amount, "100", "100")).toBe(0n);
+    expect(refundShareWei(amount, 0n, "200", "100")).toBe(amount);
+    expect(() => refundShareWei(amount, 0n, "1", "0")).toThrow();
   });
 });

@@ -109,3 +109,31 @@ export function weiOf(base: string, currency: Currency, rate: string | null, per
   }
   return num / den;
 }
+
+/** A decimal string as integer units at `scale` decimals ("19.9", 2 → 1990n); throws when malformed or finer than `scale`. */
+export function unitsAt(v: string, scale: number): bigint {
+  const d = parseDecimal(decimalText(v));
+  if (d.scale > scale) throw new Error(`unitsAt: ${v} has more than ${scale} decimals`);
+  return d.units * 10n ** BigInt(scale - d.scale);
+}
+
+/** Integer units at `scale` decimals as a plain decimal string, trailing zeros dropped (1990n, 2 → "19.9"). */
+export function decimalOfUnits(units: bigint, scale: number): string {
+  const s = units.toString().padStart(scale + 1, "0");
+  return scale === 0 ? s : decimalText(`${s.slice(0, -scale)}.${s.slice(-scale)}`);
+}
+
+/**
+ * What a reward of `amountWei`, of which `reversedWei` is already reversed, still reverses once
+ * `refunded` of its event's `total` amount is refunded in all: floor(amountWei × refunded / total)
+ * less what is reversed, never below zero. Cumulative, so partial refunds that add up to the whole
+ * reverse exactly the whole reward, each rounded down to the wei.
+ */
+export function refundShareWei(amountWei: bigint, reversedWei: bigint, refunded: string, total: string): bigint {
+  const t = parseDecimal(decimalText(total));
+  if (t.units <= 0n) throw new Error("refundShareWei: total must be positive");
+  const r = unitsAt(refunded, 18);
+  const due = (amountWei * r) / unitsAt(total, 18);
+  const capped = due > amountWei ? amountWei : due;
+  return capped > reversedWei ? capped - reversedWei : 0n;
+}

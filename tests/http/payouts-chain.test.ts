@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther } from "viem";
 import { Webhook } from "standardwebhooks";
 import { startReceiver } from "../support/webhook-receiver";
-import { signUp } from "../support/http";
+import { signUp, uniqueEmail } from "../support/http";
 import {
   balanceOf,
   earn,
@@ -188,6 +188,33 @@ describe("payouts", () => {
     expect(next).toMatchObject({ status: "CONFIRMED", amountEth: "0.02", rewardsEth: "0.03", offsetEth: "0.01" });
     expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.03"));
     expect(await figures(b)).toMatchObject({ owedEth: "0", paidOutEth: "0.03", reconciled: true });
+  });
+
+  it("a partial refund of an event: the share before payout returns to the pool, the payout sends the rest, the rest after payout is clawed back; reconciled throughout", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.01" });
+    await fund(c, b.owner, "1");
+    const ref = await referrerWithWallet(b);
+    const t = await b.sdk("POST", "/track", { eventName: "purchase", referrer: ref.referralCode, amount: "100", currency: "ETH", metadata: { referredUserEmail: uniqueEmail("buyer") } });
+    expect(t.body.rewards?.[0]?.status, JSON.stringify(t.body)).toBe("PAID");
+    const eventId = t.body.eventId as string;
+    const both = await b.sdk("POST", "/sdk/rewards/reverse", { eventId, referredUserId: "someone", reason: "x" });
+    expect([both.status, both.body.error?.code]).toEqual([400, "VALIDATION_ERROR"]);
+    const quarter = await b.sdk("POST", "/sdk/rewards/reverse", { eventId, amount: "25", reason: "partial refund", eventName: "refund" });
+    expect(quarter.status, JSON.stringify(quarter.body)).toBe(200);
+    expect(quarter.body).toMatchObject({ eventId, refundedAmount: "25", returnedToPoolEth: "0.0025", clawbackEth: "0", reversals: [{ amountEth: "0.0025", outcome: "RETURNED_TO_POOL" }] });
+    const tooMuch = await b.sdk("POST", "/sdk/rewards/reverse", { eventId, amount: "80", reason: "x" });
+    expect([tooMuch.status, tooMuch.body.error?.code]).toEqual([422, "UNPROCESSABLE"]);
+
+    const [paid] = await runPayouts(b);
+    expect(paid).toMatchObject({ status: "CONFIRMED", amountEth: "0.0075" });
+    expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.0075"));
+    expect(await figures(b)).toMatchObject({ owedEth: "0", reconciled: true });
+
+    const rest = await b.sdk("POST", "/sdk/rewards/reverse", { eventId, reason: "refunded in full" });
+    expect(rest.body).toMatchObject({ refundedAmount: "100", clawbackEth: "0.0075", returnedToPoolEth: "0", reversals: [{ outcome: "CLAWBACK" }] });
+    const rewards = await b.owner.call("GET", `/business/rewards?environment=TEST&eventId=${eventId}`);
+    expect(rewards.body.data).toMatchObject([{ state: "REVERSED", reversedEth: "0.01", amountEth: "0.01" }]);
+    expect(await figures(b)).toMatchObject({ owedEth: "0", reconciled: true });
   });
 
   it("access: a member cannot run payouts; another business's participant is 404; a bad environment is 400", async () => {

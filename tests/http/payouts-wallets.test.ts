@@ -82,12 +82,16 @@ describe("payout wallets", () => {
     const b = await payoutBusiness(c, { rewardEth: "0.01" });
     const deposit = await fund(c, b.owner, "1");
     const turncoat = await referrerWithWallet(b);
-    await earn(b, turncoat.referralCode);
-    // The transfer is sent but not mined; then the wallet's code becomes REVERT and a block is mined.
+    const bought = await b.sdk("POST", "/track", { eventName: "purchase", referrer: turncoat.referralCode, amount: "1", currency: "ETH", metadata: { referredUserEmail: `buyer-${Date.now()}@example.com` } });
+    expect(bought.body.rewards?.[0]?.status, JSON.stringify(bought.body)).toBe("PAID");
+    // The transfer is sent but not mined; half the purchase is refunded meanwhile (clawed back: the
+    // reward is in a payout); then the wallet's code becomes REVERT and a block is mined.
     await rpcCall(c, "evm_setAutomine", [false]);
     try {
       const first = await run(b);
       expect(first.payouts).toMatchObject([{ participantId: turncoat.participantId, status: "SENT" }]);
+      const half = await b.sdk("POST", "/sdk/rewards/reverse", { eventId: bought.body.eventId, amount: "0.5", reason: "half refunded" });
+      expect(half.body, JSON.stringify(half.body)).toMatchObject({ clawbackEth: "0.005", reversals: [{ outcome: "CLAWBACK" }] });
       await rpcCall(c, "hardhat_setCode", [turncoat.wallet, `0x${REVERT}`]);
     } finally {
       await rpcCall(c, "evm_setAutomine", [true]);
@@ -108,6 +112,11 @@ describe("payout wallets", () => {
     expect(await balanceOf(c, turncoat.wallet)).toBe(0n);
     const rewards = await b.owner.call("GET", `/business/rewards?environment=TEST&participantId=${turncoat.participantId}`);
     expect(rewards.body.data.map((r: { payoutStatus: string }) => r.payoutStatus)).toEqual(["PAYABLE"]);
+    // Never paid out after all: the refunded half went back to the pool, the reward pays the rest.
+    expect(rewards.body.data[0]).toMatchObject({ reversedEth: "0.005" });
+    const reversals = await b.owner.call("GET", `/business/reversals?environment=TEST&participantId=${turncoat.participantId}`);
+    expect(reversals.body.data).toMatchObject([{ outcome: "RETURNED_TO_POOL", amountEth: "0.005" }]);
+    expect(await figures(b)).toMatchObject({ owedEth: "0.005" });
     expect(await run(b)).toEqual({ payouts: [], skipped: [] });
     expect(await nonceOf(deposit)).toBe(2);
     expect((await figures(b)).reconciled).toBe(true);

@@ -9,7 +9,8 @@ export async function referralStats(businessId: string, environment: Environment
   const [byStatusRows, paid, reversed, rejected, top] = await Promise.all([
     db.referral.groupBy({ by: ["status"], where: { businessId, environment }, _count: { _all: true } }),
     db.reward.groupBy({ by: ["kind"], where: { businessId, environment, status: "PAID" }, _sum: { amountWei: true } }),
-    db.reward.aggregate({ where: { businessId, environment, status: "PAID", payoutStatus: "REVERSED" }, _sum: { amountWei: true } }),
+    // Reversed: whole rewards and the shares partial refunds took back.
+    db.reward.aggregate({ where: { businessId, environment, status: "PAID" }, _sum: { reversedWei: true } }),
     db.referral.groupBy({ by: ["reason"], where: { businessId, environment, status: "REJECTED" }, _count: { _all: true } }),
     topReferrers(businessId, environment, null, null),
   ]);
@@ -24,8 +25,8 @@ export async function referralStats(businessId: string, environment: Environment
     byStatus,
     conversionRate: total ? Math.round(((byStatus.QUALIFIED + byStatus.REWARDED) / total) * 10_000) / 10_000 : 0,
     ethRewarded: weiToEth(kinds.REFERRAL + kinds.BONUS + kinds.MANUAL),
-    ethReversed: weiToEth(toBigInt(reversed._sum.amountWei ?? 0)),
-    ethEarned: weiToEth(kinds.REFERRAL + kinds.BONUS + kinds.MANUAL - toBigInt(reversed._sum.amountWei ?? 0)),
+    ethReversed: weiToEth(toBigInt(reversed._sum.reversedWei ?? 0)),
+    ethEarned: weiToEth(kinds.REFERRAL + kinds.BONUS + kinds.MANUAL - toBigInt(reversed._sum.reversedWei ?? 0)),
     ethRewardedByKind: { REFERRAL: weiToEth(kinds.REFERRAL), BONUS: weiToEth(kinds.BONUS), MANUAL: weiToEth(kinds.MANUAL), COMMISSION: weiToEth(kinds.COMMISSION) },
     rejectedReferralsByReason: Object.fromEntries(rejected.map((r) => [r.reason ?? "UNSPECIFIED", r._count._all])),
     topReferrers: top,

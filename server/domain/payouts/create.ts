@@ -77,16 +77,19 @@ async function nextCandidate(s: Sender, exclude: Set<string>, verifiedOnly: bool
   return rows[0] ?? null;
 }
 
-/** The participant's payable rewards (locked with FOR UPDATE inside a transaction), their sum, and what offsets it. */
+/**
+ * The participant's payable rewards (locked with FOR UPDATE inside a transaction), their sum, and
+ * what offsets it. A reward pays its amount less what partial refunds returned to the pool.
+ */
 async function payableOf(client: Tx | typeof db, s: Sender, participantId: string, lock: boolean) {
   const rewards = lock
     ? await client.$queryRaw<Array<{ id: string; amountWei: string }>>`
-        SELECT "id", "amountWei"::text AS "amountWei" FROM "Reward"
+        SELECT "id", ("amountWei" - "returnedWei")::text AS "amountWei" FROM "Reward"
         WHERE "participantId" = ${participantId} AND "businessId" = ${s.businessId} AND "environment" = ${s.environment}::"Environment"
           AND "payoutStatus" = 'PAYABLE' AND "payoutId" IS NULL
         ORDER BY "payableAt", "id" FOR UPDATE`
     : await client.$queryRaw<Array<{ id: string; amountWei: string }>>`
-        SELECT "id", "amountWei"::text AS "amountWei" FROM "Reward"
+        SELECT "id", ("amountWei" - "returnedWei")::text AS "amountWei" FROM "Reward"
         WHERE "participantId" = ${participantId} AND "businessId" = ${s.businessId} AND "environment" = ${s.environment}::"Environment"
           AND "payoutStatus" = 'PAYABLE' AND "payoutId" IS NULL
         ORDER BY "payableAt", "id"`;

@@ -19,11 +19,12 @@ export async function payoutQueue(businessId: string, environment: Environment, 
   if (!b) throw notFound("Business");
   const cfg = await loadConfig(db, businessId, environment);
   const minWei = toBigInt(cfg.minPayoutWei);
-  // A reward ON_HOLD whose payableAt has passed is payable: the next run releases it first.
+  // A reward ON_HOLD whose payableAt has passed is payable: the next run releases it first. Each
+  // pays its amount less what partial refunds returned to the pool.
   const rows = await db.$queryRaw<Array<{ participantId: string; payable: string; onHold: string; nextPayableAt: Date | null }>>`
     SELECT r."participantId",
-      COALESCE(SUM(r."amountWei") FILTER (WHERE r."payoutStatus" = 'PAYABLE' OR r."payableAt" <= ${now}), 0)::text AS "payable",
-      COALESCE(SUM(r."amountWei") FILTER (WHERE r."payoutStatus" = 'ON_HOLD' AND r."payableAt" > ${now}), 0)::text AS "onHold",
+      COALESCE(SUM(r."amountWei" - r."returnedWei") FILTER (WHERE r."payoutStatus" = 'PAYABLE' OR r."payableAt" <= ${now}), 0)::text AS "payable",
+      COALESCE(SUM(r."amountWei" - r."returnedWei") FILTER (WHERE r."payoutStatus" = 'ON_HOLD' AND r."payableAt" > ${now}), 0)::text AS "onHold",
       MIN(r."payableAt") FILTER (WHERE r."payoutStatus" = 'ON_HOLD' AND r."payableAt" > ${now}) AS "nextPayableAt"
     FROM "Reward" r
     WHERE r."businessId" = ${businessId} AND r."environment" = ${environment}::"Environment"

@@ -7,7 +7,7 @@ import { isChainDown, onChain } from "../../chain/clients";
 import { AppError } from "../../shared/errors";
 import { env } from "../../shared/env";
 import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
-import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
+import { creditLedger, creditLedgerMany, getBalanceWei, lockPool } from "../ledger/service";
 import { debitLedger } from "../rules/debit";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { markWalletFailed } from "./create";
@@ -62,7 +62,7 @@ export async function broadcastPayout(s: Sender, payoutId: string): Promise<Payo
  * FAILED, only for a payout that nothing can still mine (PENDING: never accepted by the node, or
  * SENT and reverted on chain; `walletFault` marks the wallet so runs skip it until it changes):
  * its rewards return to PAYABLE, its gas reserve (less gasSpentWei, when a reverted transaction
- * did burn gas) to the pool, and rewards reversed meanwhile return to the pool too.
+ * did burn gas) to the pool, and what was reversed of its rewards meanwhile returns to the pool too.
  */
 async function failPayout(s: Sender, payoutId: string, reason: string, from: "PENDING" | "SENT" = "PENDING", gasSpentWei = 0n, walletFault = false): Promise<PayoutRow> {
   await db.$transaction(async (tx) => {
@@ -76,15 +76,14 @@ async function failPayout(s: Sender, payoutId: string, reason: string, from: "PE
     if (walletFault) await markWalletFailed(tx, p.participantId, p.walletAddress, reason, p.failedAt!);
     await emitWebhookEvent(tx, payoutWebhook("payout.failed", p)); // webhook
     await tx.reward.updateMany({ where: { payoutId, payoutStatus: "IN_PAYOUT" }, data: { payoutStatus: "PAYABLE", payoutId: null } });
-    // Reversed while in this payout: it was never paid out after all, so the ETH goes back to the pool.
-    const reversed = await tx.reward.findMany({ where: { payoutId, payoutStatus: "REVERSED" }, select: { id: true } });
-    for (const rw of reversed) {
-      const rev = await tx.rewardReversal.updateManyAndReturn({ where: { rewardId: rw.id, outcome: "CLAWBACK" }, data: { outcome: "RETURNED_TO_POOL" } });
-      await tx.reward.update({ where: { id: rw.id }, data: { payoutId: null } });
-      if (rev[0] && toBigInt(rev[0].amountWei) > 0n) {
-        await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: toBigInt(rev[0].amountWei), kind: "REVERSAL", memo: `Reversed reward ${rw.id} returned to the pool (its payout failed)` });
-      }
-    }
+    // Reversed (wholly or in part) while in this payout: never paid out after all, so those
+    // clawbacks go back to the pool (the trigger moves them into each reward's returnedWei).
+    const back = await tx.rewardReversal.updateManyAndReturn({ where: { rewardId: { in: p.rewardIds }, outcome: "CLAWBACK" }, data: { outcome: "RETURNED_TO_POOL" } });
+    await tx.reward.updateMany({ where: { payoutId, payoutStatus: "REVERSED" }, data: { payoutId: null } });
+    const credits = back
+      .filter((v) => toBigInt(v.amountWei) > 0n)
+      .map((v) => ({ amountWei: toBigInt(v.amountWei), kind: "REVERSAL" as const, memo: `Reversed reward ${v.rewardId} returned to the pool (its payout failed)` }));
+    if (credits.length) await creditLedgerMany(tx, { businessId: s.businessId, environment: s.environment }, credits);
     const refund = toBigInt(p.gasReservedWei) - gasSpentWei;
     if (refund > 0n) {
       await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: refund, kind: "GAS", memo: `Gas reserve of failed payout ${payoutId} returned` });

@@ -31,13 +31,14 @@ export interface ParticipantSums {
 /**
  * The per-participant sums, set-based: CTEs over the participants that `where` selects (on
  * "Participant" p, with the caller's $n parameters), then `participantSumsSelect`. One query shape
- * for the totals of a page of participants and for a proof's snapshot of all of them.
+ * for the totals of a page of participants and for a proof's snapshot of all of them. A reward
+ * earns its amount less all its reversals, and is owed less what they returned to the pool.
  */
 export const participantSumsCtes = (where: string) => `
   p AS (SELECT p."id", p."walletAddress" FROM "Participant" p WHERE ${where}),
   rw AS (SELECT r."participantId" AS id,
-           SUM(r."amountWei") FILTER (WHERE r."payoutStatus" IS DISTINCT FROM 'REVERSED') AS earned,
-           SUM(r."amountWei") FILTER (WHERE r."payoutStatus" IN ('ON_HOLD', 'PAYABLE', 'IN_PAYOUT')) AS owed
+           SUM(r."amountWei" - r."reversedWei") AS earned,
+           SUM(r."amountWei" - r."returnedWei") FILTER (WHERE r."payoutStatus" IN ('ON_HOLD', 'PAYABLE', 'IN_PAYOUT')) AS owed
          FROM "Reward" r JOIN p ON p."id" = r."participantId" WHERE r."status" = 'PAID' GROUP BY r."participantId"),
   po AS (SELECT o."participantId" AS id,
            SUM(o."amountWei") FILTER (WHERE o."status" = 'CONFIRMED') AS "paidOut",
@@ -114,7 +115,7 @@ export async function poolFigures(businessId: string, environment: Environment, 
     getBalanceWei(db, businessId, environment),
     db.$queryRaw<Array<{ owed: string; paidOut: string; gas: string }>>`
       SELECT
-        COALESCE((SELECT SUM("amountWei") FROM "Reward" WHERE "businessId" = ${businessId} AND "environment" = ${environment}::"Environment" AND "status" = 'PAID' AND "payoutStatus" IN ('ON_HOLD', 'PAYABLE', 'IN_PAYOUT')), 0)::text AS "owed",
+        COALESCE((SELECT SUM("amountWei" - "returnedWei") FROM "Reward" WHERE "businessId" = ${businessId} AND "environment" = ${environment}::"Environment" AND "status" = 'PAID' AND "payoutStatus" IN ('ON_HOLD', 'PAYABLE', 'IN_PAYOUT')), 0)::text AS "owed",
         COALESCE((SELECT SUM("amountWei") FROM "Payout" WHERE "businessId" = ${businessId} AND "environment" = ${environment}::"Environment" AND "status" = 'CONFIRMED'), 0)::text AS "paidOut",
         COALESCE((SELECT -SUM("amountWei") FROM "LedgerEntry" WHERE "businessId" = ${businessId} AND "environment" = ${environment}::"Environment" AND "kind" = 'GAS'), 0)::text AS "gas"`,
   ]);

@@ -40,8 +40,8 @@ interface MeRow {
   walletVerifiedAt: Date | null;
   businessName: string;
   website: string | null;
-  /** [payoutStatus, wei as text] of the participant's granted rewards. */
-  byPayoutStatus: [string, string][];
+  /** [payoutStatus, wei still paid as text, wei reversed as text] of the participant's granted rewards. */
+  byPayoutStatus: [string, string, string][];
   /** [ISO date the hold ends, wei as text], earliest first, up to 20. */
   holds: [string, string][];
   /** [referral status, count] of the participant's referrals. */
@@ -52,12 +52,12 @@ interface MeRow {
 const readMe = (auth: PortalAuth) => db.$queryRaw<MeRow[]>`
   SELECT p."id", p."environment"::text AS "environment", p."referralCode", p."handle", p."name", p."email",
          p."walletAddress", p."walletVerified", p."walletVerifiedAt", b."name" AS "businessName", b."website",
-         COALESCE((SELECT json_agg(json_build_array(x.s, x.w)) FROM (
-           SELECT r."payoutStatus"::text AS s, sum(r."amountWei")::text AS w FROM "Reward" r
+         COALESCE((SELECT json_agg(json_build_array(x.s, x.w, x.v)) FROM (
+           SELECT r."payoutStatus"::text AS s, sum(r."amountWei" - r."returnedWei")::text AS w, sum(r."reversedWei")::text AS v FROM "Reward" r
             WHERE r."participantId" = p."id" AND r."businessId" = p."businessId" AND r."environment" = p."environment" AND r."status" = 'PAID'
             GROUP BY 1) x), '[]') AS "byPayoutStatus",
          COALESCE((SELECT json_agg(json_build_array(to_char(x.u, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), x.w) ORDER BY x.u) FROM (
-           SELECT r."payableAt" AS u, sum(r."amountWei")::text AS w FROM "Reward" r
+           SELECT r."payableAt" AS u, sum(r."amountWei" - r."returnedWei")::text AS w FROM "Reward" r
             WHERE r."participantId" = p."id" AND r."businessId" = p."businessId" AND r."environment" = p."environment"
               AND r."status" = 'PAID' AND r."payoutStatus" = 'ON_HOLD' AND r."payableAt" IS NOT NULL
             GROUP BY 1 ORDER BY 1 LIMIT 20) x), '[]') AS "holds",
@@ -110,7 +110,7 @@ export async function portalMe(auth: PortalAuth, now = new Date()): Promise<Port
       payableEth: weiToEth(sumOf("PAYABLE")),
       inPayoutEth: weiToEth(sumOf("IN_PAYOUT")),
       paidOutEth: t.paidOutEth,
-      reversedEth: weiToEth(sumOf("REVERSED")),
+      reversedEth: weiToEth(p.byPayoutStatus.reduce((a, [, , v]) => a + toBigInt(v), 0n)),
       owedBackEth: t.clawbackOwedEth,
       holds: p.holds.map(([until, wei]) => ({ amountEth: weiToEth(wei), until })),
     },

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../../shared/environment";
 import { rewardKind } from "../../shared/reward-enums";
+import { decimalAmount } from "../../shared/money";
 import { email, externalUserId } from "../participants/schemas";
 
 const reversalItem = z.object({
@@ -43,19 +44,25 @@ export const reverseRewardOutput = reversalItem.extend({ balanceEth: z.string() 
 
 const eventName = z.string().trim().min(1).max(100);
 
-/** POST /sdk/rewards/reverse (secret key). */
+/** POST /sdk/rewards/reverse (secret key): a referred user's rewards, or an event's (a refund, partial with `amount`). */
 export const reverseRewardsInput = z
   .strictObject({
     referredUserId: externalUserId.optional(),
     referredUserEmail: email.optional(),
+    /** The original event (e.g. the purchase refunded): its rewards are reversed, all or the share of `amount`. */
+    eventId: z.string().trim().min(1).max(64).optional(),
+    /** With eventId: how much of the event's amount is refunded, in the event's currency. Without it, the rest of the event. */
+    amount: decimalAmount.optional(),
     /** The reversing event, recorded with the reversal (e.g. "refund", "chargeback"). */
     eventName: eventName.optional(),
     reason: z.string().trim().min(1).max(500),
     idempotencyKey: z.string().trim().min(1).max(255).optional(),
   })
-  .refine((v) => v.referredUserId !== undefined || v.referredUserEmail !== undefined, {
-    message: "Provide referredUserId or referredUserEmail",
-    path: ["referredUserId"],
+  .superRefine((v, ctx) => {
+    const byUser = v.referredUserId !== undefined || v.referredUserEmail !== undefined;
+    if (!byUser && v.eventId === undefined) ctx.addIssue({ code: "custom", message: "Provide eventId, or referredUserId or referredUserEmail", path: ["referredUserId"] });
+    if (byUser && v.eventId !== undefined) ctx.addIssue({ code: "custom", message: "Provide either eventId or referredUserId/referredUserEmail, not both", path: ["eventId"] });
+    if (v.amount !== undefined && v.eventId === undefined) ctx.addIssue({ code: "custom", message: "amount refunds part of an event: it needs eventId", path: ["amount"] });
   });
 export type ReverseRewardsInput = z.infer<typeof reverseRewardsInput>;
 
@@ -63,6 +70,7 @@ const reversalOutput = z.object({
   reversalId: z.string(),
   rewardId: z.string(),
   participantId: z.string(),
+  /** What this reversal takes back: the reward's remaining amount, or its share of a partial refund. */
   amountEth: z.string(),
   /** RETURNED_TO_POOL: the reward had not been paid out, its ETH is back in the pool. CLAWBACK: it had; the participant's next payouts offset it. */
   outcome: z.enum(["RETURNED_TO_POOL", "CLAWBACK"]),
@@ -73,8 +81,12 @@ const reversalOutput = z.object({
 export type ReversalOutput = z.infer<typeof reversalOutput>;
 
 export const reverseRewardsOutput = z.object({
-  referredParticipantId: z.string(),
+  /** The referred user whose rewards were reversed (with eventId: the event's, null when it has none). */
+  referredParticipantId: z.string().nullable(),
   reversals: z.array(reversalOutput),
+  /** With eventId: the event reversed, and how much of its amount is refunded in all (its currency; null when it has no amount). */
+  eventId: z.string().optional(),
+  refundedAmount: z.string().nullable().optional(),
   /** ETH credited back to the pool by this call. */
   returnedToPoolEth: z.string(),
   /** ETH already paid out, now owed back by the participants (offset by their next payouts). */

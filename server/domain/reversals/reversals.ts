@@ -2,13 +2,16 @@
 // Not yet paid out (ON_HOLD, PAYABLE): REVERSED and their ETH credited back to the pool
 // (ledger kind REVERSAL). Already paid out or being paid (IN_PAYOUT, PAID_OUT): REVERSED with
 // a CLAWBACK, a debt of the participant that their next payouts offset first (payouts/create.ts).
-// One reversal per reward (unique index), so a repeated call or event reverses nothing twice.
+// A refund of an event (eventId, with an optional amount in its currency) reverses that share of
+// the event's rewards; several partial refunds add up, and a reward's reversals never exceed it
+// (the reward's reversedWei, kept by a trigger, under a CHECK). A reversed reward is not reversed
+// again, so a repeated call or event reverses nothing twice.
 // Every reversal, whatever its path (API, reversal event, staff in the dashboard), goes through
 // reverseLockedRewards, which also sends its reward.reversed webhook.
 import { db, type Tx } from "../../db/client";
 import type { TrackedEvent } from "../../db/generated";
 import { AppError, notFound } from "../../shared/errors";
-import { toBigInt, weiToEth } from "../../shared/money";
+import { amountProblem, decimalOfUnits, decimalText, refundShareWei, toBigInt, unitsAt, weiToEth, type Currency } from "../../shared/money";
 import { creditLedgerMany, getBalanceWei, lockPool } from "../ledger/service";
 import { newId } from "../../shared/ids";
 import { emitWebhookEvent, reversedRewardWebhook } from "../webhooks/emit";
@@ -26,7 +29,10 @@ interface ReverseOptions {
   reversedByUserId?: string | null;
 }
 
-type LockedReward = { id: string; participantId: string; amountWei: string; payoutStatus: string | null };
+/** A reward row locked by the caller, with what it has reversed already. */
+type LockedReward = { id: string; participantId: string; amountWei: string; reversedWei: string; payoutStatus: string | null };
+/** What a reversal takes back of a locked reward: all that is left of it (by default), or a share. */
+type ToReverse = LockedReward & { shareWei?: bigint };
 
 /** Reverses every not-yet-reversed PAID reward of the referrals of `referredId`. Caller's transaction. */
 async function reverseReferredRewards(tx: Tx, scope: Pick<Scope, "businessId" | "environment">, referredId: string, o: ReverseOptions) {
@@ -34,7 +40,7 @@ async function reverseReferredRewards(tx: Tx, scope: Pick<Scope, "businessId" | 
   await lockPool(tx, scope.businessId, scope.environment);
   const rewards = referrals.length
     ? await tx.$queryRaw<LockedReward[]>`
-        SELECT "id", "participantId", "amountWei"::text AS "amountWei", "payoutStatus"::text AS "payoutStatus" FROM "Reward"
+        SELECT "id", "participantId", "amountWei"::text AS "amountWei", "reversedWei"::text AS "reversedWei", "payoutStatus"::text AS "payoutStatus" FROM "Reward"
         WHERE "referralId" = ANY(${referrals.map((r) => r.id)}::text[]) AND "businessId" = ${scope.businessId}
           AND "status" = 'PAID' AND "payoutStatus" IS DISTINCT FROM 'REVERSED'
         ORDER BY "createdAt", "id" FOR UPDATE`
@@ -47,15 +53,19 @@ const reversalOutcome = (payoutStatus: string | null) => (payoutStatus === "IN_P
 
 /**
  * Reverses PAID, not yet reversed rewards whose rows the caller locked (after the pool),
- * set-based for any number of rewards: one RewardReversal each, the ETH of those not paid out
+ * set-based for any number of rewards: one RewardReversal each for its share (all that is left
+ * of it unless `shareWei` says less; nothing when that is zero), the ETH of those not paid out
  * back to the pool (one ledger insert), one reward.reversed webhook each (one outbox write).
+ * A reward whose reversals reach its amount becomes REVERSED; a partial one keeps its state.
  */
-async function reverseLockedRewards(tx: Tx, scope: Pick<Scope, "businessId" | "environment">, rewards: LockedReward[], o: ReverseOptions) {
+async function reverseLockedRewards(tx: Tx, scope: Pick<Scope, "businessId" | "environment">, locked: ToReverse[], o: ReverseOptions) {
+  const rewards = locked
+    .map((r) => ({ ...r, share: r.shareWei ?? toBigInt(r.amountWei) - toBigInt(r.reversedWei) }))
+    .filter((r) => r.share > 0n);
   if (!rewards.length) return { reversals: [] as ReversalOutput[], returnedWei: 0n, clawbackWei: 0n };
   const now = new Date();
-  const ids = rewards.map((r) => r.id);
-  await tx.reward.updateMany({ where: { id: { in: ids } }, data: { payoutStatus: "REVERSED", reversedAt: now, reversalReason: o.reason } });
-  const stored = new Map((await tx.reward.findMany({ where: { id: { in: ids } } })).map((w) => [w.id, w]));
+  const whole = rewards.filter((r) => toBigInt(r.reversedWei) + r.share === toBigInt(r.amountWei)).map((r) => r.id);
+  if (whole.length) await tx.reward.updateMany({ where: { id: { in: whole } }, data: { payoutStatus: "REVERSED", reversedAt: now, reversalReason: o.reason } });
   const revs = await tx.rewardReversal.createManyAndReturn({
     data: rewards.map((r) => ({
       id: newId(),
@@ -63,7 +73,7 @@ async function reverseLockedRewards(tx: Tx, scope: Pick<Scope, "businessId" | "e
       environment: scope.environment,
       rewardId: r.id,
       participantId: r.participantId,
-      amountWei: r.amountWei,
+      amountWei: r.share.toString(),
       outcome: reversalOutcome(r.payoutStatus),
       reason: o.reason,
       eventName: o.eventName ?? null,
@@ -72,24 +82,25 @@ async function reverseLockedRewards(tx: Tx, scope: Pick<Scope, "businessId" | "e
       createdAt: now,
     })),
   });
+  // Read after the reversals: the trigger has added them to the reward's reversedWei.
+  const stored = new Map((await tx.reward.findMany({ where: { id: { in: rewards.map((r) => r.id) } } })).map((w) => [w.id, w]));
   const revOf = new Map(revs.map((v) => [v.rewardId, v]));
   let returned = 0n;
   let clawback = 0n;
   const credits: { amountWei: bigint; kind: "REVERSAL"; memo: string }[] = [];
   const out: ReversalOutput[] = [];
   for (const r of rewards) {
-    const amount = toBigInt(r.amountWei);
     const rev = revOf.get(r.id)!;
-    if (rev.outcome === "CLAWBACK") clawback += amount;
+    if (rev.outcome === "CLAWBACK") clawback += r.share;
     else {
-      returned += amount;
-      if (amount > 0n) credits.push({ amountWei: amount, kind: "REVERSAL", memo: `Reward ${r.id} reversed: ${o.reason}`.slice(0, 500) });
+      returned += r.share;
+      credits.push({ amountWei: r.share, kind: "REVERSAL", memo: `Reward ${r.id} reversed: ${o.reason}`.slice(0, 500) });
     }
     out.push({
       reversalId: rev.id,
       rewardId: r.id,
       participantId: r.participantId,
-      amountEth: weiToEth(amount),
+      amountEth: weiToEth(r.share),
       outcome: rev.outcome,
       reason: rev.reason,
       eventName: rev.eventName,
@@ -104,7 +115,66 @@ async function reverseLockedRewards(tx: Tx, scope: Pick<Scope, "businessId" | "e
   return { reversals: out, returnedWei: returned, clawbackWei: clawback };
 }
 
-/** POST /sdk/rewards/reverse. Idempotent with idempotencyKey (or the Idempotency-Key header). */
+type RefundedEvent = { id: string; status: string; amount: string | null; currency: string | null; refundedAmount: string; referredId: string | null };
+
+/**
+ * A refund of one event: its PAID, not yet reversed rewards reverse the share of the event's
+ * amount refunded so far (cumulative: floor(reward × refunded / amount) less what is reversed),
+ * or all that is left of them without `amount` (or when the event has none). Caller's transaction.
+ */
+async function reverseEventRewards(tx: Tx, scope: Pick<Scope, "businessId" | "environment">, eventId: string, amount: string | undefined, o: ReverseOptions) {
+  const find = () => tx.$queryRaw<RefundedEvent[]>`
+    SELECT e."id", e."status"::text AS "status", e."amount"::text AS "amount", e."currency", e."refundedAmount"::text AS "refundedAmount", f."referredId"
+    FROM "TrackedEvent" e LEFT JOIN "Referral" f ON f."id" = e."referralId"
+    WHERE e."id" = ${eventId} AND e."businessId" = ${scope.businessId} AND e."environment" = ${scope.environment}::"Environment"`;
+  if (!(await find()).length) throw new AppError("NOT_FOUND", "No event with this eventId in this environment");
+  await lockPool(tx, scope.businessId, scope.environment);
+  // Read again under the pool's lock, which every reversal takes first: refunds of one event queue here.
+  const [event] = await find();
+  if (event.status === "QUEUED") throw new AppError("CONFLICT", "This event is not processed yet, so it has no rewards to reverse: retry once it is");
+  if (event.status === "FLAGGED") throw new AppError("UNPROCESSABLE", "This event is held for review: reject it in review, or refund it once it is released");
+  let refunded: string | null = null;
+  let total: string | null = null;
+  if (event.amount !== null) {
+    const currency = (event.currency ?? "ETH") as Currency;
+    total = decimalText(event.amount);
+    const totalUnits = unitsAt(total, 18);
+    const before = unitsAt(event.refundedAmount, 18);
+    let after = totalUnits;
+    if (amount !== undefined) {
+      const problem = amountProblem(amount, currency);
+      if (problem) throw new AppError("VALIDATION_ERROR", "Request validation failed", [{ path: "amount", message: `${problem} (the event's currency is ${currency})` }]);
+      after = before + unitsAt(amount, 18);
+      if (after > totalUnits) {
+        const left = `${decimalOfUnits(totalUnits - before, 18)} ${currency}`;
+        throw new AppError("UNPROCESSABLE", `A refund of ${decimalText(amount)} ${currency} is more than the ${left} of this ${total} ${currency} event not yet refunded`, { refundedAmount: decimalOfUnits(before, 18), amount: total, currency });
+      }
+    }
+    refunded = decimalOfUnits(after, 18);
+    if (after !== before) await tx.$executeRaw`UPDATE "TrackedEvent" SET "refundedAmount" = ${refunded}::numeric WHERE "id" = ${event.id}`;
+  } else if (amount !== undefined) {
+    throw new AppError("UNPROCESSABLE", "This event has no amount, so it cannot be refunded in part: send no amount to reverse all its rewards");
+  }
+  const rewards = await tx.$queryRaw<LockedReward[]>`
+    SELECT "id", "participantId", "amountWei"::text AS "amountWei", "reversedWei"::text AS "reversedWei", "payoutStatus"::text AS "payoutStatus" FROM "Reward"
+    WHERE "eventId" = ${event.id} AND "businessId" = ${scope.businessId} AND "status" = 'PAID' AND "payoutStatus" IS DISTINCT FROM 'REVERSED'
+    ORDER BY "createdAt", "id" FOR UPDATE`;
+  const shares = rewards.map((r) => (refunded !== null && total !== null ? { ...r, shareWei: refundShareWei(toBigInt(r.amountWei), toBigInt(r.reversedWei), refunded, total) } : r));
+  const r = await reverseLockedRewards(tx, scope, shares, o);
+  return { ...r, referredId: event.referredId, eventId: event.id, refundedAmount: refunded };
+}
+
+/** The reversals of one call and what they moved, as the API answers them. */
+async function sums(tx: Tx, scope: Pick<Scope, "businessId" | "environment">, r: { reversals: ReversalOutput[]; returnedWei: bigint; clawbackWei: bigint }) {
+  return {
+    reversals: r.reversals,
+    returnedToPoolEth: weiToEth(r.returnedWei),
+    clawbackEth: weiToEth(r.clawbackWei),
+    balanceEth: weiToEth(await getBalanceWei(tx, scope.businessId, scope.environment)),
+  };
+}
+
+/** POST /sdk/rewards/reverse: a referred user's rewards, or an event's (a refund, partial with amount). Idempotent with idempotencyKey (or the Idempotency-Key header). */
 export async function reverseRewards(scope: Scope, input: ReverseRewardsInput): Promise<{ status: number; body: unknown }> {
   return db.$transaction(
     async (tx) => {
@@ -114,19 +184,25 @@ export async function reverseRewards(scope: Scope, input: ReverseRewardsInput): 
         if (claim.replay) return claim.replay;
         recordId = claim.recordId;
       }
-      const base = { businessId: scope.businessId, environment: scope.environment };
-      const referred =
-        (input.referredUserId ? await tx.participant.findUnique({ where: { businessId_environment_externalId: { ...base, externalId: input.referredUserId } } }) : null) ??
-        (input.referredUserEmail ? await tx.participant.findUnique({ where: { businessId_environment_email: { ...base, email: input.referredUserEmail } } }) : null);
-      if (!referred) throw new AppError("NOT_FOUND", "No referred user with this id or email in this environment");
-      const r = await reverseReferredRewards(tx, scope, referred.id, { reason: input.reason, eventName: input.eventName });
-      const body: ReverseRewardsOutput = {
-        referredParticipantId: referred.id,
-        reversals: r.reversals,
-        returnedToPoolEth: weiToEth(r.returnedWei),
-        clawbackEth: weiToEth(r.clawbackWei),
-        balanceEth: weiToEth(await getBalanceWei(tx, scope.businessId, scope.environment)),
-      };
+      const o = { reason: input.reason, eventName: input.eventName };
+      let body: ReverseRewardsOutput;
+      if (input.eventId !== undefined) {
+        const r = await reverseEventRewards(tx, scope, input.eventId, input.amount, o);
+        body = {
+          referredParticipantId: r.referredId,
+          eventId: r.eventId,
+          refundedAmount: r.refundedAmount,
+          ...(await sums(tx, scope, r)),
+        };
+      } else {
+        const base = { businessId: scope.businessId, environment: scope.environment };
+        const referred =
+          (input.referredUserId ? await tx.participant.findUnique({ where: { businessId_environment_externalId: { ...base, externalId: input.referredUserId } } }) : null) ??
+          (input.referredUserEmail ? await tx.participant.findUnique({ where: { businessId_environment_email: { ...base, email: input.referredUserEmail } } }) : null);
+        if (!referred) throw new AppError("NOT_FOUND", "No referred user with this id or email in this environment");
+        const r = await reverseReferredRewards(tx, scope, referred.id, o);
+        body = { referredParticipantId: referred.id, ...(await sums(tx, scope, r)) };
+      }
       if (recordId) await completeIdempotencyKey(tx, recordId, 200, body);
       return { status: 200, body };
     },
@@ -160,7 +236,7 @@ export async function reverseOneReward(businessId: string, rewardId: string, rea
       const scope = { businessId, environment: found.environment };
       await lockPool(tx, businessId, found.environment);
       const [row] = await tx.$queryRaw<Array<LockedReward & { status: string }>>`
-        SELECT "id", "participantId", "amountWei"::text AS "amountWei", "payoutStatus"::text AS "payoutStatus", "status"::text AS "status"
+        SELECT "id", "participantId", "amountWei"::text AS "amountWei", "reversedWei"::text AS "reversedWei", "payoutStatus"::text AS "payoutStatus", "status"::text AS "status"
         FROM "Reward" WHERE "id" = ${rewardId} AND "businessId" = ${businessId} FOR UPDATE`;
       if (row.status !== "PAID") throw new AppError("INVALID_TRANSITION", "Only an earned reward can be reversed: this one was held for review or refused and paid nothing");
       if (row.payoutStatus === "REVERSED") throw new AppError("CONFLICT", "This reward is already reversed");

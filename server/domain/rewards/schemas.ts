@@ -43,6 +43,8 @@ export const rewardOutput = z.object({
   payoutId: z.string().nullable(),
   reversedAt: z.string().nullable(),
   reversalReason: z.string().nullable(),
+  /** What its reversals took back so far: all of amountEth once REVERSED, a share after partial refunds. */
+  reversedEth: z.string(),
   /** Where it stands, one word (docs/api.md "Reward states"): HELD_FOR_REVIEW, REFUSED, ON_HOLD, PAYABLE, IN_PAYOUT, PAID_OUT or REVERSED. */
   state: rewardState,
   ...commissionBasisFields,

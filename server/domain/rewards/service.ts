@@ -37,6 +37,7 @@ const toRewardOutput = (r: Row): RewardOutput => ({
   payoutId: r.payoutId,
   reversedAt: r.reversedAt ? r.reversedAt.toISOString() : null,
   reversalReason: r.reversalReason,
+  reversedEth: weiToEth(r.reversedWei),
   state: rewardStateOf(r),
   ...commissionBasisOf(r),
 });

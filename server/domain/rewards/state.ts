@@ -16,5 +16,5 @@ export function rewardStateOf(r: { status: "PAID" | "HELD" | "REFUSED"; payoutSt
   return r.payoutStatus ?? "PAYABLE";
 }
 
-/** Earned and not reversed: what participants' "earned" totals and the stats' "ETH earned" add up. */
+/** Earned and not wholly reversed (what a partial refund reversed is its reversedWei, to subtract). */
 export const earnedRewardWhere = { status: "PAID", OR: [{ payoutStatus: null }, { payoutStatus: { not: "REVERSED" } }] } satisfies Prisma.RewardWhereInput;

@@ -152,6 +152,8 @@ export type RewardLike = Pick<Reward, "id" | "businessId" | "environment" | "par
   payoutStatus?: Reward["payoutStatus"];
   reversedAt?: Date | null;
   reversalReason?: string | null;
+  /** What its reversals took back so far (stored rewards); none on a reward the core just decided. */
+  reversedWei?: Parameters<typeof weiToEth>[0];
 } & CommissionBasisLike;
 
 export function rewardWebhook(type: "reward.created" | "reward.reversed", r: RewardLike): WebhookEvent {
@@ -174,6 +176,7 @@ export function rewardWebhook(type: "reward.created" | "reward.reversed", r: Rew
       payoutStatus: r.payoutStatus ?? null,
       reversedAt: iso(r.reversedAt ?? null),
       reversalReason: r.reversalReason ?? null,
+      reversedEth: weiToEth(r.reversedWei ?? 0n),
       ...commissionBasisOf(r),
     },
   };
