@@ -13,7 +13,7 @@ import { db, dbReady, rawRows, txSql } from "../server/db/client";
 import { ledgerCanonical, type LedgerExportEntry } from "../server/domain/ledger/export-format";
 import { ledgerEntries, verifyStoredLedger } from "../server/domain/ledger/verify";
 import { buildTree, LEAF_ENCODING, participantKey } from "../server/domain/trust/merkle";
-import { recordLiabilityProof } from "../server/domain/trust/proofs";
+import { recordLiabilityProof, type ProofBuildTimings } from "../server/domain/trust/proofs";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -92,7 +92,7 @@ async function proofBench(businessId: string, participants: number, ozLeaves: nu
     const n = Math.min(chunk, participants - done);
     await db.$executeRawUnsafe(
       `INSERT INTO "Participant" (id, "businessId", environment, "referralCode", "createdAt", "updatedAt")
-       SELECT $1 || '-p' || ($2::int + g), $1, 'TEST', 'BP' || ($2::int + g), now(), now() FROM generate_series(1, $3::int) g`,
+       SELECT $1 || '-p' || ($2::int + g), $1, 'TEST', 'BP' || substr(md5($1), 1, 8) || ($2::int + g), now(), now() FROM generate_series(1, $3::int) g`,
       businessId,
       done,
       n,
@@ -107,11 +107,14 @@ async function proofBench(businessId: string, participants: number, ozLeaves: nu
       n,
     );
   }
+  // Statistics, as autovacuum gathers them on a live database after such a load.
+  await db.$executeRawUnsafe(`ANALYZE "Participant", "Reward", "Payout", "RewardReversal"`);
   const setupMs = ms(t);
   const { depositIndex } = await db.business.findUniqueOrThrow({ where: { id: businessId }, select: { depositIndex: true } });
   const account = depositAccountFor("TEST", depositIndex)!;
   t = performance.now();
-  const proof = await recordLiabilityProof(businessId, "TEST", "MANUAL", { chainId: 31337, blockNumber: 1n, poolBalanceWei: 10n ** 24n }, account);
+  const parts: ProofBuildTimings = {};
+  const proof = await recordLiabilityProof(businessId, "TEST", "MANUAL", { chainId: 31337, blockNumber: 1n, poolBalanceWei: 10n ** 24n }, account, parts);
   const buildMs = ms(t);
 
   const rows = await rawRows<{ id: string }>(`SELECT id FROM "Participant" WHERE "businessId" = $1 LIMIT $2`, businessId, participants);
@@ -130,6 +133,7 @@ async function proofBench(businessId: string, participants: number, ozLeaves: nu
     participants,
     setupMs,
     proofBuildMs: buildMs,
+    proofParts: parts,
     treeOnlyMs: treeMs,
     ozCompare: { leaves: some.length, oursMs: oursSmallMs, openZeppelinMs: ozMs, sameRoot: oz ? oz.root === ours.root : null },
     totalOwedWei: proof.totalOwedWei,
@@ -148,7 +152,15 @@ async function main() {
     if (entries > 0) console.log(JSON.stringify({ database, ledger: await ledgerBench(businessId, entries) }));
     if (participants > 0) console.log(JSON.stringify({ database, proof: await proofBench(businessId, participants, arg("oz", 10_000)) }));
   } finally {
-    await db.business.delete({ where: { id: businessId } });
+    // Removing a business with a large proof deletes its leaves one trigger call each: no statement timeout here.
+    await db.$transaction(
+      async (tx) => {
+        const sql = await txSql(tx);
+        await sql.execute(`SET LOCAL statement_timeout = 0`);
+        await sql.execute(`DELETE FROM "Business" WHERE id = $1`, businessId);
+      },
+      { timeout: 600_000 },
+    );
   }
   process.exit(0);
 }
