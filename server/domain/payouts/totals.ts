@@ -32,16 +32,16 @@ export interface ParticipantSums {
  * The per-participant sums, set-based: CTEs over the participants that `where` selects (on
  * "Participant" p, with the caller's $n parameters), then `participantSumsSelect`. One query shape
  * for the totals of a page of participants and for a proof's snapshot of all of them.
- * `rewardsWhere` (on "Reward" r) narrows the rewards read to p's business and environment, for a
- * whole environment: a reward's tenant key already ties it to its participant's, so the sums are the
- * same, read through that tenant's index instead of every business's rewards.
+ * For a whole business and environment, `tenantRewards` (on "Reward" r, the same business and
+ * environment) replaces the rewards' join to p: a reward's tenant key ties it to a participant of
+ * its own business and environment, so the sums are the same, read from that tenant's rewards alone.
  */
-export const participantSumsCtes = (where: string, rewardsWhere = "TRUE") => `
+export const participantSumsCtes = (where: string, tenantRewards?: string) => `
   p AS (SELECT p."id", p."walletAddress" FROM "Participant" p WHERE ${where}),
   rw AS (SELECT r."participantId" AS id,
            SUM(r."amountWei") FILTER (WHERE r."payoutStatus" IS DISTINCT FROM 'REVERSED') AS earned,
            SUM(r."amountWei") FILTER (WHERE r."payoutStatus" IN ('ON_HOLD', 'PAYABLE', 'IN_PAYOUT')) AS owed
-         FROM "Reward" r JOIN p ON p."id" = r."participantId" WHERE r."status" = 'PAID' AND ${rewardsWhere} GROUP BY r."participantId"),
+         FROM "Reward" r ${tenantRewards ? `WHERE ${tenantRewards} AND` : `JOIN p ON p."id" = r."participantId" WHERE`} r."status" = 'PAID' GROUP BY r."participantId"),
   po AS (SELECT o."participantId" AS id,
            SUM(o."amountWei") FILTER (WHERE o."status" = 'CONFIRMED') AS "paidOut",
            SUM(o."offsetWei") FILTER (WHERE o."status" <> 'FAILED') AS "offset"

@@ -28,6 +28,8 @@ export interface BuiltTree {
   nodes: Buffer;
   /** Per input leaf (same order as given): its position in `nodes`. */
   treeIndex: Int32Array;
+  /** Per input leaf (same order as given): its abi encoding, 64 bytes (participant key, owed wei). */
+  encodings: Buffer;
 }
 
 type Keccak = Awaited<ReturnType<typeof createKeccak>>;
@@ -60,7 +62,7 @@ function writeUint256(out: Buffer, offset: number, v: bigint) {
   out.write(hex.length % 2 ? `0${hex}` : hex, offset + 32 - ((hex.length + 1) >> 1), "hex");
 }
 
-const EMPTY: BuiltTree = { root: `0x${"00".repeat(32)}`, nodes: Buffer.alloc(32), treeIndex: new Int32Array(0) };
+const EMPTY: BuiltTree = { root: `0x${"00".repeat(32)}`, nodes: Buffer.alloc(32), treeIndex: new Int32Array(0), encodings: Buffer.alloc(0) };
 
 /** Builds the tree of `leaves` ([participant key, owed wei] each). */
 export async function buildTree(leaves: ReadonlyArray<{ key: Hex; owedWei: bigint }>): Promise<BuiltTree> {
@@ -129,7 +131,42 @@ function treeOf(h: Keccak, enc: Buffer): BuiltTree {
     }
     nodes.set(h.digest("binary"), 32 * i);
   }
-  return { root: toHex(nodes.subarray(0, 32)), nodes, treeIndex };
+  return { root: toHex(nodes.subarray(0, 32)), nodes, treeIndex, encodings: enc };
+}
+
+/** Bytes of one entry of a leaf table: the leaf's abi encoding (participant key, owed wei), then its tree position (int32, big-endian). */
+export const LEAF_ENTRY_BYTES = 68;
+
+/**
+ * The tree's leaf table (LiabilityProof.leaves): one entry per leaf, sorted by participant key
+ * (bytewise, as the database compares bytea), so that a participant's entry is found by binary search.
+ */
+export function leafTable(tree: BuiltTree): Buffer {
+  const enc = tree.encodings;
+  const n = enc.length / 64;
+  const hi = new Uint32Array(n);
+  const lo = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    hi[i] = enc.readUInt32BE(64 * i);
+    lo[i] = enc.readUInt32BE(64 * i + 4);
+  }
+  const order = Array.from({ length: n }, (_, i) => i);
+  order.sort((a, b) => hi[a] - hi[b] || lo[a] - lo[b] || enc.compare(enc, 64 * b, 64 * b + 32, 64 * a, 64 * a + 32));
+  const out = Buffer.alloc(LEAF_ENTRY_BYTES * n);
+  for (let k = 0; k < n; k++) {
+    enc.copy(out, LEAF_ENTRY_BYTES * k, 64 * order[k], 64 * order[k] + 64);
+    out.writeInt32BE(tree.treeIndex[order[k]], LEAF_ENTRY_BYTES * k + 64);
+  }
+  return out;
+}
+
+/** One entry of a leaf table, read back. */
+export function readLeafEntry(entry: Buffer): { participantKey: Hex; owedWei: bigint; treeIndex: number } {
+  return {
+    participantKey: `0x${entry.toString("hex", 0, 32)}`,
+    owedWei: BigInt(`0x${entry.toString("hex", 32, 64)}`),
+    treeIndex: entry.readInt32BE(64),
+  };
 }
 
 /** Positions of the siblings on the way from tree position `index` to the root (the path, in order). */
