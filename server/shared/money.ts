@@ -26,7 +26,10 @@ export function weiToEth(wei: bigint | { toFixed(): string } | string | number):
 export function toBigInt(v: bigint | { toFixed(): string } | string | number): bigint {
   if (typeof v === "bigint") return v;
   if (typeof v === "number") return BigInt(Math.trunc(v));
-  if (typeof v === "string") return BigInt(v.split(".")[0]);
+  if (typeof v === "string") {
+    const dot = v.indexOf(".");
+    return BigInt(dot < 0 ? v : v.slice(0, dot));
+  }
   return BigInt(v.toFixed().split(".")[0]);
 }
 

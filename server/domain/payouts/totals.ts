@@ -33,13 +33,16 @@ export interface ParticipantSums {
  * "Participant" p, with the caller's $n parameters), then `participantSumsSelect`. One query shape
  * for the totals of a page of participants and for a proof's snapshot of all of them. A reward
  * earns its amount less all its reversals, and is owed less what they returned to the pool.
+ * For a whole business and environment, `tenantRewards` (on "Reward" r, the same business and
+ * environment) replaces the rewards' join to p: a reward's tenant key ties it to a participant of
+ * its own business and environment, so the sums are the same, read from that tenant's rewards alone.
  */
-export const participantSumsCtes = (where: string) => `
+export const participantSumsCtes = (where: string, tenantRewards?: string) => `
   p AS (SELECT p."id", p."walletAddress" FROM "Participant" p WHERE ${where}),
   rw AS (SELECT r."participantId" AS id,
            SUM(r."amountWei" - r."reversedWei") AS earned,
            SUM(r."amountWei" - r."returnedWei") FILTER (WHERE r."payoutStatus" IN ('ON_HOLD', 'PAYABLE', 'IN_PAYOUT')) AS owed
-         FROM "Reward" r JOIN p ON p."id" = r."participantId" WHERE r."status" = 'PAID' GROUP BY r."participantId"),
+         FROM "Reward" r ${tenantRewards ? `WHERE ${tenantRewards} AND` : `JOIN p ON p."id" = r."participantId" WHERE`} r."status" = 'PAID' GROUP BY r."participantId"),
   po AS (SELECT o."participantId" AS id,
            SUM(o."amountWei") FILTER (WHERE o."status" = 'CONFIRMED') AS "paidOut",
            SUM(o."offsetWei") FILTER (WHERE o."status" <> 'FAILED') AS "offset"

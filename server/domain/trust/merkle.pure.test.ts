@@ -3,7 +3,7 @@
 import { StandardMerkleTree } from "@openzeppelin/merkle-tree";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildTree, LEAF_ENCODING, participantKey, participantKeys, pathIndices } from "./merkle";
+import { buildParticipantTree, buildTree, LEAF_ENCODING, participantKey, participantKeys, pathIndices } from "./merkle";
 
 const hex32 = (b: Buffer, i: number) => `0x${b.subarray(32 * i, 32 * i + 32).toString("hex")}`;
 
@@ -47,7 +47,26 @@ describe("liability Merkle tree", () => {
     );
   });
 
+  it("buildParticipantTree (ids hashed in place) builds the same tree as buildTree of their participant keys", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), fc.string({ minLength: 1, maxLength: 30, unit: "binary" })), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }), { minLength: 40, maxLength: 40 }),
+        async (ids, amounts) => {
+          const owed = ids.map((_, i) => amounts[i]);
+          const byIds = await buildParticipantTree(ids, owed);
+          const byKeys = await buildTree(ids.map((id, i) => ({ key: participantKey(id), owedWei: owed[i] })));
+          expect(byIds.root).toBe(byKeys.root);
+          expect(byIds.nodes.equals(byKeys.nodes)).toBe(true);
+          expect(Array.from(byIds.treeIndex)).toEqual(Array.from(byKeys.treeIndex));
+        },
+      ),
+      { seed: 30, numRuns: 60 },
+    );
+  });
+
   it("no leaves: a zero root", async () => {
     expect((await buildTree([])).root).toBe(`0x${"00".repeat(32)}`);
+    expect((await buildParticipantTree([], [])).root).toBe(`0x${"00".repeat(32)}`);
   });
 });

@@ -16,12 +16,9 @@ export const participantKey = (participantId: string): Hex => keccak256(toBytes(
 
 /** participantKey of many ids at once (the same hash, computed with the WASM keccak). */
 export async function participantKeys(participantIds: readonly string[]): Promise<Hex[]> {
-  const h = await keccak();
-  return participantIds.map((id): Hex => {
-    h.init();
-    h.update(id);
-    return `0x${h.digest("hex")}`;
-  });
+  const keys = Buffer.alloc(32 * participantIds.length);
+  hashIds(await keccak(), participantIds, keys, 32);
+  return participantIds.map((_, i): Hex => `0x${keys.toString("hex", 32 * i, 32 * i + 32)}`);
 }
 
 export interface BuiltTree {
@@ -31,6 +28,8 @@ export interface BuiltTree {
   nodes: Buffer;
   /** Per input leaf (same order as given): its position in `nodes`. */
   treeIndex: Int32Array;
+  /** Per input leaf (same order as given): its abi encoding, 64 bytes (participant key, owed wei). */
+  encodings: Buffer;
 }
 
 type Keccak = Awaited<ReturnType<typeof createKeccak>>;
@@ -39,34 +38,75 @@ const keccak = () => (hasher ??= createKeccak(256));
 
 const UINT256_MAX = (1n << 256n) - 1n;
 
-function writeUint256(out: Buffer, offset: number, v: bigint) {
-  if (v < 0n || v > UINT256_MAX) throw new RangeError("uint256 out of range");
-  for (let i = 31; i >= 0; i--) {
-    out[offset + i] = Number(v & 0xffn);
-    v >>= 8n;
+/** Writes keccak256(id) of each id at out[i * stride]: the ids' UTF-8 bytes encoded in one go, then hashed slice by slice. */
+function hashIds(h: Keccak, ids: readonly string[], out: Buffer, stride: number) {
+  const joined = ids.join("");
+  const bytes = Buffer.from(joined, "utf8");
+  const ascii = bytes.length === joined.length;
+  for (let i = 0, at = 0; i < ids.length; i++) {
+    h.init();
+    if (ascii) {
+      h.update(bytes.subarray(at, (at += ids[i].length)));
+    } else {
+      h.update(ids[i]);
+    }
+    out.set(h.digest("binary"), stride * i);
   }
 }
 
+/** abi.encode of a uint256 (32 bytes, big-endian) at out[offset]. */
+function writeUint256(out: Buffer, offset: number, v: bigint) {
+  if (v < 0n || v > UINT256_MAX) throw new RangeError("uint256 out of range");
+  const hex = v.toString(16);
+  out.fill(0, offset, offset + 32);
+  out.write(hex.length % 2 ? `0${hex}` : hex, offset + 32 - ((hex.length + 1) >> 1), "hex");
+}
+
+const EMPTY: BuiltTree = { root: `0x${"00".repeat(32)}`, nodes: Buffer.alloc(32), treeIndex: new Int32Array(0), encodings: Buffer.alloc(0) };
+
 /** Builds the tree of `leaves` ([participant key, owed wei] each). */
 export async function buildTree(leaves: ReadonlyArray<{ key: Hex; owedWei: bigint }>): Promise<BuiltTree> {
-  const n = leaves.length;
-  if (n === 0) return { root: `0x${"00".repeat(32)}`, nodes: Buffer.alloc(32), treeIndex: new Int32Array(0) };
+  if (leaves.length === 0) return EMPTY;
+  const enc = Buffer.alloc(64 * leaves.length);
+  for (let i = 0; i < leaves.length; i++) {
+    enc.write(leaves[i].key.slice(2), 64 * i, 32, "hex");
+    writeUint256(enc, 64 * i + 32, leaves[i].owedWei);
+  }
+  return treeOf(await keccak(), enc);
+}
+
+/** The same tree for participants given by id (participantKey of each computed here) and the wei each is owed. */
+export async function buildParticipantTree(participantIds: readonly string[], owedWei: readonly bigint[]): Promise<BuiltTree> {
+  if (participantIds.length === 0) return EMPTY;
   const h = await keccak();
-  const enc = Buffer.alloc(64);
+  const enc = Buffer.alloc(64 * participantIds.length);
+  hashIds(h, participantIds, enc, 64);
+  for (let i = 0; i < participantIds.length; i++) writeUint256(enc, 64 * i + 32, owedWei[i]);
+  return treeOf(h, enc);
+}
+
+/** The tree over leaves given as their abi encodings, 64 bytes each, one after the other. */
+function treeOf(h: Keccak, enc: Buffer): BuiltTree {
+  const n = enc.length / 64;
   const hashes = Buffer.alloc(32 * n);
   for (let i = 0; i < n; i++) {
-    Buffer.from(leaves[i].key.slice(2), "hex").copy(enc, 0);
-    writeUint256(enc, 32, leaves[i].owedWei);
     h.init();
-    h.update(enc);
+    h.update(enc.subarray(64 * i, 64 * i + 64));
     const inner = h.digest("binary");
     h.init();
     h.update(inner);
     hashes.set(h.digest("binary"), 32 * i);
   }
-  // Sort leaf positions by their hash (the library's sortLeaves), comparing bytes in place.
+  // Leaf positions sorted by hash, ascending (the library's sortLeaves): the first 8 bytes decide
+  // nearly always, the whole 32 when they tie.
+  const hi = new Uint32Array(n);
+  const lo = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    hi[i] = hashes.readUInt32BE(32 * i);
+    lo[i] = hashes.readUInt32BE(32 * i + 4);
+  }
   const order = Array.from({ length: n }, (_, i) => i);
-  order.sort((a, b) => hashes.compare(hashes, 32 * b, 32 * b + 32, 32 * a, 32 * a + 32));
+  order.sort((a, b) => hi[a] - hi[b] || lo[a] - lo[b] || hashes.compare(hashes, 32 * b, 32 * b + 32, 32 * a, 32 * a + 32));
   const size = 2 * n - 1;
   const nodes = Buffer.alloc(32 * size);
   const treeIndex = new Int32Array(n);
@@ -75,17 +115,58 @@ export async function buildTree(leaves: ReadonlyArray<{ key: Hex; owedWei: bigin
     hashes.copy(nodes, 32 * at, 32 * order[k], 32 * order[k] + 32);
     treeIndex[order[k]] = at;
   }
+  // A node hashes its two children (adjacent at 2i+1, 2i+2) smaller first.
+  const swapped = Buffer.alloc(64);
   for (let i = size - 1 - n; i >= 0; i--) {
     const l = 32 * (2 * i + 1);
-    const r = l + 32;
-    // buf.compare(target, tStart, tEnd, sStart, sEnd) compares the source slice (right) with the target (left).
-    const leftFirst = nodes.compare(nodes, l, l + 32, r, r + 32) >= 0;
+    let c = 0;
+    for (let k = 0; k < 32 && c === 0; k++) c = nodes[l + k] - nodes[l + 32 + k];
     h.init();
-    h.update(nodes.subarray(leftFirst ? l : r, (leftFirst ? l : r) + 32));
-    h.update(nodes.subarray(leftFirst ? r : l, (leftFirst ? r : l) + 32));
+    if (c <= 0) {
+      h.update(nodes.subarray(l, l + 64));
+    } else {
+      nodes.copy(swapped, 0, l + 32, l + 64);
+      nodes.copy(swapped, 32, l, l + 32);
+      h.update(swapped);
+    }
     nodes.set(h.digest("binary"), 32 * i);
   }
-  return { root: toHex(nodes.subarray(0, 32)), nodes, treeIndex };
+  return { root: toHex(nodes.subarray(0, 32)), nodes, treeIndex, encodings: enc };
+}
+
+/** Bytes of one entry of a leaf table: the leaf's abi encoding (participant key, owed wei), then its tree position (int32, big-endian). */
+export const LEAF_ENTRY_BYTES = 68;
+
+/**
+ * The tree's leaf table (LiabilityProof.leaves): one entry per leaf, sorted by participant key
+ * (bytewise, as the database compares bytea), so that a participant's entry is found by binary search.
+ */
+export function leafTable(tree: BuiltTree): Buffer {
+  const enc = tree.encodings;
+  const n = enc.length / 64;
+  const hi = new Uint32Array(n);
+  const lo = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    hi[i] = enc.readUInt32BE(64 * i);
+    lo[i] = enc.readUInt32BE(64 * i + 4);
+  }
+  const order = Array.from({ length: n }, (_, i) => i);
+  order.sort((a, b) => hi[a] - hi[b] || lo[a] - lo[b] || enc.compare(enc, 64 * b, 64 * b + 32, 64 * a, 64 * a + 32));
+  const out = Buffer.alloc(LEAF_ENTRY_BYTES * n);
+  for (let k = 0; k < n; k++) {
+    enc.copy(out, LEAF_ENTRY_BYTES * k, 64 * order[k], 64 * order[k] + 64);
+    out.writeInt32BE(tree.treeIndex[order[k]], LEAF_ENTRY_BYTES * k + 64);
+  }
+  return out;
+}
+
+/** One entry of a leaf table, read back. */
+export function readLeafEntry(entry: Buffer): { participantKey: Hex; owedWei: bigint; treeIndex: number } {
+  return {
+    participantKey: `0x${entry.toString("hex", 0, 32)}`,
+    owedWei: BigInt(`0x${entry.toString("hex", 32, 64)}`),
+    treeIndex: entry.readInt32BE(64),
+  };
 }
 
 /** Positions of the siblings on the way from tree position `index` to the root (the path, in order). */

@@ -15,7 +15,7 @@ import { eraseParticipant } from "../participants/privacy";
 import { upsertParticipant } from "../participants/service";
 import { participantTotals } from "../payouts/totals";
 import { LEAF_ENCODING } from "./merkle";
-import { getLiabilityProof, getParticipantProof, recordLiabilityProof, type PoolReading } from "./proofs";
+import { findLeaf, getLiabilityProof, getParticipantProof, recordLiabilityProof, type PoolReading } from "./proofs";
 import { scheduleDailyProofs } from "../jobs/proof-schedule";
 import { proofTypedData } from "./statement";
 import type { ProofOutput } from "./schemas";
@@ -101,22 +101,74 @@ describe("proofs of liabilities", () => {
     const p = await getLiabilityProof(f.businessId, "TEST", "latest");
     await expect(db.liabilityProof.update({ where: { id: p.proofId }, data: { root: "0x00" } })).rejects.toThrow(/append-only/);
     await expect(db.liabilityProof.delete({ where: { id: p.proofId } })).rejects.toThrow(/append-only/);
-    await expect(db.liabilityProofLeaf.updateMany({ where: { proofId: p.proofId }, data: { owedWei: 0 } })).rejects.toThrow(/append-only/);
-    const insert = (id: string, covered: boolean) =>
+    const insert = (id: string, covered: boolean, leavesHex: string | null = "") =>
       db.$executeRawUnsafe(
-        `INSERT INTO "LiabilityProof" (id, "businessId", environment, root, "totalOwedWei", participants, "poolBalanceWei", "blockNumber", "chainId", "ledgerSeq", signer, signature, covered, reason, tree)
-         VALUES ($1, $2, 'TEST', '0x', 10, 0, 1, 1, 1, 0, '0x', '0x', $3, 'MANUAL', decode(repeat('00', 32), 'hex'))`,
+        `INSERT INTO "LiabilityProof" (id, "businessId", environment, root, "totalOwedWei", participants, "poolBalanceWei", "blockNumber", "chainId", "ledgerSeq", signer, signature, covered, reason, tree, leaves)
+         VALUES ($1, $2, 'TEST', '0x', 10, 0, 1, 1, 1, 0, '0x', '0x', $3, 'MANUAL', decode(repeat('00', 32), 'hex'), decode($4, 'hex'))`,
         id,
         f.businessId,
         covered,
+        leavesHex,
       );
-    const refused = await insert("forged", true).then(
-      () => null,
-      (e: { message?: string; meta?: unknown; cause?: { message?: string } }) => `${e.message} ${JSON.stringify(e.meta ?? {})} ${e.cause?.message ?? ""}`,
-    );
-    expect(refused).toMatch(/LiabilityProof_covered_check/);
+    const refusal = (p: Promise<unknown>) =>
+      p.then(
+        () => null,
+        (e: { message?: string; meta?: unknown; cause?: { message?: string } }) => `${e.message} ${JSON.stringify(e.meta ?? {})} ${e.cause?.message ?? ""}`,
+      );
+    expect(await refusal(insert("forged", true))).toMatch(/LiabilityProof_covered_check/);
+    // A proof carries one leaf entry per participant: none, or one too many, is refused.
+    expect(await refusal(insert("no-leaves", false, null))).toMatch(/LiabilityProof_leaves_check/);
+    expect(await refusal(insert("extra-leaf", false, "00".repeat(68)))).toMatch(/LiabilityProof_leaves_check/);
     // The same row with covered telling the truth is accepted: the guard is the only difference.
     await insert("honest", false);
+  });
+
+  it("a participant's leaf is found among many (binary search of the leaf table); someone not in the proof gets a 404", async () => {
+    const { scope, businessId } = await domainBusiness({ referralRewardEth: "0.01", fundEth: "1" });
+    const people = [];
+    for (let i = 0; i < 40; i++) people.push(await upsertParticipant(scope, { email: `p${i}@example.com` }));
+    for (const who of people.slice(0, 7)) expect((await trackReferral(scope, who.referralCode)).status).toBe(200);
+    const { depositIndex } = await db.business.findUniqueOrThrow({ where: { id: businessId }, select: { depositIndex: true } });
+    const p = await recordLiabilityProof(businessId, "TEST", "MANUAL", reading("1"), depositAccountFor("TEST", depositIndex)!);
+    const totals = await participantTotals(businessId, people.map((x) => x.participantId));
+    for (const who of people) {
+      const mine = await getParticipantProof(businessId, who.participantId, p.proofId);
+      expect(BigInt(mine.leaf.owedWei)).toBe(ethToWei(totals.get(who.participantId)!.balanceEth));
+      expect(liabilityRootOf(mine.leaf, mine.path)).toBe(p.root);
+    }
+    const late = await upsertParticipant(scope, { email: "late@example.com" });
+    await expect(getParticipantProof(businessId, late.participantId, p.proofId)).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("a proof published before the leaf table answers from its leaf rows", async () => {
+    const p = await recordLiabilityProof(f.businessId, "TEST", "MANUAL", reading("1"), f.account);
+    const mine = await getParticipantProof(f.businessId, f.b.participantId, p.proofId);
+    const at = (await findLeaf(p.proofId, f.b.participantId))!;
+    expect(at.owedWei).toBe(mine.leaf.owedWei);
+    // Such a row as migration 0140 found it: no leaves column, its leaves as LiabilityProofLeaf rows.
+    await db.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(`ALTER TABLE "LiabilityProof" DROP CONSTRAINT "LiabilityProof_leaves_check"`);
+      await tx.$executeRawUnsafe(
+        `INSERT INTO "LiabilityProof" (id, "businessId", environment, root, "totalOwedWei", participants, "poolBalanceWei", "blockNumber", "chainId", "ledgerSeq", "ledgerHead", signer, signature, covered, reason, "createdAt", tree)
+         SELECT 'legacy-' || id, "businessId", environment, root, "totalOwedWei", participants, "poolBalanceWei", "blockNumber", "chainId", "ledgerSeq", "ledgerHead", signer, signature, covered, reason, "createdAt" - interval '1 day', tree
+           FROM "LiabilityProof" WHERE id = $1`,
+        p.proofId,
+      );
+      await tx.$executeRawUnsafe(
+        `INSERT INTO "LiabilityProofLeaf" ("proofId", "participantId", "treeIndex", "owedWei") VALUES ($1, $2, $3, $4::numeric)`,
+        `legacy-${p.proofId}`,
+        f.b.participantId,
+        at.treeIndex,
+        at.owedWei,
+      );
+      await tx.$executeRawUnsafe(
+        `ALTER TABLE "LiabilityProof" ADD CONSTRAINT "LiabilityProof_leaves_check" CHECK ("leaves" IS NOT NULL AND length("leaves") = 68 * "participants") NOT VALID`,
+      );
+    });
+    await expect(db.liabilityProofLeaf.updateMany({ where: { proofId: `legacy-${p.proofId}` }, data: { owedWei: 0 } })).rejects.toThrow(/append-only/);
+    const old = await getParticipantProof(f.businessId, f.b.participantId, `legacy-${p.proofId}`);
+    expect({ leaf: old.leaf, path: old.path }).toEqual({ leaf: mine.leaf, path: mine.path });
+    await expect(getParticipantProof(f.businessId, f.a.participantId, `legacy-${p.proofId}`)).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("the daily schedule queues one proof per pool without a proof in the last day", async () => {

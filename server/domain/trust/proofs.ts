@@ -4,7 +4,7 @@
 // Published by POST /business/proofs, after payout runs and daily (LIABILITY_PROOF jobs); read
 // publicly (root and totals) and per participant (their own leaf and path).
 import type { Hex, LocalAccount } from "viem";
-import { db, rawRows, txSql } from "../../db/client";
+import { db, directSql, rawRows, txSql } from "../../db/client";
 import { onChain, publicClientFor, requireChainTarget } from "../../chain/clients";
 import { depositAccountFor } from "../../chain/deposit-address";
 import { AppError, notFound } from "../../shared/errors";
@@ -12,7 +12,7 @@ import type { Environment } from "../../shared/environment";
 import { newId } from "../../shared/ids";
 import { alertPoolShort } from "../rules/debit";
 import { owedOf, participantSumsCtes, type ParticipantSums } from "../payouts/totals";
-import { buildTree, LEAF_ENCODING, participantKey, participantKeys, pathIndices } from "./merkle";
+import { buildParticipantTree, LEAF_ENCODING, LEAF_ENTRY_BYTES, leafTable, participantKey, pathIndices, readLeafEntry } from "./merkle";
 import type { PortalAuth } from "../portal/sessions";
 import type { ProofReason } from "../jobs/proof-schedule";
 import { participantProofOutput, type ParticipantProofOutput, type ProofOutput } from "./schemas";
@@ -21,7 +21,7 @@ import { proofTypedData } from "./statement";
 
 /** The snapshot statement: every participant's sums, plus one row (id NULL) with the ledger head, read together. */
 const SNAPSHOT_SQL = `
-  WITH ${participantSumsCtes(`p."businessId" = $1 AND p."environment" = $2::"Environment"`)}
+  WITH ${participantSumsCtes(`p."businessId" = $1 AND p."environment" = $2::"Environment"`, `r."businessId" = $1 AND r."environment" = $2::"Environment"`)}
   SELECT p."id", COALESCE(rw.owed, 0)::text AS owed, COALESCE(rv.clawback, 0)::text AS clawback, COALESCE(po."offset", 0)::text AS "offset", NULL AS head
     FROM p LEFT JOIN rw ON rw.id = p."id" LEFT JOIN po ON po.id = p."id" LEFT JOIN rv ON rv.id = p."id"
   UNION ALL
@@ -29,6 +29,29 @@ const SNAPSHOT_SQL = `
          (SELECT "ledgerHead" FROM "Pool" WHERE "businessId" = $1 AND environment = $2::"Environment")`;
 
 type SnapshotRow = Pick<ParticipantSums, "id" | "owed" | "clawback" | "offset"> & { head: string | null };
+
+/**
+ * The snapshot, with JIT compilation off: over a whole environment the planner's row estimates
+ * for the CTE joins are far too high, and compiling the plan took longer than running it.
+ */
+async function readSnapshot(businessId: string, environment: Environment): Promise<SnapshotRow[]> {
+  return db.$transaction(
+    async (tx) => {
+      const sql = await txSql(tx);
+      await sql.execute(`SET LOCAL jit = off`);
+      return sql.query<SnapshotRow>(SNAPSHOT_SQL, businessId, environment);
+    },
+    { timeout: 60_000 },
+  );
+}
+
+/** Where a proof build spent its time (filled in when the caller passes it: bench:trust). */
+export interface ProofBuildTimings {
+  snapshotMs?: number;
+  treeMs?: number;
+  signMs?: number;
+  writeMs?: number;
+}
 
 /** What a proof states about the chain: read before anything is written. */
 export interface PoolReading {
@@ -68,8 +91,16 @@ export async function recordLiabilityProof(
   reason: ProofReason,
   { chainId, blockNumber, poolBalanceWei }: PoolReading,
   account: Pick<LocalAccount, "address" | "signTypedData">,
+  timings: ProofBuildTimings = {},
 ): Promise<ProofOutput> {
-  const rows = await rawRows<SnapshotRow>(SNAPSHOT_SQL, businessId, environment);
+  let t = performance.now();
+  const lap = () => {
+    const now = performance.now();
+    const ms = Math.round(now - t);
+    t = now;
+    return ms;
+  };
+  const rows = await readSnapshot(businessId, environment);
   const headRow = rows.find((r) => r.id === null)!;
   const ids: string[] = [];
   const owed: bigint[] = [];
@@ -81,9 +112,10 @@ export async function recordLiabilityProof(
     owed.push(owedWei);
     totalOwedWei += owedWei;
   }
-  const keys = await participantKeys(ids);
-  const leaves = keys.map((key, i) => ({ key, owedWei: owed[i] }));
-  const tree = await buildTree(leaves);
+  timings.snapshotMs = lap();
+  const tree = await buildParticipantTree(ids, owed);
+  const leaves = leafTable(tree);
+  timings.treeMs = lap();
   const proofId = newId();
   const createdAt = new Date();
   const covered = totalOwedWei <= poolBalanceWei;
@@ -102,14 +134,19 @@ export async function recordLiabilityProof(
     chainId,
   };
   const signature = await account.signTypedData(proofTypedData(statement));
+  timings.signMs = lap();
 
   await db.$transaction(
     async (tx) => {
-      const sql = await txSql(tx);
+      const direct = await directSql(tx);
+      const sql = direct ?? (await txSql(tx));
+      // Tree and leaves go as binary parameters on PostgreSQL's direct channel, as hex text through Prisma (PGlite).
+      const bytea = (b: Buffer) => (direct ? b : b.toString("hex"));
+      const asBytea = (n: number) => (direct ? `$${n}::bytea` : `decode($${n}, 'hex')`);
       await sql.execute(
         `INSERT INTO "LiabilityProof" (id, "businessId", environment, root, "totalOwedWei", participants, "poolBalanceWei", "blockNumber", "chainId",
-           "ledgerSeq", "ledgerHead", signer, signature, covered, reason, "createdAt", tree)
-         VALUES ($1, $2, $3::"Environment", $4, $5::numeric, $6::int, $7::numeric, $8::bigint, $9::int, $10::bigint, $11, $12, $13, $14, $15, $16::timestamp(3), decode($17, 'hex'))`,
+           "ledgerSeq", "ledgerHead", signer, signature, covered, reason, "createdAt", tree, leaves)
+         VALUES ($1, $2, $3::"Environment", $4, $5::numeric, $6::int, $7::numeric, $8::bigint, $9::int, $10::bigint, $11, $12, $13, $14, $15, $16::timestamp(3), ${asBytea(17)}, ${asBytea(18)})`,
         proofId,
         businessId,
         environment,
@@ -126,22 +163,14 @@ export async function recordLiabilityProof(
         covered,
         reason,
         createdAt.toISOString(),
-        tree.nodes.toString("hex"),
+        bytea(tree.nodes),
+        bytea(leaves),
       );
-      if (ids.length) {
-        await sql.execute(
-          `INSERT INTO "LiabilityProofLeaf" ("proofId", "participantId", "treeIndex", "owedWei")
-           SELECT $1, u.id, u.ix, u.owed FROM unnest($2::text[], $3::int[], $4::numeric[]) AS u(id, ix, owed)`,
-          proofId,
-          ids,
-          Array.from(tree.treeIndex),
-          leaves.map((l) => l.owedWei.toString()),
-        );
-      }
       if (!covered) await alertPoolShort(tx, businessId, environment, poolBalanceWei, totalOwedWei);
     },
     { timeout: 60_000 },
   );
+  timings.writeMs = lap();
   return {
     proofId,
     businessId,
@@ -221,18 +250,49 @@ export async function getLiabilityProof(businessId: string, environment: Environ
 }
 
 /**
+ * A participant's entry in a proof's leaf table: a binary search by participant key ($2, hex) over
+ * slices of the stored column, one entry read per step. `legacy`: the proof predates the column
+ * and keeps its leaves as LiabilityProofLeaf rows.
+ */
+const LEAF_ENTRY_SQL = `
+  WITH RECURSIVE s(lo, hi) AS (
+    SELECT 0, CASE WHEN x.leaves IS NULL THEN 0 ELSE x.participants END FROM "LiabilityProof" x WHERE x.id = $1
+    UNION ALL
+    SELECT CASE WHEN m.below THEN c.mid + 1 ELSE s.lo END, CASE WHEN m.below THEN s.hi ELSE c.mid END
+      FROM s
+      CROSS JOIN LATERAL (SELECT (s.lo + s.hi) / 2 AS mid) c
+      CROSS JOIN LATERAL (SELECT substring(x.leaves FROM c.mid * ${LEAF_ENTRY_BYTES} + 1 FOR 32) < decode($2, 'hex') AS below FROM "LiabilityProof" x WHERE x.id = $1) m
+     WHERE s.lo < s.hi
+  )
+  SELECT x.leaves IS NULL AS legacy, encode(substring(x.leaves FROM s.lo * ${LEAF_ENTRY_BYTES} + 1 FOR ${LEAF_ENTRY_BYTES}), 'hex') AS entry
+    FROM s JOIN "LiabilityProof" x ON x.id = $1 WHERE s.lo = s.hi`;
+
+/** A participant's leaf in a proof (its tree position and amount), or undefined when they are not in it. */
+export async function findLeaf(proofId: string, participantId: string): Promise<{ treeIndex: number; owedWei: string } | undefined> {
+  const key = participantKey(participantId);
+  const [found] = await rawRows<{ legacy: boolean; entry: string | null }>(LEAF_ENTRY_SQL, proofId, key.slice(2));
+  if (found?.legacy) {
+    const [row] = await rawRows<{ treeIndex: number; owedWei: string }>(
+      `SELECT "treeIndex", "owedWei"::text AS "owedWei" FROM "LiabilityProofLeaf" WHERE "proofId" = $1 AND "participantId" = $2`,
+      proofId,
+      participantId,
+    );
+    return row;
+  }
+  if (!found?.entry || found.entry.length !== 2 * LEAF_ENTRY_BYTES) return undefined;
+  const entry = readLeafEntry(Buffer.from(found.entry, "hex"));
+  return entry.participantKey === key ? { treeIndex: entry.treeIndex, owedWei: entry.owedWei.toString() } : undefined;
+}
+
+/**
  * One participant's leaf and path in a proof of their environment (the latest unless proofId):
- * read from the stored leaf and the 32-byte slices of the stored tree on the way to the root.
+ * read from the stored leaf table and the 32-byte slices of the stored tree on the way to the root.
  */
 export async function getParticipantProof(businessId: string, participantId: string, proofId?: string): Promise<ParticipantProofOutput> {
   const p = await db.participant.findFirst({ where: { id: participantId, businessId }, select: { environment: true } });
   if (!p) throw notFound("Participant");
   const proof = await getLiabilityProof(businessId, p.environment, proofId ?? "latest");
-  const [leaf] = await rawRows<{ treeIndex: number; owedWei: string }>(
-    `SELECT "treeIndex", "owedWei"::text AS "owedWei" FROM "LiabilityProofLeaf" WHERE "proofId" = $1 AND "participantId" = $2`,
-    proof.proofId,
-    participantId,
-  );
+  const leaf = await findLeaf(proof.proofId, participantId);
   if (!leaf) throw new AppError("NOT_FOUND", "This participant is not in the proof (they joined after it was built)", { proofId: proof.proofId });
   const siblings = pathIndices(leaf.treeIndex);
   let path: Hex[] = [];
