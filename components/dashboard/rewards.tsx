@@ -208,6 +208,7 @@ function RewardsList() {
               <Td className={cx("text-right font-medium break-all", r.state === "REVERSED" && "text-slate-500 line-through")}>
                 {formatEth(r.state === "HELD_FOR_REVIEW" || r.state === "REFUSED" ? r.requestedEth : r.amountEth)}
                 {r.status === "PAID" && r.requestedEth !== r.amountEth && <div className="text-xs font-normal text-slate-500 no-underline">asked {formatEth(r.requestedEth)}</div>}
+                {r.state !== "REVERSED" && r.reversedEth !== "0" && <div className="text-xs font-normal text-rose-700" data-testid="reward-partly-reversed">{formatEth(r.reversedEth)} refunded</div>}
               </Td>
               <Td className="max-w-56 text-xs">
                 <span className="line-clamp-3">
