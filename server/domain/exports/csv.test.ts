@@ -84,9 +84,9 @@ describe("csv exports", () => {
 
     const rewards = await collect(rewardsCsv(b.id, { environment: "TEST" }));
     const head = rewards[0].split(",");
-    expect(head.slice(-6)).toEqual(["ruleId", "baseAmount", "baseCurrency", "rate", "rateSource", "rateAt"]);
+    expect(head.slice(-7)).toEqual(["ruleId", "baseAmount", "baseCurrency", "rate", "rateSource", "rateAt", "reversedEth"]);
     const rows = rewards.slice(1).map((l) => Object.fromEntries(l.split(",").map((v, i) => [head[i], v])));
-    expect(rows.find((r) => r.kind === "COMMISSION")).toMatchObject({ amountEth: "0.000666333333333333", ruleId: rule.id, baseAmount: "19.99", baseCurrency: "USD", rate: "3000", rateSource: "FIXED", rateAt: rateAt.toISOString() });
+    expect(rows.find((r) => r.kind === "COMMISSION")).toMatchObject({ amountEth: "0.000666333333333333", ruleId: rule.id, baseAmount: "19.99", baseCurrency: "USD", rate: "3000", rateSource: "FIXED", rateAt: rateAt.toISOString(), reversedEth: "0" });
     expect(rows.find((r) => r.kind === "MANUAL")).toMatchObject({ ruleId: "", baseAmount: "", rate: "", rateAt: "" });
 
     const events = await collect(eventsCsv(b.id, { environment: "TEST" }));
