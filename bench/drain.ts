@@ -1,6 +1,6 @@
 // Drain rate of full-path events (new referred user, referral, qualification, reward, ledger) by
 // `npm run worker` processes on PostgreSQL, with a chosen amount of prior history.
-//   npx tsx bench/drain.ts            DRAIN_EVENTS (5000), DRAIN_WORKERS ("1,2"), DRAIN_PRIOR ("10000"), DRAIN_SHAPE (new | repeat),
+//   npx tsx bench/drain.ts            DRAIN_EVENTS (5000), DRAIN_WORKERS ("1,2"), DRAIN_PRIOR ("10000"), DRAIN_SHAPE (new | repeat), DRAIN_CHAIN ("on"; "on,off"),
 //                                     DRAIN_ANALYZE (seed | queue | none), DRAIN_EXPLAIN_MS (off),
 //                                     BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres)
 // For each prior-row count and worker count: a fresh database, PRIOR rows of history (events,
@@ -157,9 +157,25 @@ export async function waitForDrain(c: pg.Client, since?: string): Promise<number
   return Number(t.rows[0].s);
 }
 
-export async function drainOnce(prior: number, workers: number, events = EVENTS) {
+/**
+ * DRAIN_CHAIN=on,off: drains with the ledger's hash chain (the product) and without it, taking
+ * turns in one run, for the cost of hashing: "off" replaces the chain trigger (migrations 0079,
+ * 0131) by one that only fills seq and hash with placeholders (and drops the seq index they
+ * would collide on), as the ledger was written before the chain. Bench databases only.
+ */
+const CHAIN = (process.env.DRAIN_CHAIN ?? "on").split(",") as ("on" | "off")[];
+
+async function unchain(c: pg.Client) {
+  await c.query(`
+    DROP INDEX "LedgerEntry_businessId_environment_seq_key";
+    CREATE OR REPLACE FUNCTION "LedgerEntry_chain"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN NEW."seq" := 0; NEW."hash" := ''; RETURN NEW; END $fn$;`);
+}
+
+export async function drainOnce(prior: number, workers: number, events = EVENTS, chain: "on" | "off" = "on") {
   const d = await freshDb();
   try {
+    if (chain === "off") await unchain(d.c);
     await seed(d.c, prior, ANALYZE === "seed");
     await queue(d.url, events);
     if (ANALYZE === "queue") await d.c.query("ANALYZE");
@@ -181,7 +197,7 @@ export async function drainOnce(prior: number, workers: number, events = EVENTS)
               (SELECT "balanceWei"::text FROM "Pool" WHERE "businessId" = 'bench') AS balance,
               (SELECT SUM("amountWei")::text FROM "LedgerEntry" WHERE "businessId" = 'bench') AS ledger`,
     );
-    return { prior, workers, events, seconds, rate: events / seconds, batchMs, ...(check.rows[0] as { ok: number; paid: number; balance: string; ledger: string }) };
+    return { prior, workers, events, chain, seconds, rate: events / seconds, batchMs, ...(check.rows[0] as { ok: number; paid: number; balance: string; ledger: string }) };
   } finally {
     await d.drop();
   }
@@ -192,16 +208,18 @@ async function main() {
   console.log(`load average before: ${os.loadavg().map((x) => x.toFixed(1)).join(" / ")}`);
   for (const prior of PRIOR) {
     for (const w of WORKERS) {
-      const r = await drainOnce(prior, w);
-      console.log(JSON.stringify(r));
-      rows.push(r);
+      for (const chain of CHAIN) {
+        const r = await drainOnce(prior, w, EVENTS, chain);
+        console.log(JSON.stringify(r));
+        rows.push(r);
+      }
     }
   }
   console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(1)).join(" / ")}`);
-  console.log("\n| prior rows | workers | events | seconds | events/s | ms between batch commits, by tenth of the drain | jobs ok | rewards paid | pool = ledger |\n|---:|---:|---:|---:|---:|---|---:|---:|---|");
+  console.log("\n| prior rows | workers | ledger chain | events | seconds | events/s | ms between batch commits, by tenth of the drain | jobs ok | rewards paid | pool = ledger |\n|---:|---:|---|---:|---:|---:|---|---:|---:|---|");
   for (const r of rows)
     console.log(
-      `| ${r.prior.toLocaleString("en")} | ${r.workers} | ${EVENTS} | ${r.seconds.toFixed(1)} | ${Math.round(r.rate)} | ${r.batchMs.join(" ")} | ${r.ok} | ${r.paid} | ${r.balance === r.ledger ? "yes" : `NO (${r.balance} vs ${r.ledger})`} |`,
+      `| ${r.prior.toLocaleString("en")} | ${r.workers} | ${r.chain} | ${EVENTS} | ${r.seconds.toFixed(1)} | ${Math.round(r.rate)} | ${r.batchMs.join(" ")} | ${r.ok} | ${r.paid} | ${r.balance === r.ledger ? "yes" : `NO (${r.balance} vs ${r.ledger})`} |`,
     );
 }
 
