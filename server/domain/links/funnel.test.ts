@@ -48,6 +48,23 @@ describe("getFunnel", () => {
       expect(byDay.data).toEqual([expect.objectContaining({ key: "2026-10-01", clicks: 4, referrals: 1 })]);
     };
     await check();
+    // Over four months: the days' rows now, the aligned blocks of closed days after the rollup.
+    const wide = async () =>
+      Promise.all(
+        ["referrer", "campaign", "utm_source"].map(async (groupBy) =>
+          (await getFunnel(b.businessId, funnelInput.parse({ environment: "TEST", from: "2026-08-03", to: "2026-11-29", groupBy }))).data
+            .filter((d) => d.clicks)
+            .map(({ key, clicks, uniqueClicks }) => ({ key, clicks, uniqueClicks }))
+            .sort((x, y) => String(x.key).localeCompare(String(y.key))), // referrals (gone with their clicks) also order the rows
+        ),
+      );
+    const wideBefore = await wide();
+    expect(wideBefore[0]).toEqual(
+      [
+        { key: ann.referralCode, clicks: 3, uniqueClicks: 2 },
+        { key: bo.referralCode, clicks: 1, uniqueClicks: 1 },
+      ].sort((x, y) => x.key.localeCompare(y.key)),
+    );
     // Rollup of the closed days, then the raw clicks expire: the same figures, from the rollups.
     const swept = await sweepRetention({ now: new Date("2026-12-31T00:00:00Z"), clickRetentionDays: 30 });
     expect(swept.clicksDeleted).toBe(5);
@@ -55,8 +72,10 @@ describe("getFunnel", () => {
     // utm_source and campaign of a referral came from its click: gone with it; clicks stay.
     const byReferrer = await q("referrer");
     expect(byReferrer.data[0]).toMatchObject({ key: ann.referralCode, clicks: 3, uniqueClicks: 2, referrals: 1 });
+    expect((await q("campaign")).data.find((d) => d.key === "fall")).toMatchObject({ clicks: 2, referrals: 0 });
     expect((await q("day")).data).toEqual([expect.objectContaining({ key: "2026-10-01", clicks: 4 })]);
     expect((await getParticipantClicks(b.businessId, "TEST", ann.participantId)).clicks).toBe(3);
+    expect(await wide()).toEqual(wideBefore);
     // A click that arrives for a day already rolled up is left out, as the rollup left it out.
     await click(bo.referralCode, "10.0.0.9", "", new Date(day1.getTime() + 3_600_000));
     await flushClicks();

@@ -1,14 +1,16 @@
 // The funnel: counted clicks → referrals → qualified → rewarded → ETH granted and paid out, for
 // the referrals made in a range (a cohort), grouped by referrer, campaign, utm_source or day.
-// Clicks come from the daily rows of the groupBy (LinkClickDayGroup): the rollups for closed days,
-// kept as clicks arrive for open ones (migration 0150), so the cost follows the range and the
-// groups, not the clicks. A referral's campaign is its own, else its click's utm_campaign; its
-// utm_source is its click's, else its `source`. One statement merges the three counts per group.
+// Clicks come from pre-counted rows only (migration 0150): closed days from the aligned blocks
+// that tile the range (LinkClickBlockGroup) and the daily rollups (LinkClickDayGroup) of the days
+// left over, open days from their daily rows kept as clicks arrive. The cost follows the groups
+// and the log of the range, not the clicks. A referral's campaign is its own, else its click's
+// utm_campaign; its utm_source is its click's, else its `source`. One statement merges the counts.
 import { db } from "../../db/client";
 import { weiToEth } from "../../shared/money";
 import { resolveRange } from "../analytics/service";
 import type { Environment } from "../../shared/environment";
 import { FRAUD_SIGNALS, type FunnelInput, type FunnelOutput, type ParticipantClicksOutput } from "./schemas";
+import { tileRange } from "./tiles";
 
 type Group = FunnelInput["groupBy"];
 const DAY = (col: string) => `to_char(date_trunc('day', ${col}), 'YYYY-MM-DD')`;
@@ -16,8 +18,8 @@ const DAY = (col: string) => `to_char(date_trunc('day', ${col}), 'YYYY-MM-DD')`;
 const groupKey: Record<Group, string> = { referrer: `d."key"`, campaign: `NULLIF(d."key", '')`, utm_source: `NULLIF(d."key", '')`, day: `to_char(d."day", 'YYYY-MM-DD')` };
 const referralKey: Record<Group, string> = {
   referrer: `r."referrerId"`,
-  campaign: `COALESCE(r.campaign, c."utmCampaign")`,
-  utm_source: `COALESCE(c."utmSource", r.source)`,
+  campaign: `COALESCE(r.campaign, rc."clickUtmCampaign")`,
+  utm_source: `COALESCE(rc."clickUtmSource", r.source)`,
   day: DAY(`r."createdAt"`),
 };
 
@@ -27,17 +29,29 @@ const RAW_FROM = `(SELECT COALESCE(max(x."day") + 1, DATE '1970-01-01')::timesta
 
 type Row = { k: string | null; code?: string; clicks: number; uniq: number; referrals: number; qualified: number; rewarded: number; granted: string; paid: string };
 
+// The referral's click's utm fields are kept on ReferralClick while the click exists (migration 0150).
 const FROM_REFERRALS = `FROM "Referral" r
   LEFT JOIN "ReferralClick" rc ON rc."referralId" = r.id
-  LEFT JOIN "LinkClick" c ON c.id = rc."clickId" AND c."businessId" = r."businessId"
  WHERE r."businessId" = $1 AND r.environment = $2::"Environment" AND r."createdAt" >= $3::timestamp AND r."createdAt" < $4::timestamp`;
+
+// The last rolled-up day: closed days up to it are in the blocks, later days are open.
+const LAST_ROLLED = `(SELECT COALESCE(max(x."day"), DATE '1969-12-31') FROM "LinkClickRollup" x)`;
+
+// $1 business, $2 environment, $3/$4 the range's bounds, $5 groupBy, $6/$7 its first and last day,
+// $8/$9 the blocks' sizes and starts, $10 the single days (no blocks for groupBy=day: one row a day).
+const clicksSql = (g: Group) => {
+  const rows = (from: string, where: string) => `SELECT ${groupKey[g]} AS k, d.clicks, d."uniqueClicks" FROM ${from} WHERE d."businessId" = $1 AND d.environment = $2::"Environment" AND d."groupBy" = $5 AND ${where}`;
+  const open = rows(`"LinkClickDayGroup" d`, `d."day" >= $6::date AND d."day" <= $7::date`);
+  if (g === "day") return open;
+  return `${rows(`unnest($8::int[], $9::date[]) AS b(size, start) JOIN "LinkClickBlockGroup" d ON d.size = b.size AND d.start = b.start`, "true")}
+    UNION ALL ${rows(`"LinkClickDayGroup" d`, `d."day" = ANY($10::date[]) AND d."day" <= ${LAST_ROLLED}`)}
+    UNION ALL ${open} AND d."day" > ${LAST_ROLLED}`;
+};
 
 const funnelSql = (g: Group) => {
   const parts = `
-    SELECT ${groupKey[g]} AS k, sum(d.clicks)::int AS clicks, sum(d."uniqueClicks")::int AS uniq, 0 AS referrals, 0 AS qualified, 0 AS rewarded, 0::numeric AS granted, 0::numeric AS paid
-      FROM "LinkClickDayGroup" d
-     WHERE d."businessId" = $1 AND d.environment = $2::"Environment" AND d."groupBy" = $5 AND d."day" >= $6::date AND d."day" <= $7::date
-     GROUP BY 1
+    SELECT k, sum(c.clicks)::int AS clicks, sum(c."uniqueClicks")::int AS uniq, 0 AS referrals, 0 AS qualified, 0 AS rewarded, 0::numeric AS granted, 0::numeric AS paid
+      FROM (${clicksSql(g)}) c GROUP BY 1
     UNION ALL
     SELECT ${referralKey[g]}, 0, 0, count(*)::int,
            count(*) FILTER (WHERE r."qualifiedAt" IS NOT NULL OR r.status IN ('QUALIFIED', 'REWARDED'))::int,
@@ -58,8 +72,17 @@ const funnelSql = (g: Group) => {
 export async function getFunnel(businessId: string, q: FunnelInput): Promise<FunnelOutput> {
   const { from, to, lo, hi } = resolveRange(q);
   const g = q.groupBy;
+  const args: unknown[] = [businessId, q.environment, lo, hi, g, from.toISOString().slice(0, 10), to.toISOString().slice(0, 10)];
+  if (g !== "day") {
+    const tiles = tileRange(from, to);
+    args.push(
+      tiles.blocks.map((b) => b.size),
+      tiles.blocks.map((b) => b.start),
+      tiles.days,
+    );
+  }
   const [rows, signals] = await Promise.all([
-    db.$queryRawUnsafe<Row[]>(funnelSql(g), businessId, q.environment, lo, hi, g, from.toISOString().slice(0, 10), to.toISOString().slice(0, 10)),
+    db.$queryRawUnsafe<Row[]>(funnelSql(g), ...args),
     db.$queryRawUnsafe<{ reason: string; n: number }[]>(
       `SELECT r.reason, count(*)::int AS n FROM "Referral" r
         WHERE r."businessId" = $1 AND r.environment = $2::"Environment" AND r."createdAt" >= $3::timestamp AND r."createdAt" < $4::timestamp

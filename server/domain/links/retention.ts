@@ -3,6 +3,7 @@
 // CLICK_RETENTION_DAYS are deleted by the retention sweep (jobs/retention.ts). The funnel reads
 // LinkClickDayGroup only (funnel.ts); a participant's page the rollups and the open days' raw clicks.
 import { db } from "../../db/client";
+import { BLOCK_SIZES } from "./tiles";
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -12,7 +13,7 @@ const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 // LinkClickDay keeps the day per participant, campaign and source (the participant's own page);
 // LinkClickDayGroup one row per group of each funnel groupBy, distinct visitors per group. Those
 // rows were kept as clicks arrived (migration 0150): recomputed here from the raw clicks, and the
-// visitor rows that counted them are no longer needed.
+// visitor rows that counted them are no longer needed. The day is added to the blocks holding it.
 const ROLL_UP_DAY = `
   WITH mark AS (
     INSERT INTO "LinkClickRollup" ("day") VALUES ($1::date) ON CONFLICT DO NOTHING RETURNING "day"
@@ -37,6 +38,12 @@ const ROLL_UP_DAY = `
        AND NOT EXISTS (SELECT 1 FROM grp WHERE grp.b = d."businessId" AND grp.e = d.environment AND grp.g = d."groupBy" AND grp.k = d."key")
   ), seen AS (
     DELETE FROM "LinkClickDayVisitor" v WHERE EXISTS (SELECT 1 FROM mark) AND v."day" <= $1::date
+  ), blocks AS (
+    INSERT INTO "LinkClickBlockGroup" ("businessId", environment, "groupBy", size, start, "key", clicks, "uniqueClicks")
+    SELECT b, e, g, l.size, $1::date - ($1::date - DATE '1970-01-01') % l.size, k, n, u FROM grp CROSS JOIN unnest($2::int[]) AS l(size)
+     WHERE g <> 'day' ORDER BY 1, 2, 3, 4, 5, 6
+    ON CONFLICT ("businessId", environment, "groupBy", size, start, "key") DO UPDATE
+      SET clicks = "LinkClickBlockGroup".clicks + EXCLUDED.clicks, "uniqueClicks" = "LinkClickBlockGroup"."uniqueClicks" + EXCLUDED."uniqueClicks"
   )
   INSERT INTO "LinkClickDayGroup" ("businessId", environment, "groupBy", "day", "key", clicks, "uniqueClicks")
   SELECT b, e, g, $1::date, k, n, u FROM grp ORDER BY b, e, g, k
@@ -54,7 +61,7 @@ export async function rollUpClickDays(now = new Date()): Promise<number> {
   for (let t = Date.parse(isoDay(first.at)); t < closedBefore.getTime(); t += DAY_MS) {
     const day = isoDay(new Date(t));
     if (done.has(day)) continue;
-    await db.$executeRawUnsafe(ROLL_UP_DAY, day);
+    await db.$executeRawUnsafe(ROLL_UP_DAY, day, [...BLOCK_SIZES]);
     n++;
   }
   return n;

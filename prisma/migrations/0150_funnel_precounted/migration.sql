@@ -1,10 +1,16 @@
--- The funnel's daily group rows (LinkClickDayGroup) are kept for the open days too, as clicks are
--- written, so the funnel reads one index range of that table and never the raw clicks. A trigger
--- adds every inserted counted click to its day's rows; distinct visitors are counted through
--- LinkClickDayVisitor, one row per day, groupBy, group and visitor: a visitor counts once per
--- group and day because only the first insert of that row succeeds (concurrent batches included).
--- The daily rollup (links/retention.ts) recomputes a closed day from its raw clicks and deletes
--- its visitor rows; a click that arrives for a day already rolled up is left out, as before.
+-- The funnel reads pre-counted rows only, never the raw clicks:
+--   * LinkClickDayGroup (0122) is kept for the open days too, as clicks are written: a trigger
+--     adds every inserted counted click to its day's rows. Distinct visitors are counted through
+--     LinkClickDayVisitor, one row per day, groupBy, group and visitor: a visitor counts once per
+--     group and day because only the first insert of that row succeeds (concurrent batches too);
+--   * LinkClickBlockGroup holds the sums of closed days over aligned blocks of 2, 4 … 256 days
+--     (a block of `size` days starts on a day number since 1970-01-01 that `size` divides), so a
+--     range reads a few blocks per group instead of every day of it (links/funnel.ts).
+--   * ReferralClick keeps its click's utm_campaign and utm_source while the click exists (triggers
+--     on both tables), so the funnel's referrals by campaign or source join no click.
+-- Days after the last rolled-up one are open, as the funnel read them before. The daily rollup
+-- (links/retention.ts) recomputes a closed day from its raw clicks, adds it to its blocks and
+-- deletes its visitor rows; a click that arrives for a day already rolled up is left out, as before.
 CREATE TABLE "LinkClickDayVisitor" (
     "day" DATE NOT NULL,
     "businessId" TEXT NOT NULL,
@@ -24,7 +30,7 @@ BEGIN
     SELECT n."businessId" AS b, n."environment" AS e, n."createdAt"::date AS d, n."participantId" AS p,
            COALESCE(n."utmCampaign", '') AS cp, COALESCE(n."utmSource", '') AS us, n."visitorHash" AS v
       FROM new_clicks n
-     WHERE n."counted" AND NOT EXISTS (SELECT 1 FROM "LinkClickRollup" x WHERE x."day" = n."createdAt"::date)
+     WHERE n."counted" AND n."createdAt" >= (SELECT COALESCE(max(x."day") + 1, DATE '1970-01-01')::timestamp FROM "LinkClickRollup" x)
   ), grouped AS MATERIALIZED (
     SELECT b, e, 'referrer' AS g, d, p AS k, v FROM src
     UNION ALL SELECT b, e, 'campaign', d, cp, v FROM src
@@ -86,7 +92,7 @@ BEGIN
         SELECT o."businessId" AS b, o."environment" AS e, o."createdAt"::date AS d FROM old_clicks o WHERE o."counted"
         UNION SELECT n."businessId", n."environment", n."createdAt"::date FROM new_clicks n WHERE n."counted"
       ) s
-       WHERE NOT EXISTS (SELECT 1 FROM "LinkClickRollup" x WHERE x."day" = s.d) AND EXISTS (SELECT 1 FROM "Business" z WHERE z."id" = s.b)
+       WHERE s.d > (SELECT COALESCE(max(x."day"), DATE '1969-12-31') FROM "LinkClickRollup" x) AND EXISTS (SELECT 1 FROM "Business" z WHERE z."id" = s.b)
        GROUP BY s.b, s.e
     LOOP
       PERFORM "LinkClick_recount_open_days"(r.b, r.e, r.days);
@@ -94,7 +100,7 @@ BEGIN
   ELSE
     FOR r IN
       SELECT o."businessId" AS b, o."environment" AS e, array_agg(DISTINCT o."createdAt"::date) AS days FROM old_clicks o
-       WHERE o."counted" AND NOT EXISTS (SELECT 1 FROM "LinkClickRollup" x WHERE x."day" = o."createdAt"::date)
+       WHERE o."counted" AND o."createdAt" >= (SELECT COALESCE(max(x."day") + 1, DATE '1970-01-01')::timestamp FROM "LinkClickRollup" x)
          AND EXISTS (SELECT 1 FROM "Business" z WHERE z."id" = o."businessId")
        GROUP BY 1, 2
     LOOP
@@ -115,6 +121,67 @@ CREATE TRIGGER "LinkClick_recount_updated" AFTER UPDATE ON "LinkClick"
 -- The days open now: counted from their raw clicks once.
 SELECT "LinkClick_recount_open_days"(s.b, s.e, s.days) FROM (
   SELECT c."businessId" AS b, c."environment" AS e, array_agg(DISTINCT c."createdAt"::date) AS days FROM "LinkClick" c
-   WHERE c."counted" AND NOT EXISTS (SELECT 1 FROM "LinkClickRollup" x WHERE x."day" = c."createdAt"::date)
+   WHERE c."counted" AND c."createdAt" >= (SELECT COALESCE(max(x."day") + 1, DATE '1970-01-01')::timestamp FROM "LinkClickRollup" x)
    GROUP BY 1, 2
 ) s;
+
+-- Sums of closed days per aligned block of `size` days, per groupBy other than day and group.
+-- The primary key covers the read (INCLUDE): a block is one index range.
+CREATE TABLE "LinkClickBlockGroup" (
+    "businessId" TEXT NOT NULL,
+    "environment" "Environment" NOT NULL,
+    "groupBy" TEXT NOT NULL,
+    "size" INTEGER NOT NULL,
+    "start" DATE NOT NULL,
+    "key" TEXT NOT NULL DEFAULT '',
+    "clicks" INTEGER NOT NULL,
+    "uniqueClicks" INTEGER NOT NULL,
+    CONSTRAINT "LinkClickBlockGroup_pkey" PRIMARY KEY ("businessId", "environment", "groupBy", "size", "start", "key") INCLUDE ("clicks", "uniqueClicks"),
+    CONSTRAINT "LinkClickBlockGroup_groupBy_check" CHECK ("groupBy" IN ('referrer', 'campaign', 'utm_source')),
+    CONSTRAINT "LinkClickBlockGroup_aligned_check" CHECK ("size" IN (2, 4, 8, 16, 32, 64, 128, 256) AND ("start" - DATE '1970-01-01') % "size" = 0)
+);
+ALTER TABLE "LinkClickBlockGroup" ADD CONSTRAINT "LinkClickBlockGroup_businessId_fkey" FOREIGN KEY ("businessId") REFERENCES "Business" ("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- The days rolled up so far.
+INSERT INTO "LinkClickBlockGroup" ("businessId", "environment", "groupBy", "size", "start", "key", "clicks", "uniqueClicks")
+SELECT d."businessId", d."environment", d."groupBy", l.size, d."day" - (d."day" - DATE '1970-01-01') % l.size, d."key", sum(d."clicks"), sum(d."uniqueClicks")
+  FROM "LinkClickDayGroup" d CROSS JOIN unnest(ARRAY[2, 4, 8, 16, 32, 64, 128, 256]) AS l(size)
+ WHERE d."groupBy" <> 'day' AND d."day" <= (SELECT max(x."day") FROM "LinkClickRollup" x)
+ GROUP BY 1, 2, 3, 4, 5, 6;
+
+-- A referral's click: its utm_campaign and utm_source, while that click (of the referral's business) exists.
+ALTER TABLE "ReferralClick" ADD COLUMN "clickUtmCampaign" TEXT, ADD COLUMN "clickUtmSource" TEXT;
+
+CREATE FUNCTION "ReferralClick_copy_click_utm"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  NEW."clickUtmCampaign" := NULL;
+  NEW."clickUtmSource" := NULL;
+  SELECT c."utmCampaign", c."utmSource" INTO NEW."clickUtmCampaign", NEW."clickUtmSource"
+    FROM "LinkClick" c JOIN "Referral" r ON r."id" = NEW."referralId" AND r."businessId" = c."businessId"
+   WHERE c."id" = NEW."clickId";
+  RETURN NEW;
+END
+$fn$;
+CREATE TRIGGER "ReferralClick_copy_click_utm" BEFORE INSERT OR UPDATE ON "ReferralClick"
+  FOR EACH ROW EXECUTE FUNCTION "ReferralClick_copy_click_utm"();
+
+-- A click written after its referral (still buffered then), changed or deleted (retention): its referral clicks follow.
+CREATE FUNCTION "LinkClick_sync_referral_clicks"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    UPDATE "ReferralClick" rc SET "clickId" = rc."clickId" FROM old_clicks o WHERE rc."clickId" = o."id";
+  ELSE
+    UPDATE "ReferralClick" rc SET "clickId" = rc."clickId" FROM new_clicks n WHERE rc."clickId" = n."id";
+  END IF;
+  RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER "LinkClick_sync_referral_clicks_insert" AFTER INSERT ON "LinkClick"
+  REFERENCING NEW TABLE AS new_clicks FOR EACH STATEMENT EXECUTE FUNCTION "LinkClick_sync_referral_clicks"();
+CREATE TRIGGER "LinkClick_sync_referral_clicks_update" AFTER UPDATE ON "LinkClick"
+  REFERENCING NEW TABLE AS new_clicks FOR EACH STATEMENT EXECUTE FUNCTION "LinkClick_sync_referral_clicks"();
+CREATE TRIGGER "LinkClick_sync_referral_clicks_delete" AFTER DELETE ON "LinkClick"
+  REFERENCING OLD TABLE AS old_clicks FOR EACH STATEMENT EXECUTE FUNCTION "LinkClick_sync_referral_clicks"();
+
+-- The referral clicks so far (the BEFORE UPDATE trigger copies).
+UPDATE "ReferralClick" SET "clickId" = "clickId";
