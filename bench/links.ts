@@ -183,7 +183,7 @@ export async function benchFunnel(baseUrl: string, databaseUrl: string): Promise
   await closeDb();
   const vac = new pg.Client({ connectionString: databaseUrl });
   await vac.connect();
-  for (const t of ["LinkClick", "LinkClickDay", "LinkClickDayGroup", "Referral", "ReferralClick", "Reward", "Participant"]) await vac.query(`VACUUM ANALYZE "${t}"`);
+  for (const t of ["LinkClick", "LinkClickDay", "LinkClickDayGroup", "LinkClickBlockGroup", "LinkClickDayVisitor", "Referral", "ReferralClick", "Reward", "Participant"]) await vac.query(`VACUUM ANALYZE "${t}"`);
   await vac.end();
   const seedSeconds = (performance.now() - t0) / 1000;
 
