@@ -160,8 +160,9 @@ export async function waitForDrain(c: pg.Client, since?: string): Promise<number
 /**
  * DRAIN_CHAIN=on,off: drains with the ledger's hash chain (the product) and without it, taking
  * turns in one run, for the cost of hashing: "off" replaces the chain trigger (migrations 0079,
- * 0131) by one that only fills seq and hash with placeholders (and drops the seq index they
- * would collide on), as the ledger was written before the chain. Bench databases only.
+ * 0131) by one that only creates a missing pool row (as the chain's trigger does) and fills seq
+ * and hash with placeholders (dropping the seq index they would collide on), as the ledger was
+ * written before the chain. Bench databases only.
  */
 const CHAIN = (process.env.DRAIN_CHAIN ?? "on").split(",") as ("on" | "off")[];
 
@@ -169,7 +170,13 @@ async function unchain(c: pg.Client) {
   await c.query(`
     DROP INDEX "LedgerEntry_businessId_environment_seq_key";
     CREATE OR REPLACE FUNCTION "LedgerEntry_chain"() RETURNS trigger LANGUAGE plpgsql AS $fn$
-    BEGIN NEW."seq" := 0; NEW."hash" := ''; RETURN NEW; END $fn$;`);
+    BEGIN
+      IF NOT EXISTS (SELECT 1 FROM "Pool" WHERE "businessId" = NEW."businessId" AND "environment" = NEW."environment") THEN
+        INSERT INTO "Pool" ("id", "businessId", "environment", "belowThreshold", "createdAt", "updatedAt")
+        VALUES (gen_random_uuid()::text, NEW."businessId", NEW."environment", false, now(), now()) ON CONFLICT DO NOTHING;
+      END IF;
+      NEW."seq" := 0; NEW."hash" := ''; RETURN NEW;
+    END $fn$;`);
 }
 
 export async function drainOnce(prior: number, workers: number, events = EVENTS, chain: "on" | "off" = "on") {
