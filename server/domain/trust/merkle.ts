@@ -97,16 +97,8 @@ function treeOf(h: Keccak, enc: Buffer): BuiltTree {
     h.update(inner);
     hashes.set(h.digest("binary"), 32 * i);
   }
-  // Leaf positions sorted by hash, ascending (the library's sortLeaves): the first 8 bytes decide
-  // nearly always, the whole 32 when they tie.
-  const hi = new Uint32Array(n);
-  const lo = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    hi[i] = hashes.readUInt32BE(32 * i);
-    lo[i] = hashes.readUInt32BE(32 * i + 4);
-  }
-  const order = Array.from({ length: n }, (_, i) => i);
-  order.sort((a, b) => hi[a] - hi[b] || lo[a] - lo[b] || hashes.compare(hashes, 32 * b, 32 * b + 32, 32 * a, 32 * a + 32));
+  // Leaf positions sorted by hash, ascending (the library's sortLeaves).
+  const order = byLeadingBytes(hashes, 32, n);
   const size = 2 * n - 1;
   const nodes = Buffer.alloc(32 * size);
   const treeIndex = new Int32Array(n);
@@ -134,6 +126,22 @@ function treeOf(h: Keccak, enc: Buffer): BuiltTree {
   return { root: toHex(nodes.subarray(0, 32)), nodes, treeIndex, encodings: enc };
 }
 
+/**
+ * The positions of `n` records of `stride` bytes in `buf`, ordered by their first 32 bytes
+ * (bytewise, ascending): the first 8 bytes decide nearly always, the whole 32 when they tie.
+ */
+function byLeadingBytes(buf: Buffer, stride: number, n: number): number[] {
+  const hi = new Uint32Array(n);
+  const lo = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    hi[i] = buf.readUInt32BE(stride * i);
+    lo[i] = buf.readUInt32BE(stride * i + 4);
+  }
+  const order = Array.from({ length: n }, (_, i) => i);
+  order.sort((a, b) => hi[a] - hi[b] || lo[a] - lo[b] || buf.compare(buf, stride * b, stride * b + 32, stride * a, stride * a + 32));
+  return order;
+}
+
 /** Bytes of one entry of a leaf table: the leaf's abi encoding (participant key, owed wei), then its tree position (int32, big-endian). */
 export const LEAF_ENTRY_BYTES = 68;
 
@@ -144,14 +152,7 @@ export const LEAF_ENTRY_BYTES = 68;
 export function leafTable(tree: BuiltTree): Buffer {
   const enc = tree.encodings;
   const n = enc.length / 64;
-  const hi = new Uint32Array(n);
-  const lo = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    hi[i] = enc.readUInt32BE(64 * i);
-    lo[i] = enc.readUInt32BE(64 * i + 4);
-  }
-  const order = Array.from({ length: n }, (_, i) => i);
-  order.sort((a, b) => hi[a] - hi[b] || lo[a] - lo[b] || enc.compare(enc, 64 * b, 64 * b + 32, 64 * a, 64 * a + 32));
+  const order = byLeadingBytes(enc, 64, n);
   const out = Buffer.alloc(LEAF_ENTRY_BYTES * n);
   for (let k = 0; k < n; k++) {
     enc.copy(out, LEAF_ENTRY_BYTES * k, 64 * order[k], 64 * order[k] + 64);
