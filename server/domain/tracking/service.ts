@@ -74,34 +74,10 @@ export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent): P
   return { event: done, referral: o.referral, referred: o.referred, status: o.status as ProcessOutcome["status"], reason: o.reason, rewards: o.rewards.map(toRewardSummary), wait: o.wait === true };
 }
 
-/**
- * Writes a synchronously processed event's row (queued events are written by queueEvents) in
- * one statement: Prisma's nested create checks the key and the business with a query each, reads
- * the row back and compiles the write anew for every event.
- */
-async function insertEvent(tx: Tx, scope: Scope, input: TrackInput, idempotencyKey: string | undefined): Promise<TrackedEvent> {
-  const now = new Date().toISOString();
-  const [row] = await (await txSql(tx)).query<TrackedEvent>(
-    `INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, "idempotencyKey", untrusted, status, "createdAt", "updatedAt", "clickId", amount, currency)
-     VALUES ($1, $2, $3::"Environment", $4, $5, $6, $7::jsonb, $8, $9, $10, $11, 'QUEUED', $12::timestamp(3), $12::timestamp(3), $13, $14::numeric, $15)
-     RETURNING *`,
-    newId(),
-    scope.businessId,
-    scope.environment,
-    scope.apiKeyId ?? null,
-    input.eventName,
-    input.referrer ?? null,
-    JSON.stringify(input.metadata ?? {}),
-    input.metadata?.campaign ?? null,
-    input.source ?? null,
-    idempotencyKey ?? null,
-    scope.untrusted === true,
-    now,
-    input.clickId ?? null,
-    input.amount ?? null,
-    input.amount !== undefined ? (input.currency ?? null) : null,
-  );
-  return row;
+/** One event processed now in the caller's transaction: its row written, decided, answered (a refusal throws). */
+async function processNow(tx: Tx, scope: Scope, input: TrackInput, idempotencyKey: string | undefined): Promise<AcceptResult> {
+  const [event] = await insertEvents(tx, [{ scope, input, idempotencyKey }]);
+  return syncAnswer(tx, scope, await processEvent(tx, scope, event));
 }
 
 function syncOutput(o: ProcessOutcome): TrackSyncOutput {
@@ -193,8 +169,7 @@ export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptO
     } else {
       // A refusal of the core (an unknown referrer code) throws: the transaction, event row and
       // idempotency claim included, rolls back.
-      const event = await insertEvent(tx, scope, input, key);
-      out = await syncAnswer(tx, scope, await processEvent(tx, scope, event));
+      out = await processNow(tx, scope, input, key);
     }
     if (claim?.recordId) await completeIdempotencyKey(tx, claim.recordId, out.status, out.body);
     return out;
@@ -205,7 +180,7 @@ export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptO
 
 /** One event processed now, alone, in a transaction of its own (the event row rolls back with a refusal). */
 function processAlone(scope: Scope, input: TrackInput): Promise<AcceptResult> {
-  return db.$transaction(async (tx) => syncAnswer(tx, scope, await processEvent(tx, scope, await insertEvent(tx, scope, input, undefined))));
+  return db.$transaction((tx) => processNow(tx, scope, input, undefined));
 }
 
 interface SyncCall {
@@ -321,10 +296,14 @@ async function processTogether(scope: Scope, input: TrackInput): Promise<AcceptR
   return r.ok;
 }
 
-/** The events of a group's calls, in order, written by one statement (insertEvent's columns). */
-async function insertEvents(tx: Tx, calls: SyncCall[]): Promise<TrackedEvent[]> {
+/**
+ * The rows of events processed now (queued events are written by queueEvents), in order, in one
+ * statement for any number of events of one business and environment: Prisma's nested create
+ * would check the key and the business with a query each and read each row back.
+ */
+async function insertEvents(tx: Tx, calls: (SyncCall & { idempotencyKey?: string })[]): Promise<TrackedEvent[]> {
   const now = new Date().toISOString();
-  const rows = calls.map(({ scope, input }) => ({
+  const rows = calls.map(({ scope, input, idempotencyKey }) => ({
     id: newId(),
     key: scope.apiKeyId ?? null,
     name: input.eventName,
@@ -332,15 +311,16 @@ async function insertEvents(tx: Tx, calls: SyncCall[]): Promise<TrackedEvent[]> 
     meta: input.metadata ?? {},
     cmp: input.metadata?.campaign ?? null,
     src: input.source ?? null,
+    idem: idempotencyKey ?? null,
     unt: scope.untrusted === true,
     click: input.clickId ?? null,
     amt: input.amount ?? null,
     cur: input.amount !== undefined ? (input.currency ?? null) : null,
   }));
   const written = await (await txSql(tx)).query<TrackedEvent>(
-    `INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, untrusted, status, "createdAt", "updatedAt", "clickId", amount, currency)
-     SELECT t.id, $1, $2::"Environment", t.key, t.name, t.ref, t.meta, t.cmp, t.src, t.unt, 'QUEUED', $3::timestamp(3), $3::timestamp(3), t.click, t.amt::numeric, t.cur
-       FROM jsonb_to_recordset($4::jsonb) AS t(id text, key text, name text, ref text, meta jsonb, cmp text, src text, unt boolean, click text, amt text, cur text)
+    `INSERT INTO "TrackedEvent" (id, "businessId", environment, "apiKeyId", "eventName", referrer, metadata, campaign, source, "idempotencyKey", untrusted, status, "createdAt", "updatedAt", "clickId", amount, currency)
+     SELECT t.id, $1, $2::"Environment", t.key, t.name, t.ref, t.meta, t.cmp, t.src, t.idem, t.unt, 'QUEUED', $3::timestamp(3), $3::timestamp(3), t.click, t.amt::numeric, t.cur
+       FROM jsonb_to_recordset($4::jsonb) AS t(id text, key text, name text, ref text, meta jsonb, cmp text, src text, idem text, unt boolean, click text, amt text, cur text)
      RETURNING *`,
     calls[0].scope.businessId,
     calls[0].scope.environment,
@@ -467,8 +447,7 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
           await tx.$executeRawUnsafe(`SAVEPOINT rts_track_item`);
           let answer: AcceptResult;
           try {
-            const event = await insertEvent(tx, scope, p.input, key);
-            answer = await syncAnswer(tx, scope, await processEvent(tx, scope, event));
+            answer = await processNow(tx, scope, p.input, key);
             await tx.$executeRawUnsafe(`RELEASE SAVEPOINT rts_track_item`);
           } catch (e) {
             if (!(e instanceof AppError)) throw e;
