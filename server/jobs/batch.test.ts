@@ -17,6 +17,8 @@ import { newId } from "../shared/ids";
 import { fastPathStats, writeTuning } from "../domain/tracking/event-batch";
 import { claimJob } from "./claim";
 import { runJob } from "./execute";
+import { fanOutEventsOf } from "../domain/webhooks/emit";
+import { deliveryGroupSize, deliveryPayloadsOf } from "../domain/webhooks/deliver";
 import { executeClaimedJobs, executeEventBatch } from "./lanes";
 
 type Step = { eventName: string; referrer?: string | null; email?: string | number; userId?: string; untrusted?: boolean; name?: string };
@@ -85,12 +87,18 @@ async function snapshot(scope: Scope, jobIds: string[]) {
       })),
     });
   }
-  // Alerts and the webhook outbox, in the order they were written, ids left out.
+  // The worker's batches keep their webhook events in fan-out jobs: run them, as the webhook pool would.
+  const fanOuts = await db.job.findMany({ where: { businessId: scope.businessId, type: "WEBHOOK_DELIVER", status: "QUEUED" }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  for (const j of fanOuts) if (fanOutEventsOf(j.payload)) expect((await runJob(j.id)).status).toBe("SUCCEEDED");
+  // Alerts in the order they were written; the webhook outbox as a set (a fan-out writes its
+  // messages after the batch's one-by-one items wrote theirs); ids left out.
   const alerts = (await db.alert.findMany({ where: { businessId: scope.businessId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] })).map((a) => ({ kind: a.kind, message: a.message }));
-  const webhooks = (await db.webhookMessage.findMany({ where: { businessId: scope.businessId }, orderBy: { id: "asc" } })).map((m) => {
-    const d = (JSON.parse(m.body) as { data: Record<string, unknown> }).data;
-    return { type: m.eventType, status: d.status, reason: d.reason, kind: d.kind, amountEth: d.amountEth, requestedEth: d.requestedEth, balanceEth: d.balanceEth, to: who.get(String(d.participantId)) };
-  });
+  const webhooks = (await db.webhookMessage.findMany({ where: { businessId: scope.businessId }, orderBy: { id: "asc" } }))
+    .map((m) => {
+      const d = (JSON.parse(m.body) as { data: Record<string, unknown> }).data;
+      return { type: m.eventType, status: d.status, reason: d.reason, kind: d.kind, amountEth: d.amountEth, requestedEth: d.requestedEth, balanceEth: d.balanceEth, to: who.get(String(d.participantId)) };
+    })
+    .sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : JSON.stringify(x) > JSON.stringify(y) ? 1 : 0));
   const pool = await db.pool.findFirst({ where: { businessId: scope.businessId, environment: "TEST" } });
   return {
     events: out,
@@ -322,6 +330,34 @@ describe("batched execution", () => {
     const reversed = await db.trackedEvent.findMany({ where: { businessId: scope.businessId, eventName: "refund" }, orderBy: { createdAt: "asc" } });
     expect(reversed.map((e) => e.reason)).toEqual(["REVERSED:2", "REVERSED:0", "REVERSED:0"]);
   }, 120_000);
+
+  it("a batch's webhook events are kept in one fan-out job: no message inside the batch, each message written once by the job, grouped per endpoint", async () => {
+    const scope = await setupBusiness({ referralRewardWei: eth("0.01"), bonusWei: eth("0.002") }, {}, "1");
+    const endpoints = [];
+    for (const path of ["a", "b"]) endpoints.push((await db.webhookEndpoint.create({ data: { businessId: scope.businessId, environment: "TEST", url: `https://hooks.example.com/${path}`, secretCiphertext: "x", secretPrefix: "whsec_x" } })).id);
+    const codes = await referrers(scope);
+    const steps: Step[] = Array.from({ length: 12 }, (_, i) => ({ eventName: "purchase", referrer: "R1", email: `fan${i}@example.com` }));
+    const claimed: Job[] = [];
+    for (const id of await queueSteps(scope, steps, codes)) claimed.push((await claimJob(id))!);
+    const outcomes = await executeEventBatch(claimed);
+    expect([...outcomes.values()].every((o) => o.status === "SUCCEEDED")).toBe(true);
+    expect(await db.webhookMessage.count({ where: { businessId: scope.businessId } })).toBe(0);
+    const [fan, ...more] = await db.job.findMany({ where: { businessId: scope.businessId, type: "WEBHOOK_DELIVER" } });
+    expect(more).toHaveLength(0);
+    // referral.created, referral.qualified and two reward.created per event.
+    const events = fanOutEventsOf(fan.payload)!;
+    expect(events.map((e) => e.type).sort()).toEqual(steps.flatMap(() => ["referral.created", "referral.qualified", "reward.created", "reward.created"]).sort());
+    expect((await runJob(fan.id)).status).toBe("SUCCEEDED");
+    // Run again (a redelivered Inngest event, a lease taken over): the job is done, nothing is written twice.
+    await runJob(fan.id);
+    const messages = await db.webhookMessage.findMany({ where: { businessId: scope.businessId } });
+    expect(messages).toHaveLength(events.length * endpoints.length);
+    for (const id of endpoints) expect(messages.filter((m) => m.endpointId === id)).toHaveLength(events.length);
+    const deliveries = await db.job.findMany({ where: { businessId: scope.businessId, type: "WEBHOOK_DELIVER", status: "QUEUED" } });
+    const listed = deliveries.flatMap((j) => deliveryPayloadsOf(j.payload).map((p) => p.messageId));
+    expect(listed.sort()).toEqual(messages.map((m) => m.id).sort());
+    expect(deliveries).toHaveLength(endpoints.length * Math.ceil(events.length / deliveryGroupSize()));
+  });
 
   it("SDK_REFERRAL_APPLY jobs are decided in the batch's set-based runs, beside events, with the outcomes of one-by-one execution", async () => {
     const single = await setupBusiness({ referralRewardWei: eth("0.01"), bonusWei: eth("0.002") }, { maxReferralsPerReferrerPerDay: 3 }, "1");

@@ -11,7 +11,8 @@ import { applyReferralInput } from "../domain/referrals/schemas";
 import { runPayouts } from "../domain/payouts/run";
 import { publishLiabilityProof } from "../domain/trust/proofs";
 import type { ProofReason } from "../domain/jobs/proof-schedule";
-import { deliveryPayloadOf, recordWebhookAttempt, sendWebhookMessage, type SendResult } from "../domain/webhooks/deliver";
+import { fanOutEventsOf, fanOutWebhookEvents } from "../domain/webhooks/emit";
+import { deliveryJobResult, deliveryPayloadsOf, recordWebhookAttempts, sendWebhookMessages, type SendResult } from "../domain/webhooks/deliver";
 
 export interface JobHandler {
   /**
@@ -73,9 +74,16 @@ export const handlers: Record<JobType, JobHandler> = {
     },
   },
   WEBHOOK_DELIVER: {
-    // The POST happens outside the transaction; the attempt is recorded inside it.
-    perform: (job) => sendWebhookMessage(deliveryPayloadOf(job.payload)),
-    run: (tx, job, performed) => recordWebhookAttempt(tx, deliveryPayloadOf(job.payload), performed as SendResult),
+    // The POSTs happen outside the transaction; the attempts are recorded inside it.
+    perform: async (job) => (fanOutEventsOf(job.payload) ? null : sendWebhookMessages(deliveryPayloadsOf(job.payload))),
+    async run(tx, job, performed) {
+      // A fan-out job (rules/write.ts): its events become messages and delivery jobs.
+      const events = fanOutEventsOf(job.payload);
+      if (events) return fanOutWebhookEvents(tx, scopeOf(job), events);
+      const sent = performed as SendResult[];
+      const attempts = deliveryPayloadsOf(job.payload).map((payload, i) => ({ payload, sent: sent[i] }));
+      return deliveryJobResult(await recordWebhookAttempts(tx, attempts));
+    },
   },
   REWARD_PAYOUT: {
     // Payouts commit step by step (sign and record, then broadcast, then confirm) outside the

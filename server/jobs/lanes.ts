@@ -195,7 +195,7 @@ async function executeEventBatchInTurn(ordered: Job[], turn: Turn): Promise<Map<
         for (let i = 0; i < mine.length; ) {
           await written;
           // Set-based: the run of events of the common shape, decided together (event-batch.ts)…
-          const run = await processEventRun(tx, businessId, environment, mine.slice(i, i + window).map(eventItemOf), inputs);
+          const run = await processEventRun(tx, businessId, environment, mine.slice(i, i + window).map(eventItemOf), inputs, true, true);
           inputs = undefined; // later runs read again: the one-by-one handler may have changed the rules' rows (a first use creates them)
           written = run.written;
           for (const d of run.done) succeeded.push({ job: byId.get(d.key)!, result: d.result });

@@ -21,7 +21,8 @@ import { env } from "../shared/env";
 import { claimDueJobs } from "./claim";
 import { executeClaimedJob } from "./execute";
 import { executeClaimedJobs } from "./lanes";
-import { deliverClaimed, webhookAttemptsRecorded } from "./webhook-pool";
+import { deliverClaimed, deliveryWeight, webhookAttemptsRecorded } from "./webhook-pool";
+import { deliveryGroupSize } from "../domain/webhooks/deliver";
 
 export interface EmbeddedRunner {
   wake(): void;
@@ -33,11 +34,13 @@ const EVENT_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPL
 
 /** Starts claimed jobs; one promise per job, settled when it is done. */
 type Start = (jobs: Job[]) => Promise<unknown>[];
+/** The places a claimed job holds (`of`), and how many a job usually holds (`usual`: claims are sized by it). Default: one each. */
+type Weight = { of: (job: Job) => number; usual: () => number };
 const alone: Start = (jobs) => jobs.map((job) => executeClaimedJob(job));
 
 /** The slow kinds of job, each in a pool of its own. Deliveries record their attempts together (webhook-pool.ts). */
-const POOLS: { name: string; types: readonly JobType[]; size: () => number; start: Start }[] = [
-  { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency, start: deliverClaimed },
+const POOLS: { name: string; types: readonly JobType[]; size: () => number; start: Start; weight?: Weight }[] = [
+  { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency, start: deliverClaimed, weight: { of: deliveryWeight, usual: deliveryGroupSize } },
   { name: "payouts", types: ["REWARD_PAYOUT"], size: () => env.payoutConcurrency, start: alone },
   { name: "proofs", types: ["LIABILITY_PROOF"], size: () => 1, start: alone },
 ];
@@ -121,31 +124,39 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void): Loop {
   return { wake: a.wake, done: loop };
 }
 
-/** A bounded pool for one kind of slow job: claims as many as it has free places, each job holding one until it is done. */
-function jobPool(types: readonly JobType[], size: () => number, start: Start, isStopped: () => boolean): Loop {
+/**
+ * A bounded pool for one kind of slow job: claims jobs while it has free places, each job holding
+ * its places (one, or its weight) until it is done.
+ */
+function jobPool(types: readonly JobType[], size: () => number, start: Start, isStopped: () => boolean, weight?: Weight): Loop {
   const a = alarm();
   const inFlight = new Set<Promise<unknown>>();
+  let used = 0;
   const hold = (job: Job, done: Promise<unknown>) => {
+    const w = weight ? Math.max(1, weight.of(job)) : 1;
+    used += w;
     const p: Promise<unknown> = done
       .catch((e) => console.error(`[jobs] job ${job.id} crashed:`, e))
       .finally(() => {
         inFlight.delete(p);
-        a.wake(); // a place is free: claim again
+        used -= w;
+        a.wake(); // places are free: claim again
       });
     inFlight.add(p);
   };
   const loop = (async () => {
     while (!isStopped()) {
-      const free = size() - inFlight.size;
+      const free = size() - used;
       if (free <= 0) {
         await a.sleep(env.jobPollMs); // a job that ends wakes the loop
         continue;
       }
       try {
-        const jobs = await claimDueJobs(free, types);
+        const limit = Math.max(1, Math.ceil(free / (weight ? Math.max(1, weight.usual()) : 1)));
+        const jobs = await claimDueJobs(limit, types);
         if (jobs.length) start(jobs).forEach((done, i) => hold(jobs[i], done));
         // Fewer than asked for: nothing else is due; else claim again at once for the free places left.
-        if (jobs.length < free && !isStopped()) await a.sleep(env.jobPollMs);
+        if (jobs.length < limit && !isStopped()) await a.sleep(env.jobPollMs);
       } catch (e) {
         console.error("[jobs] poll failed:", (e as Error).message);
         await a.sleep(Math.max(1000, env.jobPollMs));
@@ -160,7 +171,7 @@ function jobPool(types: readonly JobType[], size: () => number, start: Start, is
 export function startEmbeddedRunner(): EmbeddedRunner {
   let stopped = false;
   const isStopped = () => stopped;
-  const pools = POOLS.map((p) => jobPool(p.types, p.size, p.start, isStopped));
+  const pools = POOLS.map((p) => jobPool(p.types, p.size, p.start, isStopped, p.weight));
   // A batch of events may have written webhook messages (and low-pool alerts, payouts): the pools look at once.
   const events = eventLoop(isStopped, () => pools.forEach((p) => p.wake()));
   const loops = [events, ...pools];

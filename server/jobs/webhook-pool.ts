@@ -1,29 +1,34 @@
-// The webhook pool's deliveries (runner.ts): the messages of a claim are read in one statement,
-// each delivery POSTs on its own (a slow endpoint holds only its own place), and the attempts
+// The webhook pool's deliveries (runner.ts). A WEBHOOK_DELIVER job carries a group of messages
+// to one endpoint (emit.ts) and holds one place of the pool per message (deliveryWeight): the
+// messages of a claim are read in one statement, each message POSTs on its own, and the attempts
 // that ended meanwhile are recorded together, in one transaction of a few statements
 // (recordWebhookAttempts) that also checks the jobs' claims and marks them SUCCEEDED: while one
-// record is written, the next attempts gather for the following one. A delivery gives its place
-// back once its POST has ended and its attempt is handed to the recorder (which holds at most
+// record is written, the next attempts gather for the following one. A job gives its places back
+// once its POSTs have ended and its attempts are handed to the recorder (which holds at most
 // RECORD_MAX unrecorded attempts: beyond that, places wait for it); `webhookAttemptsRecorded`
-// settles when none is left unrecorded. Delivery stays at least
-// once: a crash after a POST and before its record leaves the job RUNNING, taken again when its
-// lease expires. If a bulk record fails, each of its attempts is recorded alone, as a job run
-// alone records it (executeClaimedJob without a second POST).
+// settles when none is left unrecorded. Delivery stays at least once: a crash after a POST and
+// before its record leaves the job RUNNING, taken again when its lease expires. If a bulk record
+// fails, each of its jobs is recorded alone, as a job run alone records it (executeClaimedJob
+// without a second POST).
 import { db, txSql } from "../db/client";
 import type { Job, Prisma } from "../db/generated";
-import { deliveryPayloadOf, readWebhookMessages, recordWebhookAttempts, sendWebhookMessage, type DeliveryPayload, type WebhookAttempt } from "../domain/webhooks/deliver";
+import { deliveryJobResult, deliveryPayloadsOf, readWebhookMessages, recordWebhookAttempts, sendWebhookMessages, type DeliveryPayload, type WebhookAttempt } from "../domain/webhooks/deliver";
+import { fanOutEventsOf } from "../domain/webhooks/emit";
 import { executeClaimedJob, markSucceeded, type RunOutcome } from "./execute";
 
-/** Attempts recorded per transaction, at most. */
+/** Attempts recorded per transaction, at most (a job's attempts are recorded together). */
 const RECORD_MAX = 500;
 
 interface Ended {
   job: Job;
-  attempt: WebhookAttempt;
+  /** One per message of the job, in its payload's order. */
+  attempts: WebhookAttempt[];
   resolve: (o: RunOutcome) => void;
 }
 
 const ended: Ended[] = [];
+/** Attempts in `ended`. */
+let endedAttempts = 0;
 let recording: Promise<void> | null = null;
 /** Places waiting for the recorder to have room. */
 const waiting: (() => void)[] = [];
@@ -33,33 +38,49 @@ export async function webhookAttemptsRecorded(): Promise<void> {
   while (recording) await recording;
 }
 
+/** The places a claimed WEBHOOK_DELIVER job holds in the pool: one per message it POSTs. */
+export function deliveryWeight(job: Job): number {
+  if (fanOutEventsOf(job.payload)) return 1;
+  try {
+    return deliveryPayloadsOf(job.payload).length;
+  } catch {
+    return 1;
+  }
+}
+
 /**
- * Starts the claimed WEBHOOK_DELIVER jobs; one promise per job, settled once its place is free:
- * its attempt handed to the recorder (the outcome then answers when it is recorded, `recorded`).
+ * Starts the claimed WEBHOOK_DELIVER jobs (their messages read in one statement, each message
+ * POSTed on its own); one promise per job, settled once its places are free: its attempts handed
+ * to the recorder (the outcome then answers when they are recorded, `recorded`).
  */
 export function deliverClaimed(jobs: Job[]): Promise<{ recorded: Promise<RunOutcome> }>[] {
-  const payloads = jobs.map((j): DeliveryPayload | null => {
+  const payloads = jobs.map((j): DeliveryPayload[] | null => {
+    if (fanOutEventsOf(j.payload)) return null; // a fan-out job: run alone below
     try {
-      return deliveryPayloadOf(j.payload);
+      return deliveryPayloadsOf(j.payload);
     } catch {
       return null;
     }
   });
-  const read = readWebhookMessages(payloads.flatMap((p) => (p ? [p.messageId] : [])));
+  const read = readWebhookMessages(payloads.flatMap((p) => (p ? p.map((d) => d.messageId) : [])));
   read.catch(() => undefined); // answered per job below
   return jobs.map(async (job, i) => {
     const p = payloads[i];
-    let attempt: WebhookAttempt;
+    let attempts: WebhookAttempt[];
     try {
       if (!p) throw new Error("no payload");
-      attempt = { payload: p, sent: await sendWebhookMessage(p, new Date(), (await read).get(p.messageId) ?? null) };
+      const sent = await sendWebhookMessages(p, new Date(), read);
+      attempts = p.map((payload, k) => ({ payload, sent: sent[k] }));
     } catch {
-      // Nothing was sent: the job runs alone, where it fails (or succeeds) as its job does.
+      // A fan-out job, or nothing sent: the job runs alone, where it fails (or succeeds) as its job does.
       const outcome = await executeClaimedJob(job);
       return { recorded: Promise.resolve(outcome) };
     }
-    while (ended.length >= RECORD_MAX) await new Promise<void>((r) => waiting.push(r));
-    const recorded = new Promise<RunOutcome>((resolve) => ended.push({ job, attempt, resolve }));
+    while (endedAttempts >= RECORD_MAX) await new Promise<void>((r) => waiting.push(r));
+    const recorded = new Promise<RunOutcome>((resolve) => {
+      ended.push({ job, attempts, resolve });
+      endedAttempts += attempts.length;
+    });
     startRecorder();
     return { recorded };
   });
@@ -73,14 +94,18 @@ function startRecorder() {
       // The attempts ending while this turn of the event loop runs join the first record.
       await new Promise((r) => setImmediate(r));
       while (ended.length) {
-        const batch = ended.splice(0, RECORD_MAX);
+        // Whole jobs, up to RECORD_MAX attempts (at least one job).
+        let take = 0;
+        for (let n = 0; take < ended.length && (take === 0 || n + ended[take].attempts.length <= RECORD_MAX); take++) n += ended[take].attempts.length;
+        const batch = ended.splice(0, take);
+        endedAttempts -= batch.reduce((n, b) => n + b.attempts.length, 0);
         for (const w of waiting.splice(0)) w();
         let out: Map<string, RunOutcome>;
         try {
           out = await recordBatch(batch);
         } catch (e) {
           console.warn(`[jobs] recording ${batch.length} webhook attempts together failed (${(e as Error).message.slice(0, 200)}); recording them one by one`);
-          for (const b of batch) b.resolve(await executeClaimedJob(b.job, { performed: b.attempt.sent }));
+          for (const b of batch) b.resolve(await executeClaimedJob(b.job, { performed: b.attempts.map((a) => a.sent) }));
           continue;
         }
         for (const b of batch) b.resolve(out.get(b.job.id) ?? { status: "BUSY" });
@@ -103,8 +128,10 @@ async function recordBatch(batch: Ended[]): Promise<Map<string, RunOutcome>> {
     const token = new Map(batch.map((b) => [b.job.id, b.job.lockedBy]));
     const owned = new Set(rows.filter((r) => r.status === "RUNNING" && r.lockedBy === token.get(r.id)).map((r) => r.id));
     const mine = batch.filter((b) => owned.has(b.job.id));
-    const results: Prisma.InputJsonObject[] = mine.length ? await recordWebhookAttempts(tx, mine.map((b) => b.attempt)) : [];
-    if (mine.length) await markSucceeded(sql, mine.map((b, k) => ({ id: b.job.id, result: results[k] })));
-    return new Map(mine.map((b, k) => [b.job.id, { status: "SUCCEEDED", result: results[k] }]));
+    const results: Prisma.InputJsonObject[] = mine.length ? await recordWebhookAttempts(tx, mine.flatMap((b) => b.attempts)) : [];
+    let at = 0;
+    const done = mine.map((b) => ({ id: b.job.id, result: deliveryJobResult(results.slice(at, (at += b.attempts.length))) }));
+    if (done.length) await markSucceeded(sql, done);
+    return new Map(done.map((d) => [d.id, { status: "SUCCEEDED", result: d.result }]));
   });
 }

@@ -20,7 +20,7 @@
 import type { Participant, Referral, TrackedEvent } from "../../db/generated";
 import { AppError } from "../../shared/errors";
 import type { Environment } from "../../shared/environment";
-import { newReferralWebhooks, referralWebhook, rewardWebhook, trackedEventWebhook, type WebhookEvent } from "../webhooks/emit";
+import { newReferralWebhooks, referralWebhook, rewardWebhook, trackedEventWebhook, type SubscribedEndpoint, type WebhookEvent } from "../webhooks/emit";
 import { capPayout, lowPoolCrossing, rewardDebitMemo, type AlertRow, type PayoutCaps, type PoolAlertConfig } from "./pay";
 import { evaluateSignals, signalRules, type SignalSettings } from "../referral-settings/fraud-signals";
 import { REFERRAL_REASONS, screen, utcDayStart, type ScreenSettings } from "./screen";
@@ -80,6 +80,8 @@ export interface RulesState {
   tiers: readonly TierRule[];
   /** Some enabled webhook endpoint exists: messages are built only then. */
   hooks: boolean;
+  /** Those endpoints, when loaded (rules/state.ts): the writes turn the webhook events into their messages. */
+  endpoints?: readonly SubscribedEndpoint[];
   /** The participants the items name: referrers (by code or handle) and referred users (by user id or email). */
   participants: readonly Participant[];
   /** Every referral of those referred users and of the pairs named (locked by the loader). */

@@ -19,6 +19,8 @@ export interface RunOptions {
   poolLocked?: boolean;
   /** Stop before an item that fails instead of answering its error. */
   haltOnError?: boolean;
+  /** Keep the webhook events in one fan-out job instead of writing their messages (rules/write.ts). */
+  deferWebhooks?: boolean;
 }
 
 export async function runRules(tx: Tx, scope: RulesScope, items: readonly RuleItem[], opts: RunOptions = {}): Promise<Written & { decisions: Decisions; state: RulesState }> {
@@ -34,7 +36,7 @@ export async function runRules(tx: Tx, scope: RulesScope, items: readonly RuleIt
     state.money = await loadMoney(tx, state, now, true);
     decisions = decide(state, items, now, options);
   }
-  return { ...(await writeDecisions(tx, decisions)), decisions, state };
+  return { ...(await writeDecisions(tx, decisions, state.endpoints, opts.deferWebhooks)), decisions, state };
 }
 
 /** An apply's outcome as its callers answer it (the SDK's apply route, the SDK_REFERRAL_APPLY job's result, alone or in a batch). */

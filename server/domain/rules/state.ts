@@ -16,6 +16,7 @@ import type { ClickFact, RuleConfig, RuleItem, RuleSettings, RulesState, TierRul
 import { utcDayStart } from "./screen";
 import { countKey, ruleFact, type CommissionRuleFact, type CommissionState } from "./commissions";
 import { pricesOf, readPricing, type Prices } from "./prices";
+import type { SubscribedEndpoint } from "../webhooks/emit";
 
 export interface RulesScope {
   businessId: string;
@@ -29,7 +30,8 @@ export interface LoadedRules {
   firstClick: boolean;
   settings: RuleSettings;
   tiers: TierRule[];
-  hooks: boolean;
+  /** The enabled webhook endpoints and the types each takes (messages are built only when there is one). */
+  endpoints: SubscribedEndpoint[];
   /** Enabled commission rules and the prices they need (read here, before any lock); null without rules. */
   commissions: { rules: CommissionRuleFact[]; prices: Prices } | null;
 }
@@ -40,10 +42,10 @@ export interface LoadedRules {
  */
 export async function loadRules(tx: Tx, scope: RulesScope, create = true): Promise<LoadedRules | null> {
   const { businessId, environment } = scope;
-  const [cfg, settings, endpoint, commissions] = await Promise.all([
+  const [cfg, settings, endpoints, commissions] = await Promise.all([
     create ? loadConfig(tx, businessId, environment) : readConfig(tx, businessId, environment),
     create ? loadReferralSettings(tx, businessId) : tx.referralSettings.findUnique({ where: { businessId } }),
-    tx.webhookEndpoint.findFirst({ where: { businessId, environment, enabled: true }, select: { id: true } }),
+    tx.webhookEndpoint.findMany({ where: { businessId, environment, enabled: true }, select: { id: true, events: true } }),
     loadCommissionRules(tx, scope),
   ]);
   if (!cfg || !settings) return null;
@@ -56,7 +58,7 @@ export async function loadRules(tx: Tx, scope: RulesScope, create = true): Promi
           bonusWei: toBigInt(t.bonusWei),
         }))
       : [];
-  return { cfg: ruleConfigOf(cfg), firstClick: cfg.attribution === "FIRST_CLICK", settings, tiers, hooks: endpoint !== null, commissions };
+  return { cfg: ruleConfigOf(cfg), firstClick: cfg.attribution === "FIRST_CLICK", settings, tiers, endpoints, commissions };
 }
 
 /** The environment's enabled commission rules, and the prices they may need (chain reads here, before any lock). */
@@ -209,7 +211,8 @@ export async function loadState(
     cfg,
     settings,
     tiers: rules.tiers,
-    hooks: rules.hooks,
+    hooks: rules.endpoints.length > 0,
+    endpoints: rules.endpoints,
     participants,
     referrals,
     settledReferrals: new Set(settled.map((r) => r.id)),

@@ -1,14 +1,15 @@
 // Writing what the rules core decided (rules/decide.ts Decisions), set-based: the new
 // participants, referrals, event outcomes, rewards and ledger debits of a chunk of items in one
 // statement (data-modifying CTEs over jsonb parameters), then one statement for the referrals and
-// participants that changed, the alerts and the pool flag, and the webhook messages. On
+// participants that changed, the alerts and the pool flag, and the webhook messages with their
+// delivery jobs (webhooks/emit.ts outboxRows). On
 // PostgreSQL the chunk statements go to the transaction's direct channel as they are built and
 // are not awaited: `written` settles when they are done.
 import { directSql, txSql, type DirectSql, type Tx } from "../../db/client";
 import { newId } from "../../shared/ids";
 import type { Environment } from "../../shared/environment";
 import { reverseForTrackedEvent } from "../reversals/reversals";
-import { emitWebhookEvent } from "../webhooks/emit";
+import { emitWebhookEvent, fanOutRow, outboxRows, webhookMessagesFor, type OutboxRows, type SubscribedEndpoint } from "../webhooks/emit";
 import type { Decisions, Outcome } from "./decide";
 
 /** Items per chunk statement; the first chunk is a quarter of it, so that writing starts soon. Tests lower it. */
@@ -33,7 +34,14 @@ export async function settled(list: Promise<unknown>[]): Promise<void> {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export async function writeDecisions(tx: Tx, d: Decisions): Promise<Written> {
+/**
+ * Writes the decisions. `endpoints`: the enabled webhook endpoints loaded with the state; the
+ * webhook events' messages are then written with the rows after the chunks (else
+ * emitWebhookEvent reads the endpoints), or, with `deferWebhooks` (the worker's batches), the
+ * events are kept in one fan-out job that writes their messages in its own transaction
+ * (webhooks/emit.ts fanOutRow).
+ */
+export async function writeDecisions(tx: Tx, d: Decisions, endpoints?: readonly SubscribedEndpoint[], deferWebhooks = false): Promise<Written> {
   const direct = await directSql(tx);
   const pipelined = direct !== null;
   const sql = direct ?? (await txSql(tx));
@@ -70,13 +78,14 @@ export async function writeDecisions(tx: Tx, d: Decisions): Promise<Written> {
     from = to;
     size = Math.max(1, writeTuning.chunk);
   }
-  const after = writeAfter(sql, d);
+  const outbox = !endpoints?.length || !d.webhooks.length ? null : deferWebhooks ? fanOutRow(d.webhooks, d.now) : outboxRows(webhookMessagesFor([...endpoints], d.webhooks), d.now);
+  const after = writeAfter(sql, d, outbox);
   if (after) await send(after);
 
   const written = settled(writes);
   written.catch(() => undefined); // the caller's to answer
   const reversal = d.outcomes.find((o) => o.kind === "event" && o.reversal);
-  if (!pipelined || d.webhooks.length || reversal) {
+  if (!pipelined || (d.webhooks.length && !outbox) || reversal) {
     // Prisma must not share the connection with statements still queued on the direct channel.
     await written;
     if (reversal?.kind === "event" && reversal.reversal) {
@@ -85,7 +94,7 @@ export async function writeDecisions(tx: Tx, d: Decisions): Promise<Written> {
       reversal.reason = r ? `REVERSED:${r.reversals.length}` : null;
       await (await txSql(tx)).execute(`UPDATE "TrackedEvent" SET reason = $2 WHERE id = $1`, event.id, reversal.reason);
     }
-    await emitWebhookEvent(tx, d.webhooks);
+    if (!outbox) await emitWebhookEvent(tx, d.webhooks);
   }
   return { outcomes: d.outcomes, written };
 }
@@ -157,14 +166,15 @@ async function writeChunk(sql: DirectSql, scope: { businessId: string; environme
   if (row.n !== ps.length) throw new Error(`rules: ${ps.length - row.n} new participant(s) clashed with existing rows`);
 }
 
-/** Referrals and participants changed after they existed, the alerts and the pool's flag: one statement, after the chunks. */
-function writeAfter(sql: DirectSql, d: Decisions): Promise<void> | null {
+/** Referrals and participants changed after they existed, the alerts, the pool's flag and the webhook messages (outboxRows): one statement, after the chunks. */
+function writeAfter(sql: DirectSql, d: Decisions, outbox: Pick<OutboxRows, "ctes"> | null): Promise<void> | null {
   const values: unknown[] = [d.businessId, d.environment, d.now.toISOString()];
-  const json = (rows: unknown[]) => {
-    values.push(JSON.stringify(rows));
-    return `jsonb_to_recordset($${values.length}::jsonb)`;
+  const param = (v: unknown) => {
+    values.push(v);
+    return `$${values.length}`;
   };
-  const ctes: string[] = [];
+  const json = (rows: unknown[]) => `jsonb_to_recordset(${param(JSON.stringify(rows))}::jsonb)`;
+  const ctes: string[] = outbox ? outbox.ctes(param) : [];
   if (d.referralUpdates.size) {
     ctes.push(`r AS (
       UPDATE "Referral" AS r SET status = t.st::"ReferralStatus", reason = t.why, "qualifiedAt" = t.q::timestamp(3), provisional = t.prov, "updatedAt" = $3::timestamp(3)

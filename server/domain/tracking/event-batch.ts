@@ -70,8 +70,9 @@ export async function readRunInputs(tx: Tx, businessId: string, environment: Env
  * to the first one that fails or a reversal event after the first. `inputs`: readRunInputs for
  * these events, when the caller read them already (before the pool lock). `poolLocked` false:
  * the caller does not hold the pool lock, which the run then takes only if a decision pays.
+ * `deferWebhooks`: the run's webhook events go to one fan-out job (the worker's batches).
  */
-export async function processEventRun(tx: Tx, businessId: string, environment: Environment, slice: BatchItem[], inputs?: RunInputs, poolLocked = true): Promise<FastRun> {
+export async function processEventRun(tx: Tx, businessId: string, environment: Environment, slice: BatchItem[], inputs?: RunInputs, poolLocked = true, deferWebhooks = false): Promise<FastRun> {
   if (slice.length === 0) return { done: [], next: 0, slow: false, written: Promise.resolve() };
   const { rules, events } = inputs ?? (await readRunInputs(tx, businessId, environment, slice));
   const items: RuleItem[] = [];
@@ -88,7 +89,7 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
     fastPathStats.slow += 1;
     return { done: [], next: 0, slow: true, written: Promise.resolve() };
   }
-  const run = await runRules(tx, { businessId, environment }, items, { rules: rules ?? undefined, poolLocked, haltOnError: true });
+  const run = await runRules(tx, { businessId, environment }, items, { rules: rules ?? undefined, poolLocked, haltOnError: true, deferWebhooks });
   const known = new Set(run.state.participants.map((p) => p.id));
   const done: FastRun["done"] = [];
   for (const o of run.outcomes) {

@@ -40,10 +40,29 @@ export interface DeliveryPayload {
   force: boolean;
 }
 
-export function deliveryPayloadOf(payload: unknown): DeliveryPayload {
-  const p = (payload ?? {}) as { messageId?: unknown; manual?: unknown; force?: unknown };
-  if (typeof p.messageId !== "string") throw new Error("WEBHOOK_DELIVER job payload has no messageId");
-  return { messageId: p.messageId, manual: p.manual === true, force: p.force === true };
+/**
+ * The deliveries a WEBHOOK_DELIVER job asks for: `{ messageIds: [...] }` (the outbox writes one
+ * job for a group of messages to one endpoint, emit.ts) or `{ messageId }` (a retry, a manual
+ * retry, a job written before groups), each with the job's `manual` and `force`.
+ */
+export function deliveryPayloadsOf(payload: unknown): DeliveryPayload[] {
+  const p = (payload ?? {}) as { messageId?: unknown; messageIds?: unknown; manual?: unknown; force?: unknown };
+  const ids = Array.isArray(p.messageIds) ? p.messageIds : [p.messageId];
+  if (ids.length === 0 || ids.some((id) => typeof id !== "string")) throw new Error("WEBHOOK_DELIVER job payload has no messageId");
+  return (ids as string[]).map((messageId) => ({ messageId, manual: p.manual === true, force: p.force === true }));
+}
+
+/**
+ * Messages per delivery job at most: half the webhook pool (WEBHOOK_CONCURRENCY), so that two
+ * jobs fill it and one endpoint's group never holds all of it.
+ */
+export function deliveryGroupSize(): number {
+  return Math.max(1, Math.floor(env.webhookConcurrency / 2));
+}
+
+/** A job's result from its deliveries' results: one delivery's own (a single message), else `{ deliveries }`. */
+export function deliveryJobResult(results: Prisma.InputJsonObject[]): Prisma.InputJsonObject {
+  return results.length === 1 ? results[0] : { deliveries: results };
 }
 
 export type SendResult =
@@ -106,9 +125,13 @@ export interface WebhookAttempt {
   sent: SendResult;
 }
 
-/** Records what sendWebhookMessage did, in the job's transaction; returns the job's result. */
-export async function recordWebhookAttempt(tx: Tx, p: DeliveryPayload, r: SendResult, now = new Date()): Promise<Prisma.InputJsonObject> {
-  return (await recordWebhookAttempts(tx, [{ payload: p, sent: r }], now))[0];
+/**
+ * Sends a job's messages (deliveryPayloadsOf), each POST on its own and all at once, the messages
+ * read in one statement unless the caller read them (`read`). Never throws for an endpoint's failure.
+ */
+export async function sendWebhookMessages(payloads: DeliveryPayload[], now = new Date(), read?: Promise<Map<string, MessageToSend>>): Promise<SendResult[]> {
+  const messages = await (read ?? readWebhookMessages(payloads.map((p) => p.messageId)));
+  return Promise.all(payloads.map((p) => sendWebhookMessage(p, now, messages.get(p.messageId) ?? null)));
 }
 
 type LockedMessage = { id: string; endpointId: string; businessId: string; environment: Environment; status: string; attempts: number; deliveredAt: Date | null };

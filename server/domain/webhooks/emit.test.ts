@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { db, type Tx } from "../../db/client";
 import { createWebhook, updateWebhook } from "./service";
 import { emitWebhookEvent, referralWebhook, type WebhookEvent } from "./emit";
+import { deliveryGroupSize, deliveryPayloadsOf } from "./deliver";
 
 async function business() {
   const b = await db.business.create({ data: { name: "Bulk Hooks Co", ownerId: `owner-${randomUUID()}` } });
@@ -76,13 +77,25 @@ describe("emitWebhookEvent in bulk", () => {
     const count = (endpointId: string) => db.webhookMessage.count({ where: { endpointId } });
     expect([await count(all.webhookId), await count(created.webhookId), await count(off.webhookId)]).toEqual([301, 151, 0]);
     const messages = await db.webhookMessage.findMany({ where: { businessId } });
+    // One delivery job per group of up to deliveryGroupSize() messages to one endpoint, in the order written.
     const jobs = await db.job.findMany({ where: { businessId, type: "WEBHOOK_DELIVER" } });
-    expect(jobs).toHaveLength(messages.length);
-    const jobOf = new Map(jobs.map((j) => [(j.payload as { messageId: string }).messageId, j]));
+    const endpointOf = new Map(messages.map((m) => [m.id, m.endpointId]));
+    const jobOf = new Map<string, (typeof jobs)[number]>();
+    for (const j of jobs) {
+      const ids = deliveryPayloadsOf(j.payload).map((p) => p.messageId);
+      expect(ids.length).toBeLessThanOrEqual(deliveryGroupSize());
+      expect(new Set(ids.map((id) => endpointOf.get(id))).size).toBe(1);
+      expect(j.payload).toEqual(ids.length === 1 ? { messageId: ids[0], manual: false, force: false } : { messageIds: ids, manual: false, force: false });
+      for (const id of ids) {
+        expect(jobOf.has(id), id).toBe(false);
+        jobOf.set(id, j);
+      }
+    }
+    // The call of one event: a job per endpoint; the call of 300: 300 and 150 messages in groups.
+    expect(jobs).toHaveLength(2 + Math.ceil(300 / deliveryGroupSize()) + Math.ceil(150 / deliveryGroupSize()));
     for (const m of messages) {
       const j = jobOf.get(m.id)!;
       expect(j, m.id).toBeDefined();
-      expect(j.payload).toEqual({ messageId: m.id, manual: false, force: false });
       expect(j).toMatchObject({ status: "QUEUED", environment: "TEST", apiKeyId: null });
       expect(m).toMatchObject({ status: "PENDING", attempts: 0, environment: "TEST" });
       const body = JSON.parse(m.body) as { type: string; timestamp: string; data: { referralId: string } };

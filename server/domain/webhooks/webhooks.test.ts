@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { db } from "../../db/client";
 import { runJob } from "../../jobs/execute";
+import { claimJob } from "../../jobs/claim";
+import { deliverClaimed, deliveryWeight } from "../../jobs/webhook-pool";
 import { upsertParticipant, findParticipantByCodeOrHandle } from "../participants/service";
 import { recordReferral } from "../referrals/service";
 import type { Scope } from "../../shared/scope";
@@ -163,6 +165,44 @@ describe("delivery", () => {
     const third = (await rx.waitFor(before + 3))[before + 2];
     expect(third.headers["webhook-id"]).toBe(first.headers["webhook-id"]);
   });
+
+  // A group of messages to one endpoint is one job, run alone (runJob) or by the runner's webhook
+  // pool (deliverClaimed): each message is POSTed and recorded; a failed one is retried alone.
+  for (const path of ["alone", "pool"] as const) {
+    it(`a delivery job of several messages (${path}): each sent once, the one that failed retried on its own`, async () => {
+      const s = await business();
+      const w = await createWebhook(s.businessId, { url: `${rx.url}/group-${path}`, environment: "TEST" });
+      const at = new Date();
+      const events = [1, 2, 3].map((k) => referralWebhook("referral.created", { id: `ref_${k}`, businessId: s.businessId, environment: "TEST", status: "PENDING", reason: null, referrerId: "p1", referredId: `p${k + 1}`, apiKeyId: null, source: null, campaign: null, createdAt: at, updatedAt: at, qualifiedAt: null }));
+      const [job] = await db.$transaction((tx) => emitWebhookEvent(tx, events));
+      const row = await db.job.findUniqueOrThrow({ where: { id: job.id } });
+      expect((row.payload as { messageIds: string[] }).messageIds).toHaveLength(3);
+      const before = rx.received.length;
+      rx.respondWith(500); // the first POST to arrive fails
+      if (path === "alone") await runJob(job.id);
+      else {
+        const claimed = (await claimJob(job.id))!;
+        expect(deliveryWeight(claimed)).toBe(3);
+        await Promise.all((await Promise.all(deliverClaimed([claimed]))).map((d) => d.recorded));
+      }
+      const got = (await rx.waitFor(before + 3)).slice(before);
+      expect(new Set(got.map((g) => g.headers["webhook-id"])).size).toBe(3);
+      const messages = await db.webhookMessage.findMany({ where: { endpointId: w.webhookId } });
+      expect(messages.map((m) => m.status).sort()).toEqual(["DELIVERED", "DELIVERED", "PENDING"]);
+      expect(messages.every((m) => m.attempts === 1)).toBe(true);
+      const done = await db.job.findUniqueOrThrow({ where: { id: job.id } });
+      expect(done.status).toBe("SUCCEEDED");
+      expect((done.result as { deliveries: { success: boolean }[] }).deliveries.map((d) => d.success).sort()).toEqual([false, true, true]);
+      // The failed message alone gets a retry job, as a single delivery would.
+      const failed = messages.find((m) => m.status === "PENDING")!;
+      const retry = await db.job.findFirstOrThrow({ where: { businessId: s.businessId, type: "WEBHOOK_DELIVER", status: "QUEUED" } });
+      expect(retry.payload).toEqual({ messageId: failed.id, manual: false });
+      await db.job.update({ where: { id: retry.id }, data: { runAt: PAST } });
+      await deliverDue(s.businessId);
+      expect((await rx.waitFor(before + 4))[before + 3].headers["webhook-id"]).toBe(failed.id);
+      expect((await db.webhookMessage.findUniqueOrThrow({ where: { id: failed.id } })).status).toBe("DELIVERED");
+    });
+  }
 
   it("redirects are not followed", async () => {
     const s = await business();
