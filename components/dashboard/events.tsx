@@ -122,7 +122,14 @@ function EventDetails({ eventId, onClose }: { eventId: string; onClose: () => vo
               <dt className="text-slate-500">Event</dt>
               <dd className="font-medium">{e.eventName}</dd>
               <dt className="text-slate-500">Amount</dt>
-              <dd data-testid="event-amount">{e.amount && e.currency ? moneyText(e.amount, e.currency) : "—"}</dd>
+              <dd data-testid="event-amount">
+                {e.amount && e.currency ? moneyText(e.amount, e.currency) : "—"}
+                {e.currency && e.refundedAmount !== "0" && (
+                  <span className="ml-2 text-xs text-rose-700" data-testid="event-refunded">
+                    {moneyText(e.refundedAmount, e.currency)} refunded
+                  </span>
+                )}
+              </dd>
               <dt className="text-slate-500">Status</dt>
               <dd>
                 <Badge>{e.status}</Badge> {e.reason && <span className="text-xs text-slate-600">{reasonText(e.reason)}</span>}

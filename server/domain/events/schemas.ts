@@ -23,6 +23,8 @@ export const eventOutput = z.object({
   /** What the referred customer paid (exact decimal string) and its currency; null when the event carried none. */
   amount: z.string().nullable(),
   currency: z.string().nullable(),
+  /** How much of `amount` refunds reversed so far (POST /sdk/rewards/reverse with this eventId), in its currency; "0" without a refund. */
+  refundedAmount: z.string(),
   campaign: z.string().nullable(),
   source: z.string().nullable(),
   apiKeyId: z.string().nullable(),

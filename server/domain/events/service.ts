@@ -33,6 +33,7 @@ const toOutput = (e: Row): EventOutput => ({
   metadata: e.metadata && typeof e.metadata === "object" && !Array.isArray(e.metadata) ? e.metadata : {},
   amount: e.amount === null ? null : decimalText(e.amount),
   currency: e.currency,
+  refundedAmount: decimalText(e.refundedAmount),
   campaign: e.campaign,
   source: e.source,
   apiKeyId: e.apiKeyId,

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "../../db/client";
 import { domainBusiness, uniqueEmail } from "../../../tests/support/domain";
 import { acceptEvent } from "../tracking/service";
+import { getEvent } from "../events/service";
 import { createRuleInput, updatePricingInput } from "../commissions/schemas";
 import { createRule } from "../commissions/service";
 import { updatePricing } from "../commissions/pricing";
@@ -81,6 +82,8 @@ describe("partial refunds", () => {
     }
     expect(await getBalanceWei(db, businessId, "TEST")).toBe(before);
     expect((await db.trackedEvent.findUniqueOrThrow({ where: { id: event.id } })).refundedAmount.toFixed()).toBe("100");
+    // The event as the dashboard and GET /business/events/:id show it.
+    expect(await getEvent(businessId, event.id)).toMatchObject({ amount: "100", refundedAmount: "100" });
     // Nothing left to refund: another call without amount reverses nothing.
     expect((await refund(scope, { eventId: event.id })).body).toMatchObject({ reversals: [], refundedAmount: "100", returnedToPoolEth: "0" });
   });
