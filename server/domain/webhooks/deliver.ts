@@ -1,13 +1,14 @@
-// Delivering one outbox message (the WEBHOOK_DELIVER job). Two halves, because an HTTP call must
-// not hold a database transaction open for up to 10 s:
-//   sendWebhookMessage  — outside any transaction: reads the message, signs it (Standard Webhooks,
-//                         every active secret) and POSTs it once;
+// Delivering outbox messages (the WEBHOOK_DELIVER job: a group of messages to one endpoint). Two
+// halves, because an HTTP call must not hold a database transaction open for up to 10 s:
+//   sendWebhookMessages — outside any transaction: reads the messages, signs each (Standard
+//                         Webhooks, every active secret) and POSTs each once, all at once;
 //   recordWebhookAttempts — in the jobs' transaction, set-based for any number of attempts (the
 //                         webhook pool records the attempts that ended meanwhile together; a job
-//                         run alone records one): records each attempt, marks the message
-//                         DELIVERED, schedules the next attempt as a new job (exponential backoff
-//                         with jitter, about 3 days in all) or gives up; disables an endpoint that
-//                         has failed for days and raises a WEBHOOK_DISABLED alert once.
+//                         run alone records its own): records each attempt, marks the message
+//                         DELIVERED, schedules a failed message's next attempt as a job of its own
+//                         (exponential backoff with jitter, about 3 days in all) or gives up;
+//                         disables an endpoint that has failed for days and raises a
+//                         WEBHOOK_DISABLED alert once.
 // Every attempt of a message carries the same webhook-id (the message id), so receivers can
 // de-duplicate; delivery is at least once (a crash after the POST and before the record repeats it).
 import { rawRows, txSql, type Tx } from "../../db/client";
@@ -99,7 +100,7 @@ export async function readWebhookMessages(ids: string[]): Promise<Map<string, Me
  * Signs and POSTs the message once. Reads only (the message, unless the caller read it already:
  * null when it is gone); never throws for an endpoint's failure.
  */
-export async function sendWebhookMessage(p: DeliveryPayload, now = new Date(), read?: MessageToSend | null): Promise<SendResult> {
+async function sendWebhookMessage(p: DeliveryPayload, now = new Date(), read?: MessageToSend | null): Promise<SendResult> {
   const m = read === undefined ? ((await readWebhookMessages([p.messageId])).get(p.messageId) ?? null) : read;
   if (!m) return { sent: false, skipped: "MESSAGE_GONE" };
   if (!p.manual && m.status === "DELIVERED") return { sent: false, skipped: "ALREADY_DELIVERED" };
