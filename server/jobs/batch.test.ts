@@ -297,7 +297,7 @@ describe("batched execution", () => {
         expect(b).toEqual(a);
         expect(b.balance).toBe(b.ledgerSum);
       }),
-      { numRuns: Number(process.env.BATCH_EQUIVALENCE_RUNS ?? 8) },
+      { numRuns: Number(process.env.BATCH_EQUIVALENCE_RUNS ?? 8), endOnFailure: true },
     );
     // The set-based path did the bulk of the work, and the one-by-one path took the other shapes.
     expect(fastPathStats.fast - before.fast).toBeGreaterThan(fastPathStats.slow - before.slow);
