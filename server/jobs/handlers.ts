@@ -12,7 +12,7 @@ import { runPayouts } from "../domain/payouts/run";
 import { publishLiabilityProof } from "../domain/trust/proofs";
 import type { ProofReason } from "../domain/jobs/proof-schedule";
 import { fanOutEventsOf, fanOutWebhookEvents } from "../domain/webhooks/emit";
-import { deliveryJobResult, deliveryPayloadsOf, recordWebhookAttempts, sendWebhookMessages, type SendResult } from "../domain/webhooks/deliver";
+import { deliveryJobResult, deliveryPayloadsOf, recordWebhookAttempts, sendWebhookMessages, type WebhookAttempt } from "../domain/webhooks/deliver";
 
 export interface JobHandler {
   /**
@@ -80,9 +80,7 @@ export const handlers: Record<JobType, JobHandler> = {
       // A fan-out job (rules/write.ts): its events become messages and delivery jobs.
       const events = fanOutEventsOf(job.payload);
       if (events) return fanOutWebhookEvents(tx, scopeOf(job), events);
-      const sent = performed as SendResult[];
-      const attempts = deliveryPayloadsOf(job.payload).map((payload, i) => ({ payload, sent: sent[i] }));
-      return deliveryJobResult(await recordWebhookAttempts(tx, attempts));
+      return deliveryJobResult(await recordWebhookAttempts(tx, performed as WebhookAttempt[]));
     },
   },
   REWARD_PAYOUT: {

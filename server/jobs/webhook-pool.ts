@@ -40,12 +40,24 @@ export async function webhookAttemptsRecorded(): Promise<void> {
 
 /** The places a claimed WEBHOOK_DELIVER job holds in the pool: one per message it POSTs. */
 export function deliveryWeight(job: Job): number {
-  if (fanOutEventsOf(job.payload)) return 1;
-  try {
-    return deliveryPayloadsOf(job.payload).length;
-  } catch {
-    return 1;
+  return deliveriesOf(job)?.length ?? 1;
+}
+
+/** A claimed job's deliveries, parsed once per job (its weight, then its start): null for a fan-out job or an unreadable payload. */
+const parsed = new WeakMap<Job, DeliveryPayload[] | null>();
+function deliveriesOf(job: Job): DeliveryPayload[] | null {
+  if (!parsed.has(job)) {
+    let p: DeliveryPayload[] | null = null;
+    if (!fanOutEventsOf(job.payload)) {
+      try {
+        p = deliveryPayloadsOf(job.payload);
+      } catch {
+        p = null;
+      }
+    }
+    parsed.set(job, p);
   }
+  return parsed.get(job) ?? null;
 }
 
 /**
@@ -54,14 +66,7 @@ export function deliveryWeight(job: Job): number {
  * to the recorder (the outcome then answers when they are recorded, `recorded`).
  */
 export function deliverClaimed(jobs: Job[]): Promise<{ recorded: Promise<RunOutcome> }>[] {
-  const payloads = jobs.map((j): DeliveryPayload[] | null => {
-    if (fanOutEventsOf(j.payload)) return null; // a fan-out job: run alone below
-    try {
-      return deliveryPayloadsOf(j.payload);
-    } catch {
-      return null;
-    }
-  });
+  const payloads = jobs.map(deliveriesOf); // null: a fan-out job or an unreadable payload, run alone below
   const read = readWebhookMessages(payloads.flatMap((p) => (p ? p.map((d) => d.messageId) : [])));
   read.catch(() => undefined); // answered per job below
   return jobs.map(async (job, i) => {
@@ -69,8 +74,7 @@ export function deliverClaimed(jobs: Job[]): Promise<{ recorded: Promise<RunOutc
     let attempts: WebhookAttempt[];
     try {
       if (!p) throw new Error("no payload");
-      const sent = await sendWebhookMessages(p, new Date(), read);
-      attempts = p.map((payload, k) => ({ payload, sent: sent[k] }));
+      attempts = await sendWebhookMessages(p, new Date(), read);
     } catch {
       // A fan-out job, or nothing sent: the job runs alone, where it fails (or succeeds) as its job does.
       const outcome = await executeClaimedJob(job);
@@ -105,7 +109,7 @@ function startRecorder() {
           out = await recordBatch(batch);
         } catch (e) {
           console.warn(`[jobs] recording ${batch.length} webhook attempts together failed (${(e as Error).message.slice(0, 200)}); recording them one by one`);
-          for (const b of batch) b.resolve(await executeClaimedJob(b.job, { performed: b.attempts.map((a) => a.sent) }));
+          for (const b of batch) b.resolve(await executeClaimedJob(b.job, { performed: b.attempts }));
           continue;
         }
         for (const b of batch) b.resolve(out.get(b.job.id) ?? { status: "BUSY" });

@@ -66,7 +66,7 @@ export function deliveryJobResult(results: Prisma.InputJsonObject[]): Prisma.Inp
   return results.length === 1 ? results[0] : { deliveries: results };
 }
 
-export type SendResult =
+type SendResult =
   | { sent: true; webhookTimestamp: number; outcome: PostOutcome }
   | { sent: false; skipped: "MESSAGE_GONE" | "ALREADY_DELIVERED" | "ENDPOINT_DISABLED" };
 
@@ -128,11 +128,12 @@ export interface WebhookAttempt {
 
 /**
  * Sends a job's messages (deliveryPayloadsOf), each POST on its own and all at once, the messages
- * read in one statement unless the caller read them (`read`). Never throws for an endpoint's failure.
+ * read in one statement unless the caller read them (`read`); the attempts come back in the
+ * payloads' order, ready for recordWebhookAttempts. Never throws for an endpoint's failure.
  */
-export async function sendWebhookMessages(payloads: DeliveryPayload[], now = new Date(), read?: Promise<Map<string, MessageToSend>>): Promise<SendResult[]> {
+export async function sendWebhookMessages(payloads: DeliveryPayload[], now = new Date(), read?: Promise<Map<string, MessageToSend>>): Promise<WebhookAttempt[]> {
   const messages = await (read ?? readWebhookMessages(payloads.map((p) => p.messageId)));
-  return Promise.all(payloads.map((p) => sendWebhookMessage(p, now, messages.get(p.messageId) ?? null)));
+  return Promise.all(payloads.map(async (payload) => ({ payload, sent: await sendWebhookMessage(payload, now, messages.get(payload.messageId) ?? null) })));
 }
 
 type LockedMessage = { id: string; endpointId: string; businessId: string; environment: Environment; status: string; attempts: number; deliveredAt: Date | null };
