@@ -239,6 +239,9 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
   const byId = new Map(people.map((p) => [p.id, p]));
   const byEmail = new Map(people.filter((p) => p.email).map((p) => [p.email!, p]));
   const byUserId = new Map(people.filter((p) => p.externalId).map((p) => [p.externalId!, p]));
+  // Codes and handles are unique in a business and environment (and never change here).
+  const byCode = new Map(people.map((p) => [p.referralCode, p]));
+  const byHandle = new Map(people.filter((p) => p.handle).map((p) => [p.handle!, p]));
   const referrals = new Map(state.referrals.map((r) => [r.id, { ...r }]));
   const byPair = new Map([...referrals.values()].map((r) => [`${r.referrerId}\u0000${r.referredId}`, r]));
   const ofReferred = new Map<string, Referral[]>();
@@ -261,7 +264,7 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
   const referrerOf = (raw: string): Participant | undefined => {
     const v = raw.trim();
     if (!v || v.length > 64) return undefined;
-    return people.find((p) => p.referralCode === v.toUpperCase()) ?? people.find((p) => p.handle === v.toLowerCase());
+    return byCode.get(v.toUpperCase()) ?? byHandle.get(v.toLowerCase());
   };
   /** The referred user's referral an event without a referrer belongs to. */
   const activeReferralOf = (referredId: string): Referral | null => {
@@ -379,8 +382,8 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
             createdAt: now,
             updatedAt: now,
           };
-          people.push(referred);
           byId.set(referred.id, referred);
+          byCode.set(referred.referralCode, referred);
           if (userId) byUserId.set(userId, referred);
           if (email) byEmail.set(email, referred);
           out.participants.push({ at, row: referred });

@@ -144,7 +144,9 @@ async function writeChunk(sql: DirectSql, scope: { businessId: string; environme
        WHERE e.id = d.id AND e.id = ANY(${ids(us.map((u) => u.id))}))`);
   }
   if (ws.length) {
-    // A PAID reward's payout state: the function the Reward_payout_state trigger uses (migration 0069), once per statement.
+    // A PAID reward's payout state: the function the Reward_payout_state trigger uses (migration 0069);
+    // the business's holding period read once per statement (materialized: not inlined into every row).
+    ctes.push(`h AS MATERIALIZED (SELECT "reward_hold_days"($1::text) AS hold)`);
     ctes.push(`w AS (
       INSERT INTO "Reward" (id, "businessId", environment, "participantId", "eventId", "referralId", kind, "requestedWei", "amountWei", status, reason, "createdAt", "paidAt", "payoutStatus", "payableAt",
                             "ruleId", "baseAmount", "baseCurrency", rate, "rateSource", "rateAt")
@@ -152,7 +154,7 @@ async function writeChunk(sql: DirectSql, scope: { businessId: string; environme
              t.rule, t.base, t.cur, t.rate, t.src, t.rat::timestamp(3)
         FROM ${json(ws.map(({ row: r }) => ({ id: r.id, pid: r.participantId, ev: r.eventId, ref: r.referralId, k: r.kind, req: r.requestedWei.toString(), amt: r.amountWei.toString(), st: r.status, why: r.reason, paid: iso(r.paidAt), rule: r.ruleId ?? null, base: r.baseAmount ?? null, cur: r.baseCurrency ?? null, rate: r.rate ?? null, src: r.rateSource ?? null, rat: iso(r.rateAt ?? null) })))}
           AS t(id text, pid text, ev text, ref text, k text, req numeric, amt numeric, st text, why text, paid text, rule text, base numeric, cur text, rate numeric, src text, rat text)
-        CROSS JOIN (SELECT "reward_hold_days"($1::text) AS hold) AS h
+        CROSS JOIN h
         LEFT JOIN LATERAL "reward_payout_of"(t.paid::timestamp(3), h.hold) AS s ON t.st = 'PAID')`);
   }
   if (ds.length) {

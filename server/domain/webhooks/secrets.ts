@@ -20,12 +20,17 @@ function keyBytes(secret: string): Buffer {
   return Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, "base64");
 }
 
-let cachedKey: { source: string; key: Buffer } | undefined;
-function encryptionKey(): Buffer {
+// The derived key, and the secrets decrypted under it: every delivery signs with its endpoint's
+// secret, so a delivery reads it from here instead of deciphering it again (bounded; emptied when
+// full or when the key changes).
+let cachedKey: { source: string; key: Buffer; plain: Map<string, string> } | undefined;
+const PLAIN_MAX = 1000;
+function keyState() {
   const source = env.webhookSecretKey;
-  if (cachedKey?.source !== source) cachedKey = { source, key: Buffer.from(hkdfSync("sha256", source, "rts-webhooks", "webhook-signing-secret/v1", 32)) };
-  return cachedKey.key;
+  if (cachedKey?.source !== source) cachedKey = { source, key: Buffer.from(hkdfSync("sha256", source, "rts-webhooks", "webhook-signing-secret/v1", 32)), plain: new Map() };
+  return cachedKey;
 }
+const encryptionKey = () => keyState().key;
 
 /** "v1.<iv>.<tag>.<ciphertext>" (base64url parts). */
 export function encryptSecret(secret: string): string {
@@ -36,11 +41,17 @@ export function encryptSecret(secret: string): string {
 }
 
 export function decryptSecret(stored: string): string {
+  const k = keyState();
+  const known = k.plain.get(stored);
+  if (known !== undefined) return known;
   const [v, iv, tag, ct] = stored.split(".");
   if (v !== "v1" || !iv || !tag || !ct) throw new Error("Unreadable webhook secret");
-  const d = createDecipheriv("aes-256-gcm", encryptionKey(), Buffer.from(iv, "base64url"));
+  const d = createDecipheriv("aes-256-gcm", k.key, Buffer.from(iv, "base64url"));
   d.setAuthTag(Buffer.from(tag, "base64url"));
-  return Buffer.concat([d.update(Buffer.from(ct, "base64url")), d.final()]).toString("utf8");
+  const plain = Buffer.concat([d.update(Buffer.from(ct, "base64url")), d.final()]).toString("utf8");
+  if (k.plain.size >= PLAIN_MAX) k.plain.clear();
+  k.plain.set(stored, plain);
+  return plain;
 }
 
 /** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the secret's decoded bytes as key. */
