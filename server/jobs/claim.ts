@@ -14,14 +14,16 @@ const ALL_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY"
  * Claims up to `limit` due jobs of each of the given types: QUEUED and due, or RUNNING with an
  * expired lease. Two index scans per type on (type, status, runAt), each stopping after `limit`
  * rows, so a backlog of queued jobs (of these types or of others) does not make a poll sort it.
+ * `dueForMs`: a queued job only once it has been due that long (the webhook pool yielding to a
+ * backlog of events, runner.ts).
  */
-export async function claimDueJobs(limit: number, types: readonly JobType[] = ALL_JOB_TYPES): Promise<Job[]> {
+export async function claimDueJobs(limit: number, types: readonly JobType[] = ALL_JOB_TYPES, dueForMs = 0): Promise<Job[]> {
   const token = randomUUID();
-  // $1 lease, $2 token, $3 limit, then one parameter per type.
+  // $1 lease, $2 token, $3 limit, $4 how long a queued job must have been due (ms), then one parameter per type.
   const scans = types.flatMap((_, i) => [
-    `queued${i} AS (SELECT id FROM "Job" WHERE type = $${i + 4}::"JobType" AND status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC')
+    `queued${i} AS (SELECT id FROM "Job" WHERE type = $${i + 5}::"JobType" AND status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC') - ($4::int * interval '1 millisecond')
         ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
-    `expired${i} AS (SELECT id FROM "Job" WHERE type = $${i + 4}::"JobType" AND status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')
+    `expired${i} AS (SELECT id FROM "Job" WHERE type = $${i + 5}::"JobType" AND status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')
         ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
   ]);
   const ids = types.flatMap((_, i) => [`SELECT id FROM queued${i}`, `SELECT id FROM expired${i}`]).join(" UNION ALL ");
@@ -35,6 +37,7 @@ export async function claimDueJobs(limit: number, types: readonly JobType[] = AL
     env.jobLeaseMs,
     token,
     limit,
+    Math.max(0, Math.round(dueForMs)),
     ...types,
   );
   return rows.sort((a, b) => a.runAt.getTime() - b.runAt.getTime());

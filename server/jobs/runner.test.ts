@@ -9,6 +9,7 @@ import { emitWebhookEvent } from "../domain/webhooks/emit";
 import { createWebhook } from "../domain/webhooks/service";
 import { startReceiver, type Receiver } from "../../tests/support/webhook-receiver";
 import { queuedEvent, queuedJob, testBusiness } from "../../tests/support/jobs-fixtures";
+import { claimDueJobs } from "./claim";
 import { startEmbeddedRunner } from "./runner";
 
 let rx: Receiver;
@@ -100,5 +101,45 @@ describe("the runner's pools", () => {
       delete process.env.JOB_POLL_MS;
       delete process.env.CHAIN_RPC_URL_TEST;
     }
+  }, 120_000);
+
+  it("webhook deliveries yield to a backlog of events: the burst is decided first, and a job due for WEBHOOK_YIELD_MS is taken anyway", async () => {
+    process.env.JOB_POLL_MS = "20";
+    process.env.JOB_BATCH_SIZE = "2";
+    process.env.WEBHOOK_YIELD_MS = "60000";
+    const hooked = await testBusiness();
+    await createWebhook(hooked.businessId, { url: `${rx.url}/yield`, environment: "TEST" });
+    // A backlog: every claim of two events is full until the last ones. (On PGlite the one
+    // connection serialises the pools' statements behind the event loop's anyway; on PostgreSQL,
+    // without the yield, the message is delivered before most events finish.)
+    const busy = await testBusiness();
+    const events: string[] = [];
+    for (let i = 0; i < 40; i++) events.push((await queuedEvent(busy, { eventName: "signup" })).job.id);
+    const runner = startEmbeddedRunner();
+    try {
+      // The message is written once the runner is in the backlog (its first claim taken).
+      await until("the backlog's first events", () => db.job.count({ where: { id: { in: events }, status: "SUCCEEDED" } }), (n) => n > 0);
+      await db.$transaction((tx) => emitWebhookEvent(tx, [{ businessId: hooked.businessId, environment: "TEST" as const, type: "pool.low" as const, data: { n: 1 } }]));
+      runner.wake();
+      await until("the message's delivery", async () => rx.received.filter((r) => r.path === "/yield").length, (n) => n === 1);
+      const deliveredAt = rx.received.find((r) => r.path === "/yield")!.at;
+      const jobs = await until("every event", () => db.job.findMany({ where: { id: { in: events } } }), (js) => js.every((j) => j.status === "SUCCEEDED"));
+      // The message waited for the backlog: all events but the last claims' (the backlog ends
+      // when a claim comes back short, while the claims before it may still run) came first.
+      expect(jobs.filter((j) => j.finishedAt!.getTime() <= deliveredAt).length).toBeGreaterThanOrEqual(events.length - 4);
+    } finally {
+      await runner.stop();
+      delete process.env.JOB_BATCH_SIZE;
+      delete process.env.JOB_POLL_MS;
+    }
+    // The bound: while yielding, a delivery job due for at least WEBHOOK_YIELD_MS is claimed, one due now is not.
+    const overdue = await db.job.create({ data: { id: `yield-old-${hooked.businessId}`, businessId: hooked.businessId, environment: "TEST", type: "WEBHOOK_DELIVER", payload: { messageIds: ["none"] }, runAt: new Date(Date.now() - 61_000) } });
+    const fresh = await db.job.create({ data: { id: `yield-new-${hooked.businessId}`, businessId: hooked.businessId, environment: "TEST", type: "WEBHOOK_DELIVER", payload: { messageIds: ["none"] } } });
+    const claimed = (await claimDueJobs(10, ["WEBHOOK_DELIVER"], 60_000)).map((j) => j.id);
+    expect(claimed).toContain(overdue.id);
+    expect(claimed).not.toContain(fresh.id);
+    expect((await claimDueJobs(10, ["WEBHOOK_DELIVER"], 0)).map((j) => j.id)).toContain(fresh.id);
+    await db.job.deleteMany({ where: { id: { in: [overdue.id, fresh.id] } } });
+    delete process.env.WEBHOOK_YIELD_MS;
   }, 120_000);
 });

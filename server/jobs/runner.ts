@@ -38,9 +38,14 @@ type Start = (jobs: Job[]) => Promise<unknown>[];
 type Weight = { of: (job: Job) => number; usual: () => number };
 const alone: Start = (jobs) => jobs.map((job) => executeClaimedJob(job));
 
-/** The slow kinds of job, each in a pool of its own. Deliveries record their attempts together (webhook-pool.ts). */
-const POOLS: { name: string; types: readonly JobType[]; size: () => number; start: Start; weight?: Weight }[] = [
-  { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency, start: deliverClaimed, weight: { of: deliveryWeight, usual: deliveryGroupSize } },
+/**
+ * The slow kinds of job, each in a pool of its own. Deliveries record their attempts together
+ * (webhook-pool.ts). `yieldMs`: while the runner has a backlog of events, the pool takes only jobs
+ * due for that long, so a burst of events is decided first (writing a burst's messages and
+ * posting them would take the cores its events need) and no job waits longer than that for it.
+ */
+const POOLS: { name: string; types: readonly JobType[]; size: () => number; start: Start; weight?: Weight; yieldMs?: () => number }[] = [
+  { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency, start: deliverClaimed, weight: { of: deliveryWeight, usual: deliveryGroupSize }, yieldMs: () => env.webhookYieldMs },
   { name: "payouts", types: ["REWARD_PAYOUT"], size: () => env.payoutConcurrency, start: alone },
   { name: "proofs", types: ["LIABILITY_PROOF"], size: () => 1, start: alone },
 ];
@@ -81,8 +86,13 @@ interface Loop {
   done: Promise<void>;
 }
 
+/** Whether the event loop has a backlog: its last claim was full (read by the pools that yield to it). */
+interface Backlog {
+  events: boolean;
+}
+
 /** The event loop: batches of claimed event-path jobs, at most CLAIMS_IN_FLIGHT claims in hand. */
-function eventLoop(isStopped: () => boolean, afterClaim: () => void): Loop {
+function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Backlog): Loop {
   const a = alarm();
   const inFlight = new Set<Promise<unknown>>();
   let stats: Promise<void> = Promise.resolve();
@@ -93,6 +103,7 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void): Loop {
       try {
         const jobs = await claimDueJobs(batch, EVENT_JOB_TYPES);
         claimed = jobs.length;
+        backlog.events = claimed === batch;
         if (jobs.length) {
           // With work arriving, the tables it grows keep their planner statistics
           // (db/table-stats.ts), checked beside the claims, not in their way.
@@ -111,6 +122,7 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void): Loop {
         const limit = claimed === batch && dbKind() === "postgres" ? CLAIMS_IN_FLIGHT : 1;
         while (inFlight.size >= limit) await Promise.race(inFlight);
       } catch (e) {
+        backlog.events = false;
         console.error("[jobs] poll failed:", (e as Error).message);
         await a.sleep(Math.max(1000, env.jobPollMs));
         continue;
@@ -128,7 +140,7 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void): Loop {
  * A bounded pool for one kind of slow job: claims jobs while it has free places, each job holding
  * its places (one, or its weight) until it is done.
  */
-function jobPool(types: readonly JobType[], size: () => number, start: Start, isStopped: () => boolean, weight?: Weight): Loop {
+function jobPool(types: readonly JobType[], size: () => number, start: Start, isStopped: () => boolean, weight?: Weight, dueFor: () => number = () => 0): Loop {
   const a = alarm();
   const inFlight = new Set<Promise<unknown>>();
   let used = 0;
@@ -153,7 +165,7 @@ function jobPool(types: readonly JobType[], size: () => number, start: Start, is
       }
       try {
         const limit = Math.max(1, Math.ceil(free / (weight ? Math.max(1, weight.usual()) : 1)));
-        const jobs = await claimDueJobs(limit, types);
+        const jobs = await claimDueJobs(limit, types, dueFor());
         if (jobs.length) start(jobs).forEach((done, i) => hold(jobs[i], done));
         // Fewer than asked for: nothing else is due; else claim again at once for the free places left.
         if (jobs.length < limit && !isStopped()) await a.sleep(env.jobPollMs);
@@ -171,9 +183,10 @@ function jobPool(types: readonly JobType[], size: () => number, start: Start, is
 export function startEmbeddedRunner(): EmbeddedRunner {
   let stopped = false;
   const isStopped = () => stopped;
-  const pools = POOLS.map((p) => jobPool(p.types, p.size, p.start, isStopped, p.weight));
+  const backlog: Backlog = { events: false };
+  const pools = POOLS.map((p) => jobPool(p.types, p.size, p.start, isStopped, p.weight, () => (backlog.events && p.yieldMs ? p.yieldMs() : 0)));
   // A batch of events may have written webhook messages (and low-pool alerts, payouts): the pools look at once.
-  const events = eventLoop(isStopped, () => pools.forEach((p) => p.wake()));
+  const events = eventLoop(isStopped, () => pools.forEach((p) => p.wake()), backlog);
   const loops = [events, ...pools];
   return {
     wake() {

@@ -141,6 +141,14 @@ export const env = {
   get webhookConcurrency() {
     return Math.min(100, Math.max(1, int(process.env.WEBHOOK_CONCURRENCY, 16)));
   },
+  /**
+   * While the runner has a backlog of events (its last claim of event jobs was full), the webhook
+   * pool takes only jobs that have been due for at least this long (ms, 0–60000; 0: it never
+   * yields): a burst of events is decided first, and no message waits longer than this for it.
+   */
+  get webhookYieldMs() {
+    return Math.min(60_000, Math.max(0, int(process.env.WEBHOOK_YIELD_MS, 5_000)));
+  },
   /** Payout runs a runner has in flight at once, in their own pool beside the event loop (1–20). */
   get payoutConcurrency() {
     return Math.min(20, Math.max(1, int(process.env.PAYOUT_CONCURRENCY, 2)));
