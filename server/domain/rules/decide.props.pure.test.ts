@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Referral } from "../../db/generated";
 import { apply, baseConfig, baseSettings, event, ids, person, referral, stateOf, store, type Store } from "../../../tests/support/rules-model";
-import { decide, type Decisions, type RewardRow, type RuleItem } from "./decide";
+import { decide, decideInSteps, type Decisions, type RewardRow, type RuleItem } from "./decide";
 import { utcDayStart } from "./screen";
 
 const DAY = 86_400_000;
@@ -63,6 +63,8 @@ const itemArb = fc.record({
   ),
   untrusted: fc.oneof({ weight: 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   ageMinutes: fc.integer({ min: 0, max: 3 * 24 * 60 }),
+  // The referred user's name as sent: a later event may rename a user an earlier one of the run created.
+  userName: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom("Ann", "Bo") }),
 });
 
 const scenarioArb = fc.record({
@@ -118,7 +120,7 @@ function build(sc: Scenario): { s: Store; items: RuleItem[]; now: Date } {
     else if (it.who === "blocked") email = `b${i}@blocked.test`;
     else if (it.who === "disposable") email = `d${i}@mailinator.com`;
     else if (it.who === "malformed") email = 7;
-    const e = event({ name: it.name, referrer: it.referrer, email, userId, untrusted: it.untrusted });
+    const e = event({ name: it.name, referrer: it.referrer, email, userId, userName: it.userName, untrusted: it.untrusted });
     e.event!.createdAt = new Date(now.getTime() - it.ageMinutes * 60_000);
     return e;
   });
@@ -154,6 +156,31 @@ describe("rules core properties", () => {
         }
         expect(view(d)).toEqual(singles);
         expect(batch).toEqual(single);
+      }),
+      params,
+    );
+  });
+
+  it("decided a stretch at a time (as the writer sends chunks), each stretch's rows are final when it is decided and the whole equals one decide", () => {
+    fc.assert(
+      fc.property(scenarioArb, fc.integer({ min: 1, max: 5 }), (sc, step) => {
+        const { s, items, now } = build(sc);
+        const whole = decide(stateOf(clone(s), items, now), items, now, ids());
+        const run = decideInSteps(stateOf(clone(s), items, now), items, now, ids());
+        // What the writer takes for a chunk: the rows of the items decided so far, copied when taken.
+        const taken: Record<"participants" | "referrals" | "events" | "rewards" | "debits", unknown[]> = { participants: [], referrals: [], events: [], rewards: [], debits: [] };
+        for (let from = 0; ; ) {
+          run.to(from + step);
+          const to = Math.min(run.out.next, from + step);
+          if (to <= from) break;
+          for (const k of Object.keys(taken) as (keyof typeof taken)[]) taken[k].push(...structuredClone((run.out[k] as { at: number }[]).filter((r) => r.at >= from && r.at < to)));
+          from = to;
+        }
+        expect(run.out.next).toBe(whole.next);
+        for (const k of Object.keys(taken) as (keyof typeof taken)[]) expect(taken[k]).toEqual(whole[k]);
+        expect([...run.out.participantUpdates.values()]).toEqual([...whole.participantUpdates.values()]);
+        expect([...run.out.referralUpdates.values()]).toEqual([...whole.referralUpdates.values()]);
+        expect(view(run.out)).toEqual(view(whole));
       }),
       params,
     );

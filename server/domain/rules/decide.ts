@@ -175,8 +175,9 @@ export interface Decisions {
   outcomes: Outcome[];
   /** Items decided: outcomes.length. The caller continues at items[next] with a fresh state. */
   next: number;
+  /** New participants as they were when their item was decided. */
   participants: { at: number; row: Participant }[];
-  /** Existing participants whose missing fields are filled (final values). */
+  /** Participants whose fields are filled after they existed (loaded, or inserted by an earlier item): final values. */
   participantUpdates: Map<string, Participant>;
   /** New referrals as they were when their item was decided. */
   referrals: { at: number; row: Referral }[];
@@ -211,6 +212,19 @@ export interface DecideOptions {
 const textOrAbsent = (v: unknown): string | undefined | null => (!v ? undefined : typeof v === "string" ? v : null);
 
 export function decide(state: RulesState, items: readonly RuleItem[], now: Date, opts: DecideOptions): Decisions {
+  const run = decideInSteps(state, items, now, opts);
+  run.to(items.length);
+  return run.out;
+}
+
+/**
+ * decide, a stretch of items at a time: `to(end)` decides the items up to `end` (exclusive) that
+ * are left, unless the run ended before (a failing item with haltOnError, a reversal); `out.next`
+ * is then the number of items decided. The writer (rules/write.ts) writes a chunk of items while
+ * the next one is decided. Rows of an item are final once it is decided: later items change
+ * participants and referrals through their updates, written after the chunks.
+ */
+export function decideInSteps(state: RulesState, items: readonly RuleItem[], now: Date, opts: DecideOptions): { out: Decisions; to: (end: number) => void } {
   const { businessId, environment, cfg, settings } = state;
   const out: Decisions = {
     businessId,
@@ -292,22 +306,29 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
     return list;
   };
 
-  for (let at = 0; at < items.length; at++) {
+  let at = 0;
+  let ended = false;
+  const to = (end: number) => {
+    for (; !ended && at < Math.min(end, items.length); at++) decideItem();
+    out.next = out.outcomes.length;
+  };
+  /** Decides items[at]; sets `ended` when the run stops before the next item. */
+  const decideItem = () => {
     const item = items[at];
     const event = item.event;
     if (event && event.status !== "QUEUED") {
       out.outcomes.push({ key: item.key, kind: "event", eventId: event.id, status: event.status, reason: event.reason, referral: null, referred: null, rewards: [], skipped: true });
-      continue;
+      return;
     }
     // A reversal reads and changes stored rewards and the pool: it runs first in a state of its own, and ends it.
     const reversal = !!event && cfg.reversalEvents.includes(event.eventName) && !event.untrusted;
-    if (reversal && at > 0) break;
+    if (reversal && at > 0) return void (ended = true);
     // Commissions: an event that a rule prices in a currency without a usable price waits, untouched (retried later).
     if (event && !reversal && commissions && missingPrice(commissions, eventMoney(event))) {
       const why = COMMISSION_REASONS.PRICE_UNAVAILABLE;
       out.outcomes.push({ key: item.key, kind: "event", eventId: event.id, status: "QUEUED", reason: why, referral: null, referred: null, rewards: [], wait: true });
       out.events.push({ at, id: event.id, referralId: null, status: "QUEUED", reason: why });
-      continue;
+      return;
     }
     const fail = (error: AppError) => out.outcomes.push({ key: item.key, kind: "error", eventId: event?.id ?? null, error });
     const halt = opts.haltOnError === true;
@@ -327,18 +348,18 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
       } else if (item.referrer) {
         referrer = referrerOf(item.referrer) ?? null;
         if (!referrer) {
-          if (halt) break;
+          if (halt) return void (ended = true);
           fail(new AppError("UNKNOWN_REFERRAL_CODE", `No participant has the referral code or handle "${item.referrer}"`));
-          continue;
+          return;
         }
       }
       const email = textOrAbsent(item.identity.email);
       const userId = textOrAbsent(item.identity.userId);
       const name = item.identity.name;
       if (email === null || userId === null || ((email || userId) && name !== undefined && name !== null && typeof name !== "string")) {
-        if (halt) break;
+        if (halt) return void (ended = true);
         fail(new AppError("INTERNAL", "The event's metadata names the referred user with a value that is not text"));
-        continue;
+        return;
       }
       if (email || userId) {
         referred = (userId ? byUserId.get(userId) : undefined) ?? (email ? byEmail.get(email) : undefined) ?? null;
@@ -362,7 +383,8 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
           }
           if (touched) {
             p.updatedAt = now;
-            if (!out.participants.some((x) => x.row === p)) out.participantUpdates.set(p.id, p);
+            // A participant this run inserts is inserted as it was at its item (its chunk may be written already): later fills are updates.
+            out.participantUpdates.set(p.id, p);
           }
         } else {
           referred = {
@@ -386,12 +408,12 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
           byCode.set(referred.referralCode, referred);
           if (userId) byUserId.set(userId, referred);
           if (email) byEmail.set(email, referred);
-          out.participants.push({ at, row: referred });
+          out.participants.push({ at, row: { ...referred } });
         }
       } else if (!event) {
-        if (halt) break;
+        if (halt) return void (ended = true);
         fail(new AppError("VALIDATION_ERROR", "A participant needs a userId or an email"));
-        continue;
+        return;
       }
 
       if (referrer && referred) {
@@ -460,7 +482,7 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
         out.referrals.push({ at, row: { ...r } });
       }
       out.outcomes.push({ key: item.key, kind: "apply", referral: { ...r }, created, referred: { ...referred! } });
-      continue;
+      return;
     }
 
     const rewards: RewardRow[] = [];
@@ -508,7 +530,8 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
         out.referrals.push({ at, row: { ...referral! } });
       }
       out.events.push({ at, id: event.id, referralId: referral?.id ?? null, status: "PROCESSED", reason: null });
-      break;
+      ended = true;
+      return;
     }
 
     if (referral) {
@@ -610,7 +633,6 @@ export function decide(state: RulesState, items: readonly RuleItem[], now: Date,
     out.events.push({ at, id: event.id, referralId: referral?.id ?? null, status, reason });
     if (status === "FLAGGED") hook(trackedEventWebhook("event.flagged", { ...event, referralId: referral?.id ?? null, status, reason, processedAt: now, updatedAt: now }));
     out.outcomes.push({ key: item.key, kind: "event", eventId: event.id, status, reason, referral: referral && { ...referral }, referred: referred && { ...referred }, rewards });
-  }
-  out.next = out.outcomes.length;
-  return out;
+  };
+  return { out, to };
 }

@@ -6,7 +6,7 @@
 import type { Tx } from "../../db/client";
 import { newId } from "../../shared/ids";
 import { generateReferralCode } from "../participants/service";
-import { decide, NeedsMoney, type Decisions, type Outcome, type RuleItem, type RulesState } from "./decide";
+import { decide, decideInSteps, NeedsMoney, type Decisions, type Outcome, type RuleItem, type RulesState } from "./decide";
 import { loadMoney, loadState, type LoadedRules, type RulesScope } from "./state";
 import { writeDecisions, type Written } from "./write";
 
@@ -27,6 +27,12 @@ export async function runRules(tx: Tx, scope: RulesScope, items: readonly RuleIt
   const now = new Date();
   const state = await loadState(tx, scope, items, now, { rules: opts.rules, money: opts.poolLocked ? "locked" : "later" });
   const options = { ...ids, haltOnError: opts.haltOnError };
+  if (state.money) {
+    // The money is read (pool lock held): the items are decided a chunk at a time, each chunk
+    // written while the next one is decided.
+    const run = decideInSteps(state, items, now, options);
+    return { ...(await writeDecisions(tx, run.out, state.endpoints, opts.deferWebhooks, run.to)), decisions: run.out, state };
+  }
   let decisions: Decisions;
   try {
     decisions = decide(state, items, now, options);

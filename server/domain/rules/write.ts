@@ -41,7 +41,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
  * events are kept in one fan-out job that writes their messages in its own transaction
  * (webhooks/emit.ts fanOutRow).
  */
-export async function writeDecisions(tx: Tx, d: Decisions, endpoints?: readonly SubscribedEndpoint[], deferWebhooks = false): Promise<Written> {
+export async function writeDecisions(tx: Tx, d: Decisions, endpoints?: readonly SubscribedEndpoint[], deferWebhooks = false, decideTo?: (end: number) => void): Promise<Written> {
   const direct = await directSql(tx);
   const pipelined = direct !== null;
   const sql = direct ?? (await txSql(tx));
@@ -54,13 +54,24 @@ export async function writeDecisions(tx: Tx, d: Decisions, endpoints?: readonly 
     await new Promise((resolve) => setImmediate(resolve));
   };
 
-  // Chunks of items, in order: every row of an item goes in its item's chunk.
-  const n = d.next;
+  // Chunks of items, in order: every row of an item goes in its item's chunk. With `decideTo`
+  // (rules/decide.ts decideInSteps), the items of a chunk are decided just before it is sent, so
+  // the next chunk is decided while the database writes this one; without, `d` is decided whole.
   let from = 0;
   let size = Math.max(1, Math.floor(writeTuning.chunk / 4));
   const cursor = { p: 0, r: 0, e: 0, w: 0, l: 0 };
-  while (from < n) {
-    const to = Math.min(n, from + size);
+  for (;;) {
+    if (decideTo) {
+      try {
+        decideTo(from + size);
+      } catch (e) {
+        // Nothing may use the transaction while chunks are still queued on the direct channel.
+        await Promise.allSettled(writes);
+        throw e;
+      }
+    }
+    const to = Math.min(d.next, from + size);
+    if (to <= from) break;
     const take = <T extends { at: number }>(list: T[], k: keyof typeof cursor) => {
       const start = cursor[k];
       while (cursor[k] < list.length && list[cursor[k]].at < to) cursor[k]++;
