@@ -12,6 +12,8 @@ const adminUrl = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432
 
 const HOT: { name: string; sql: string }[] = [
   { name: "engine: referral settled? (Reward by referralId, kind)", sql: `SELECT id FROM "Reward" WHERE "referralId" = 'ref-123' AND kind IN ('REFERRAL','BONUS') LIMIT 1` },
+  { name: "commissions: rewards of limited rules per referral (Reward by ruleId, referralId)", sql: `SELECT "ruleId", "referralId", COUNT(*) FROM "Reward" WHERE "ruleId" = ANY('{rule-1}'::text[]) AND "referralId" = ANY('{ref-123,ref-124}'::text[]) AND status <> 'REFUSED' GROUP BY 1, 2` },
+  { name: "commissions: referrals whose one-time rewards were reversed (Reward by referralId, kind, PAID)", sql: `SELECT DISTINCT "referralId" FROM "Reward" WHERE "referralId" = ANY('{ref-123,ref-124}'::text[]) AND kind IN ('REFERRAL', 'BONUS') AND status = 'PAID' AND "payoutStatus" = 'REVERSED'` },
   { name: "payout: daily cap (Reward by participant, PAID, paidAt >= today)", sql: `SELECT SUM("amountWei") FROM "Reward" WHERE "participantId" = 'p-123' AND status = 'PAID' AND "paidAt" >= now() - interval '1 day'` },
   { name: "ledger: entry of a reward (LedgerEntry by rewardId)", sql: `SELECT id FROM "LedgerEntry" WHERE "rewardId" = 'rw-123'` },
   { name: "pool: running balance (Pool by business, env)", sql: `SELECT "balanceWei" FROM "Pool" WHERE "businessId" = 'big' AND environment = 'TEST'` },

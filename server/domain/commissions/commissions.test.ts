@@ -18,6 +18,8 @@ import type { Scope } from "../../shared/scope";
 import { changeEventStatus } from "../events/service";
 import { updateReferralSettings } from "../referral-settings/service";
 import { updateReferralSettingsInput } from "../referral-settings/schemas";
+import { reverseRewards } from "../reversals/reversals";
+import { reverseRewardsInput } from "../reversals/reversal-schemas";
 
 async function setup(general: Record<string, unknown> = {}) {
   const b = await domainBusiness({ referralRewardEth: "0.01", fundEth: "10", general });
@@ -56,6 +58,23 @@ describe("commissions: the write path", () => {
     expect(before - (await getBalanceWei(db, businessId, "TEST"))).toBe(1000000000000000n + 1666666666666666n);
     const e = await db.trackedEvent.findFirstOrThrow({ where: { businessId, eventName: "purchase" } });
     expect([e.amount?.toFixed(), e.currency]).toEqual(["30", "USD"]);
+  });
+
+  it("a referral whose one-time rewards were reversed earns no more commissions, in a batch and synchronously", async () => {
+    const { scope, businessId } = await setup({ eventProcessing: "ASYNC" });
+    const reversed = await referredUser(scope);
+    const kept = await referredUser(scope);
+    const r = await reverseRewards(scope, reverseRewardsInput.parse({ referredUserEmail: reversed.email, reason: "fraud" }));
+    expect(r.status).toBe(200);
+    const referralOf = async (email: string) => (await db.referral.findFirstOrThrow({ where: { businessId, referred: { email } } })).id;
+    const jobs: string[] = [];
+    for (const u of [reversed, kept, reversed]) jobs.push(((await purchase(scope, u.email, "20.00", "USD")).body as { jobId: string }).jobId);
+    const out = await runJobs(jobs);
+    expect([...out.values()].every((o) => o.status === "SUCCEEDED")).toBe(true);
+    expect((await purchase(scope, reversed.email, "20.00", "USD", "SYNC")).status).toBe(200);
+    const w = await db.reward.findMany({ where: { businessId, kind: "COMMISSION" } });
+    expect(w.length).toBe(2); // the kept referral's purchase: 10 % and the fixed bonus
+    expect(new Set(w.map((x) => x.referralId))).toEqual(new Set([await referralOf(kept.email)]));
   });
 
   it("later purchases of existing referred users take the set-based batch path, as many as rules allow, never twice", async () => {

@@ -332,19 +332,24 @@ async function screenLockKeys(sql: DirectSql, items: readonly RuleItem[], partic
 }
 
 /**
- * The commission rules' state for these referrals: per rule and referral, its rewards that are
- * not REFUSED (maxRewardsPerReferral), and the referrals whose rewards were reversed (they earn no
- * more). One statement.
+ * The commission rules' state for these referrals: per rule with a limit (maxRewardsPerReferral)
+ * and referral, its rewards that are not REFUSED, and the referrals whose one-time rewards were
+ * reversed (they earn no more; a reversal reverses PAID rewards). One statement, each part on
+ * its own index (Reward_ruleId_referralId_idx, Reward_referralId_kind_paid_key), so that a
+ * referral's many commissions are not read for it.
  */
 async function loadCommissionState(sql: DirectSql, c: NonNullable<LoadedRules["commissions"]>, referrals: readonly Referral[]): Promise<CommissionState> {
   const ids = referrals.filter((r) => r.status === "QUALIFIED" || r.status === "REWARDED" || r.status === "PENDING").map((r) => r.id);
   const rows = ids.length
     ? await sql.query<{ rule: string | null; ref: string; n: number }>(
         `SELECT "ruleId" AS rule, "referralId" AS ref, COUNT(*)::int AS n FROM "Reward"
-          WHERE "referralId" = ANY($1::text[]) AND (("ruleId" = ANY($2::text[]) AND status <> 'REFUSED') OR ("payoutStatus" = 'REVERSED' AND kind IN ('REFERRAL', 'BONUS')))
-          GROUP BY 1, 2`,
+          WHERE "ruleId" = ANY($2::text[]) AND "referralId" = ANY($1::text[]) AND status <> 'REFUSED'
+          GROUP BY 1, 2
+         UNION ALL
+         SELECT DISTINCT NULL::text, "referralId", 1 FROM "Reward"
+          WHERE "referralId" = ANY($1::text[]) AND kind IN ('REFERRAL', 'BONUS') AND status = 'PAID' AND "payoutStatus" = 'REVERSED'`,
         ids,
-        c.rules.map((r) => r.id),
+        c.rules.filter((r) => r.maxRewardsPerReferral !== null).map((r) => r.id),
       )
     : [];
   const counts = new Map<string, number>();
