@@ -110,7 +110,7 @@ export const env = {
   },
   /** How often a runner checks whether the job path's tables outgrew their planner statistics (0: never). */
   get tableStatsCheckMs() {
-    return int(process.env.TABLE_STATS_CHECK_MS, 30_000);
+    return int(process.env.TABLE_STATS_CHECK_MS, 2_000);
   },
   get jobLeaseMs() {
     return int(process.env.JOB_LEASE_MS, 30_000);
