@@ -6,6 +6,7 @@
 // database dump alone does not reveal it; it is shown to the business once, on create/rotate.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
 import { env } from "../../shared/env";
+import { ttlCache } from "../../shared/ttl-cache";
 
 const PREFIX = "whsec_";
 
@@ -21,13 +22,12 @@ function keyBytes(secret: string): Buffer {
 }
 
 // The derived key, and the secrets decrypted under it: every delivery signs with its endpoint's
-// secret, so a delivery reads it from here instead of deciphering it again (bounded; emptied when
-// full or when the key changes).
-let cachedKey: { source: string; key: Buffer; plain: Map<string, string> } | undefined;
-const PLAIN_MAX = 1000;
+// secret, so a delivery reads it from here instead of deciphering it again (at most 1,000, the
+// least recently used leaving first; a new key starts an empty cache).
+let cachedKey: { source: string; key: Buffer; plain: ReturnType<typeof ttlCache<string>> } | undefined;
 function keyState() {
   const source = env.webhookSecretKey;
-  if (cachedKey?.source !== source) cachedKey = { source, key: Buffer.from(hkdfSync("sha256", source, "rts-webhooks", "webhook-signing-secret/v1", 32)), plain: new Map() };
+  if (cachedKey?.source !== source) cachedKey = { source, key: Buffer.from(hkdfSync("sha256", source, "rts-webhooks", "webhook-signing-secret/v1", 32)), plain: ttlCache<string>({ max: 1000 }) };
   return cachedKey;
 }
 const encryptionKey = () => keyState().key;
@@ -49,7 +49,6 @@ export function decryptSecret(stored: string): string {
   const d = createDecipheriv("aes-256-gcm", k.key, Buffer.from(iv, "base64url"));
   d.setAuthTag(Buffer.from(tag, "base64url"));
   const plain = Buffer.concat([d.update(Buffer.from(ct, "base64url")), d.final()]).toString("utf8");
-  if (k.plain.size >= PLAIN_MAX) k.plain.clear();
   k.plain.set(stored, plain);
   return plain;
 }
