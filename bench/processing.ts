@@ -27,7 +27,7 @@ import path from "node:path";
 import type pg from "pg";
 import { ensureBuild, ensurePrismaClient } from "../scripts/ensure.mjs";
 import { call, signUpWithTestKey } from "./api";
-import { ROOT, startBenchApp, type BenchApp } from "./app";
+import { ROOT, startBenchApp, UNCAPPED_INTAKE, type BenchApp } from "./app";
 import { dbNow, drainOnce, freshDb, waitForDrain } from "./drain";
 import { commissionDrain, mixDrain, otherBusinessWhileHanging } from "./mix";
 
@@ -60,18 +60,6 @@ async function setupBusiness(url: string, c: pg.Client) {
   await c.query(`INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei") VALUES ('fund-' || $1, $1, 'TEST', 'FUNDING', 1000000000000000000)`, [businessId]);
   return { headers, codes, businessId };
 }
-
-/**
- * The app's intake limits lifted: these parts measure how fast the product takes and drains events
- * with 10 connections on one key, not its per-key fairness (rate per event, batches in progress per
- * key and per business: server/sdk/fair-intake.test.ts).
- */
-const UNCAPPED = {
-  RATE_LIMIT_PER_SECOND: "100000000",
-  RATE_LIMIT_BURST: "200000000",
-  TRACK_BATCH_CONCURRENCY_PER_KEY: "100",
-  TRACK_BATCH_CONCURRENCY_PER_BUSINESS: "100",
-};
 
 let seq = 0;
 const fullPathEvent = (codes: string[]) => {
@@ -140,7 +128,7 @@ async function acceptAndDrain() {
   const d = await freshDb();
   let web: BenchApp | undefined;
   try {
-    web = await startBenchApp({ DATABASE_URL: d.url, BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", ...UNCAPPED });
+    web = await startBenchApp({ DATABASE_URL: d.url, BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", ...UNCAPPED_INTAKE });
     const { headers, codes } = await setupBusiness(web.url, d.c);
     const batchBody = () => ({ events: Array.from({ length: 100 }, () => fullPathEvent(codes)) });
     // Warm-up, then the measured rounds (the backlog they leave is drained below).
@@ -166,7 +154,7 @@ async function sustained() {
   let web: BenchApp | undefined;
   let worker: ChildProcess | undefined;
   try {
-    web = await startBenchApp({ DATABASE_URL: d.url, EMBEDDED_RUNNER: "0", ...UNCAPPED });
+    web = await startBenchApp({ DATABASE_URL: d.url, EMBEDDED_RUNNER: "0", ...UNCAPPED_INTAKE });
     const { headers, codes, businessId } = await setupBusiness(web.url, d.c);
     worker = startWorker(d.url);
     await sleep(3000); // worker start-up

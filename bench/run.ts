@@ -21,7 +21,7 @@ import { benchAnalytics } from "./analytics";
 import { benchFunnel, linksOnPglite, renderFunnelAndPglite } from "./links";
 import { seedPortal } from "./portal";
 import { call, signUpWithTestKey } from "./api";
-import { ROOT, startBenchApp as startApp, type BenchApp as RunningApp } from "./app";
+import { ROOT, startBenchApp as startApp, UNCAPPED_INTAKE, type BenchApp as RunningApp } from "./app";
 import { createDatabase, fmt, median, run, type Measured, type Scenario } from "./measure";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -55,7 +55,7 @@ async function main() {
   try {
     // The measured instance is web-only (EMBEDDED_RUNNER=0): queued jobs pile up instead of
     // competing for the same two cores; the job drain rate is measured separately below.
-    web = await startApp({ DATABASE_URL: db.url, BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", RATE_LIMIT_PER_SECOND: "100000000", RATE_LIMIT_BURST: "200000000", RATE_LIMIT_PUBLISHABLE_PER_SECOND: "100000000", RATE_LIMIT_PUBLISHABLE_BURST: "200000000", TRACK_BATCH_CONCURRENCY_PER_KEY: "100", TRACK_BATCH_CONCURRENCY_PER_BUSINESS: "100" });
+    web = await startApp({ DATABASE_URL: db.url, BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", ...UNCAPPED_INTAKE });
     const { secret, code } = await seed(web.url);
     const portal = await seedPortal(web.url, db.url, secret);
     // Referral links lead somewhere: every /r/:code request is a 302 whose click is buffered and written.
@@ -120,7 +120,7 @@ async function main() {
     worker = undefined;
 
     // Analytics read latency on a large seeded history (bench/analytics.ts).
-    web = await startApp({ DATABASE_URL: db.url, BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", RATE_LIMIT_PER_SECOND: "100000000", RATE_LIMIT_BURST: "200000000", RATE_LIMIT_PUBLISHABLE_PER_SECOND: "100000000", RATE_LIMIT_PUBLISHABLE_BURST: "200000000", TRACK_BATCH_CONCURRENCY_PER_KEY: "100", TRACK_BATCH_CONCURRENCY_PER_BUSINESS: "100" });
+    web = await startApp({ DATABASE_URL: db.url, BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", ...UNCAPPED_INTAKE });
     const analytics = await benchAnalytics({ baseUrl: web.url, databaseUrl: db.url });
     // The funnel over 1,000,000 clicks, and GET /r/:code beside the baseline on PGlite (bench/links.ts).
     const funnel = await benchFunnel(web.url, db.url);

@@ -11,7 +11,7 @@ import autocannon from "autocannon";
 import os from "node:os";
 import { ensureBuild, ensurePrismaClient } from "../scripts/ensure.mjs";
 import { call, signUpWithTestKey } from "./api";
-import { startBenchApp, type BenchApp } from "./app";
+import { startBenchApp, UNCAPPED_INTAKE, type BenchApp } from "./app";
 import { freshDb } from "./drain";
 
 const ROUNDS = Number(process.env.TRACK_ROUNDS ?? 4);
@@ -47,7 +47,7 @@ async function main() {
   const d = await freshDb();
   const apps: BenchApp[] = [];
   try {
-    const base = { DATABASE_URL: d.url, BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", RATE_LIMIT_PER_SECOND: "100000000", RATE_LIMIT_BURST: "200000000" };
+    const base = { DATABASE_URL: d.url, BENCH_ROUTES: "1", EMBEDDED_RUNNER: "0", ...UNCAPPED_INTAKE };
     const shared = await startBenchApp({ ...base, REQUEST_COALESCING: "1" });
     apps.push(shared);
     const alone = await startBenchApp({ ...base, REQUEST_COALESCING: "0" });
