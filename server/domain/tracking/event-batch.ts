@@ -38,7 +38,7 @@ export interface FastRun {
   done: { key: string; result: EventResult }[];
   /** Index (in the items given) where the caller continues. */
   next: number;
-  /** True when items[next] failed: run it alone (where it fails as a job), then call again for the rest. */
+  /** True when items[next] failed: run it alone (where it fails as a job), then call again for the rest. Always true when `next` is 0 and items are left: a run makes progress or says it cannot. */
   slow: boolean;
   /** Settles when the run's writes are done (rules/write.ts `written`): await it before the transaction goes on. */
   written: Promise<void>;
@@ -120,8 +120,10 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
   }
   fastPathStats.fast += done.length;
   const next = run.decisions.next;
-  // Stopped before the end: a failing event (slow), or a reversal event, decided first in the next run.
-  const slow = next < slice.length && !isReversalNext(items, next, run.state.cfg.reversalEvents);
+  // Stopped before the end: a failing event (slow), or a reversal event after the first, decided
+  // first in the next run. Stopped at the first item: it failed, whatever its kind (a reversal
+  // event with an unknown referrer code, say): the caller must run it alone, or call again forever.
+  const slow = next < slice.length && (next === 0 || !isReversalNext(items, next, run.state.cfg.reversalEvents));
   if (slow) fastPathStats.slow += 1;
   return { done, next, slow, written: run.written };
 }

@@ -51,4 +51,24 @@ describe("synchronous events of concurrent requests", () => {
     expect(await getBalanceWei(db, scope.businessId, "TEST")).toBe(ethToWei("1") - 4n * 1500n);
     expect(await getLedgerSumWei(db, scope.businessId, "TEST")).toBe(ethToWei("1") - 4n * 1500n);
   });
+
+  it("a reversal event refused first in a group answers its own request, and the others are decided", async () => {
+    const scope = await testBusiness();
+    await db.businessConfig.create({ data: { businessId: scope.businessId, eventProcessing: "SYNC", referralRewardWei: "1000", reversalEvents: ["refund"] } });
+    await db.$transaction((tx) => creditLedger(tx, { businessId: scope.businessId, environment: "TEST", amountWei: ethToWei("1"), kind: "FUNDING" }));
+    const alice = await upsertParticipant(scope, { userId: "alice" });
+    const inputs = [
+      { eventName: "refund", referrer: "NOPE1234", metadata: { referredUserId: "u1" } },
+      { eventName: "signup", referrer: alice.referralCode, metadata: { referredUserId: "u2" } },
+      { eventName: "refund", referrer: "NOPE1234", metadata: { referredUserId: "u2" } },
+      { eventName: "signup", referrer: alice.referralCode, metadata: { referredUserId: "u3" } },
+    ];
+    const answers = await Promise.allSettled(inputs.map((input) => acceptEvent(scope, input)));
+    expect(answers[0]).toMatchObject({ status: "rejected", reason: { code: "UNKNOWN_REFERRAL_CODE" } });
+    expect(answers[1]).toMatchObject({ status: "fulfilled", value: { status: 200, body: { status: "PROCESSED", reason: null } } });
+    expect(answers[2]).toMatchObject({ status: "rejected", reason: { code: "UNKNOWN_REFERRAL_CODE" } });
+    expect(answers[3]).toMatchObject({ status: "fulfilled", value: { status: 200, body: { status: "PROCESSED", reason: null } } });
+    expect(await db.trackedEvent.count({ where: { businessId: scope.businessId } })).toBe(2);
+    expect(await db.referral.count({ where: { businessId: scope.businessId } })).toBe(2);
+  });
 });
