@@ -13,7 +13,7 @@
 // Without a reachable PostgreSQL its runs are skipped with a notice (a failure when CI=true);
 // likewise without a Chromium. Ends with one line: "N passed, N failed, N skipped".
 //   --only=lint,unit,http,e2e   run some layers;   --db=pglite|postgres   one database only.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import readline from "node:readline";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -36,12 +36,53 @@ mkdirSync(reportDir, { recursive: true });
 const started = Date.now();
 const timings = [];
 
-function step(label, cmd, args, env = {}) {
+/**
+ * Every command of a layer runs in a process group of its own, stopped (the whole group: npx,
+ * Vitest and its workers, the app, the chain) when it is still running after TEST_STEP_TIMEOUT_MIN
+ * minutes (default 20): a test that never yields the thread (a loop over PGlite, whose queries
+ * answer without ever returning to the event loop, so no test timeout fires) then fails its
+ * layer with a message instead of holding the whole run until CI gives up on it.
+ */
+const STEP_CAP_MS = Number(process.env.TEST_STEP_TIMEOUT_MIN ?? 20) * 60_000;
+const groups = new Set();
+/** Runs a command capped in time; `tag`: its output lines are printed prefixed with it. Resolves to its exit code. */
+function capped(label, cmd, args, { env = {}, tag } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: tag ? ["ignore", "pipe", "pipe"] : "inherit", env: { ...process.env, ...env }, detached: true });
+    groups.add(child.pid);
+    if (tag) for (const stream of [child.stdout, child.stderr]) readline.createInterface({ input: stream }).on("line", (l) => console.log(`[${tag}] ${l}`));
+    const timer = setTimeout(() => {
+      console.error(`\n✖ ${label}: still running after ${STEP_CAP_MS / 60_000} min (TEST_STEP_TIMEOUT_MIN); stopped with everything it started`);
+      killGroup(child.pid);
+    }, STEP_CAP_MS);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      groups.delete(child.pid);
+      resolve(code);
+    });
+  });
+}
+function killGroup(pid) {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+// Interrupted (Ctrl-C, CI cancelling): the layers' process groups go too.
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    for (const pid of groups) killGroup(pid);
+    process.exit(130);
+  });
+}
+
+async function step(label, cmd, args, env = {}) {
   console.log(`\n━━ ${label} ━━`);
   const t = Date.now();
-  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
+  const code = await capped(label, cmd, args, { env });
   timings.push([label, Date.now() - t]);
-  return r.status === 0;
+  return code === 0;
 }
 
 /**
@@ -52,11 +93,11 @@ function step(label, cmd, args, env = {}) {
  */
 const UNIT_ON_POSTGRES = ["server/jobs/", "server/domain/rewards/", "server/domain/ledger/", "server/domain/payouts/", "server/domain/tracking/", "server/domain/jobs/"];
 
-function vitest(project, db, filters = []) {
+async function vitest(project, db, filters = []) {
   const label = `${project} layer ${db === "none" ? "(no database)" : `on ${db}`}${filters.length ? " (concurrency-sensitive files)" : ""}`;
   const out = path.join(reportDir, `vitest-${project}-${db}.json`);
   rmSync(out, { force: true });
-  const ok = step(label, "npx", ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...filters], { TEST_DB: db });
+  const ok = await step(label, "npx", ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...filters], { TEST_DB: db });
   if (existsSync(out)) {
     const j = JSON.parse(readFileSync(out, "utf8"));
     totals.passed += j.numPassedTests;
@@ -85,24 +126,13 @@ async function httpLayers(dbs) {
   const label = `http layer on ${dbs.join(" + ")}`;
   console.log(`\n━━ ${label} (concurrently) ━━`);
   const t = Date.now();
-  const runs = dbs.map(
-    (db) =>
-      new Promise((resolve) => {
-        const out = path.join(reportDir, `vitest-http-${db}.json`);
-        rmSync(out, { force: true });
-        const child = spawn("npx", ["vitest", "run", "--project", "http", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`], {
-          cwd: root,
-          env: { ...process.env, TEST_DB: db },
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        for (const stream of [child.stdout, child.stderr]) readline.createInterface({ input: stream }).on("line", (l) => console.log(`[${db}] ${l}`));
-        child.on("close", (code) => {
-          if (!count(out)) totals.failed += 1;
-          if (code !== 0) failures.push(`http layer on ${db}`);
-          resolve();
-        });
-      }),
-  );
+  const runs = dbs.map(async (db) => {
+    const out = path.join(reportDir, `vitest-http-${db}.json`);
+    rmSync(out, { force: true });
+    const code = await capped(`http layer on ${db}`, "npx", ["vitest", "run", "--project", "http", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`], { env: { TEST_DB: db }, tag: db });
+    if (!count(out)) totals.failed += 1;
+    if (code !== 0) failures.push(`http layer on ${db}`);
+  });
   await Promise.all(runs);
   timings.push([label, Date.now() - t]);
 }
@@ -130,16 +160,11 @@ for (const db of dbs) {
 }
 
 /** Runs a command with its output lines prefixed; resolves to whether it passed (and times it). */
-function prefixed(label, tag, cmd, args, env = {}) {
+async function prefixed(label, tag, cmd, args, env = {}) {
   const t = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    for (const stream of [child.stdout, child.stderr]) readline.createInterface({ input: stream }).on("line", (l) => console.log(`[${tag}] ${l}`));
-    child.on("close", (code) => {
-      timings.push([label, Date.now() - t]);
-      resolve(code === 0);
-    });
-  });
+  const code = await capped(label, cmd, args, { env, tag });
+  timings.push([label, Date.now() - t]);
+  return code === 0;
 }
 
 /** A check run in a lane: counted as one passed or failed suite. */
@@ -175,8 +200,8 @@ if (wants("lint") || needsBuild) {
 }
 if (wants("unit")) {
   // Pure code first (no database): the rules core and its property tests, at the pinned seed on CI.
-  vitest("pure", "none");
-  for (const db of usableDbs) vitest("unit", db, db === "postgres" && process.env.UNIT_PG !== "all" ? UNIT_ON_POSTGRES : []);
+  await vitest("pure", "none");
+  for (const db of usableDbs) await vitest("unit", db, db === "postgres" && process.env.UNIT_PG !== "all" ? UNIT_ON_POSTGRES : []);
 }
 if (wants("http") && usableDbs.length) {
   ensureBuild();
@@ -206,7 +231,7 @@ if (e2eBrowser) {
   ensureBuild();
   const out = path.join(reportDir, "playwright.json");
   rmSync(out, { force: true });
-  const ok = step("Browser layer (Playwright, real Chromium)", "npx", ["playwright", "test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: out });
+  const ok = await step("Browser layer (Playwright, real Chromium)", "npx", ["playwright", "test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: out });
   if (existsSync(out)) {
     const s = JSON.parse(readFileSync(out, "utf8")).stats ?? {};
     totals.passed += (s.expected ?? 0) + (s.flaky ?? 0);
