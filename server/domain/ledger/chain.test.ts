@@ -116,6 +116,38 @@ describe("ledger hash chain", () => {
     expect(await verifyStoredLedger(b, ENV)).toMatchObject({ ok: true, entries: 30 });
   });
 
+  it("rows of one statement chain from one to the next, interleaved pools too; a row skipped after it was chained refuses its statement instead of leaving a gap", async () => {
+    const b = await business();
+    const other = await business();
+    await credit(b, 100n);
+    // One statement, two pools taking turns: each row follows its own pool's previous one.
+    await db.$executeRawUnsafe(
+      `INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei") SELECT 'mix-' || g, CASE WHEN g % 2 = 0 THEN $1 ELSE $2 END, 'TEST', 'ADJUSTMENT', 1 FROM generate_series(1, 10) g`,
+      b,
+      other,
+    );
+    expect(await verifyStoredLedger(b, ENV)).toMatchObject({ ok: true, entries: 6 });
+    expect(await verifyStoredLedger(other, ENV)).toMatchObject({ ok: true, entries: 5 });
+    // The first row exists already: ON CONFLICT skips it after its BEFORE trigger gave it the next
+    // sequence number, so the second row would take the one after and leave a hole in the chain.
+    const [first] = await db.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM "LedgerEntry" WHERE "businessId" = $1 AND environment = 'TEST' ORDER BY seq LIMIT 1`, b);
+    await expect(
+      db.$executeRawUnsafe(
+        `INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei") VALUES ($1, $2, 'TEST', 'ADJUSTMENT', 1), ('after-skip', $2, 'TEST', 'ADJUSTMENT', 1) ON CONFLICT (id) DO NOTHING`,
+        first.id,
+        b,
+      ),
+    ).rejects.toThrow();
+    expect(await db.ledgerEntry.count({ where: { id: "after-skip" } })).toBe(0);
+    // Alone, a skipped row leaves nothing behind: the next statement chains from the real head.
+    await db.$executeRawUnsafe(`INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei") VALUES ($1, $2, 'TEST', 'ADJUSTMENT', 1) ON CONFLICT (id) DO NOTHING`, first.id, b);
+    await db.$transaction(async (tx) => debitLedger(tx, await lockPool(tx, b, ENV), { businessId: b, environment: ENV, amountWei: 2n, kind: "REWARD" }));
+    const { entries } = await exported(b);
+    expect(entries.map((e) => e.seq)).toEqual(["1", "2", "3", "4", "5", "6", "7"]);
+    expect(await verifyStoredLedger(b, ENV)).toMatchObject({ ok: true, entries: 7 });
+    expect((await ledgerHeader(b, ENV)).ledgerSeq).toBe("7");
+  });
+
   it("npm run ledger:verify checks an export offline: intact, then with one amount changed", async () => {
     const b = await business();
     for (let i = 1; i <= 4; i++) await credit(b, BigInt(i));
