@@ -127,8 +127,10 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
         await a.sleep(Math.max(1000, env.jobPollMs));
         continue;
       }
-      // A full batch means more may be waiting: poll again at once.
+      // A full batch means more may be waiting: poll again at once (on PGlite after one turn of
+      // the event loop: its queries never return to it, and the process serves requests too).
       if (claimed < batch && !isStopped()) await a.sleep(env.jobPollMs);
+      else if (dbKind() === "pglite") await new Promise((resolve) => setImmediate(resolve));
     }
     await Promise.all(inFlight);
     await stats;

@@ -47,10 +47,13 @@ export async function writeDecisions(tx: Tx, d: Decisions, endpoints?: readonly 
   const sql = direct ?? (await txSql(tx));
   const writes: Promise<void>[] = [];
   const send = async (p: Promise<void>) => {
-    if (!pipelined) return p;
-    p.catch(() => undefined); // answered by `written`
-    writes.push(p);
-    // One turn of the event loop: the connection sends what is queued.
+    if (pipelined) {
+      p.catch(() => undefined); // answered by `written`
+      writes.push(p);
+    } else await p;
+    // One turn of the event loop: on PostgreSQL the connection sends what is queued; on PGlite,
+    // whose queries answer without returning to the event loop, timers and the process's other
+    // requests get their turn between chunks instead of after the whole batch.
     await new Promise((resolve) => setImmediate(resolve));
   };
 
