@@ -191,6 +191,16 @@ export const dbReady = () => state().ready;
 export const dbKind = () => state().kind;
 
 /**
+ * One turn of Node's event loop on PGlite, for code that runs many statements in a row. PGlite
+ * answers in the same thread without I/O, so a chain of its queries never lets the event loop
+ * reach timers or sockets: the process's requests wait for the whole chain. PostgreSQL's answers
+ * arrive as I/O and need no such turn.
+ */
+export async function pgliteTurn(): Promise<void> {
+  if (state().kind === "pglite") await new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
  * Makes `db` use this PGlite instance (already open; migrations still applied if missing).
  * The unit test layer gives each test worker process one migrated database this way (emptied between files).
  */

@@ -5,7 +5,7 @@
 // own short statement that skips rows another transaction holds (FOR UPDATE SKIP LOCKED), so a
 // sweep never blocks intake nor the runners, and a huge backlog is worked off a batch at a time.
 // Called by the embedded schedule (server/jobs/worker.ts) and the Inngest cron function.
-import { db } from "../db/client";
+import { db, pgliteTurn } from "../db/client";
 import { env } from "../shared/env";
 import { DELETE_EXPIRED_CLICKS, rollUpClickDays } from "../domain/links/retention";
 
@@ -38,6 +38,7 @@ async function deleteInBatches(sql: string, cutoff: Date, batchSize: number, max
     const n = await db.$executeRawUnsafe(sql, cutoff.toISOString(), batchSize);
     total += n;
     if (n < batchSize) return { total, more: false };
+    await pgliteTurn(); // the process's requests between batches, not after the whole sweep
   }
   return { total, more: true };
 }

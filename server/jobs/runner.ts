@@ -14,7 +14,7 @@
 // JOB_RUNNER=off) or deep in the event path (webhook messages), and jobs left RUNNING by a
 // crashed process (their lease expired). Several runners share one database safely: claims skip
 // locked rows.
-import { dbKind } from "../db/client";
+import { dbKind, pgliteTurn } from "../db/client";
 import type { Job, JobType } from "../db/generated";
 import { keepTableStats } from "../db/table-stats";
 import { env } from "../shared/env";
@@ -127,10 +127,10 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
         await a.sleep(Math.max(1000, env.jobPollMs));
         continue;
       }
-      // A full batch means more may be waiting: poll again at once (on PGlite after one turn of
-      // the event loop: its queries never return to it, and the process serves requests too).
+      // A full batch means more may be waiting: poll again at once (on PGlite after a turn of the
+      // event loop, so that the process's requests are served during a backlog).
       if (claimed < batch && !isStopped()) await a.sleep(env.jobPollMs);
-      else if (dbKind() === "pglite") await new Promise((resolve) => setImmediate(resolve));
+      else await pgliteTurn();
     }
     await Promise.all(inFlight);
     await stats;

@@ -4,8 +4,7 @@
 //   present (the event may create a referred user and rewards), now otherwise.
 // processEvent is the one piece of processing code: the synchronous path and the job handler
 // both run it, inside the transaction that also records its outcome.
-import { setImmediate } from "node:timers/promises";
-import { db, dbKind, rawRows, txSql, type Tx } from "../../db/client";
+import { db, dbKind, pgliteTurn, rawRows, txSql, type Tx } from "../../db/client";
 import { coalescer } from "../../db/coalesce";
 import type { Participant, Referral, TrackedEvent } from "../../db/generated";
 import { AppError, toAppError } from "../../shared/errors";
@@ -470,10 +469,8 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
   await batchGate.run(async () => {
     const size = batchTxEvents();
     for (let i = 0; i < todo.length; i += size) {
-      // PGlite answers in the same thread without I/O: a chain of its queries never lets the
-      // event loop reach timers or sockets. Yield before each chunk so that requests arrived
-      // meanwhile are read and queue their statements ahead of it.
-      if (dbKind() === "pglite") await setImmediate();
+      // Requests arrived meanwhile are read and queue their statements ahead of the next chunk.
+      await pgliteTurn();
       await writeChunk(todo.slice(i, i + size));
     }
   });
