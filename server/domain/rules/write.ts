@@ -5,7 +5,7 @@
 // delivery jobs (webhooks/emit.ts outboxRows). On
 // PostgreSQL the chunk statements go to the transaction's direct channel as they are built and
 // are not awaited: `written` settles when they are done.
-import { directSql, txSql, type DirectSql, type Tx } from "../../db/client";
+import { directSql, pgliteTurn, txSql, type DirectSql, type Tx } from "../../db/client";
 import { newId } from "../../shared/ids";
 import type { Environment } from "../../shared/environment";
 import { reverseForTrackedEvent } from "../reversals/reversals";
@@ -47,13 +47,13 @@ export async function writeDecisions(tx: Tx, d: Decisions, endpoints?: readonly 
   const sql = direct ?? (await txSql(tx));
   const writes: Promise<void>[] = [];
   const send = async (p: Promise<void>) => {
-    if (pipelined) {
-      p.catch(() => undefined); // answered by `written`
-      writes.push(p);
-    } else await p;
-    // One turn of the event loop: on PostgreSQL the connection sends what is queued; on PGlite,
-    // whose queries answer without returning to the event loop, timers and the process's other
-    // requests get their turn between chunks instead of after the whole batch.
+    if (!pipelined) {
+      await p;
+      return pgliteTurn(); // the process's other requests between chunks, not after the whole batch
+    }
+    p.catch(() => undefined); // answered by `written`
+    writes.push(p);
+    // One turn of the event loop: the connection sends what is queued.
     await new Promise((resolve) => setImmediate(resolve));
   };
 
