@@ -6,9 +6,9 @@
 // outruns; PGlite, the embedded default, has no autovacuum at all.
 //
 // The check is cheap (each table's size on disk against the page count of its last ANALYZE or
-// VACUUM, as pg_class keeps it) and ANALYZE samples at most 30,000 rows, under a lock that
-// blocks neither reads nor writes.
-import { db, rawRows } from "./client";
+// VACUUM, as pg_class keeps it) and ANALYZE samples at most 30,000 rows (and skips the JSON
+// payloads: migration 0162), under a lock that blocks neither reads nor writes.
+import { db, pgliteTurn, rawRows } from "./client";
 
 /** Tables whose plans the claim, the event batch and the SDK reads depend on (fixed names: they are quoted into ANALYZE). */
 const TABLES = ["Job", "TrackedEvent", "Participant", "Referral", "Reward", "LedgerEntry"] as const;
@@ -33,7 +33,11 @@ export async function analyzeGrownTables(): Promise<string[]> {
     const r = size.get(name);
     return r !== undefined && r.pages >= MIN_PAGES && r.pages > r.known * GROWTH;
   });
-  for (const name of grown) await db.$executeRawUnsafe(`ANALYZE "${name}"`);
+  for (const name of grown) {
+    // On PGlite an ANALYZE holds the process for its whole run: the process's requests between them.
+    await pgliteTurn();
+    await db.$executeRawUnsafe(`ANALYZE "${name}"`);
+  }
   return grown;
 }
 
