@@ -12,6 +12,7 @@ import { installQueryPlanCache } from "./query-plan-cache";
 import { directOff, openDirectChannel, setDirectTypes, type DirectSql } from "./direct-sql";
 import { connectionBounds, openAppPool, QUEUE_WAIT_MS, UTC_SESSION, utcTypeParsers } from "./pg-pool";
 import type { PGlite } from "@electric-sql/pglite";
+import { withPgliteErrors } from "./pglite-errors";
 
 export { Prisma };
 export type Db = PrismaClient;
@@ -47,7 +48,7 @@ async function wrapPglite(pg: PGlite): Promise<Opened> {
       query: (sql, params) => pg.query(sql, params),
       exec: async (sql) => void (await pg.exec(sql)),
     },
-    adapter: new PrismaPGlite(pg),
+    adapter: withPgliteErrors(new PrismaPGlite(pg)),
     close: () => pg.close(),
   };
 }
