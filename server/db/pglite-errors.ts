@@ -18,7 +18,7 @@ interface PostgresCause {
 }
 
 /** Gives a PGlite adapter error its code and message as this Prisma reads them; anything else unchanged. */
-export function withOriginal(e: unknown): unknown {
+function withOriginal(e: unknown): unknown {
   const cause = (e as { name?: unknown; cause?: PostgresCause } | null)?.cause;
   if ((e as { name?: unknown } | null)?.name !== "DriverAdapterError" || !cause || cause.kind !== "postgres") return e;
   cause.originalCode ??= cause.code;
