@@ -227,7 +227,7 @@ function pgliteDrain(events: number): Promise<{ seconds: number; rate: number; o
     const runner = startEmbeddedRunner();
     for (;;) {
       await new Promise((r) => setTimeout(r, 20));
-      const [left] = await db.$queryRawUnsafe(\`SELECT count(*)::int AS n FROM "Job" WHERE status <> 'SUCCEEDED'\`);
+      const [left] = await db.$queryRawUnsafe(\`SELECT count(*)::int AS n FROM "Job" WHERE status IN ('QUEUED', 'RUNNING')\`);
       if (left.n === 0) break;
     }
     const seconds = (Date.now() - t0) / 1000;
