@@ -6,3 +6,17 @@ export function isUniqueViolation(e: unknown): boolean {
   const msg = `${err?.message ?? ""} ${err?.cause?.message ?? ""}`;
   return code === "P2002" || code === "23505" || /Unique constraint|duplicate key value/i.test(msg);
 }
+
+/**
+ * The SQLSTATE of a failed statement (e.g. "22P05"), as the driver adapter passes it on under
+ * Prisma's own error (P2010 for a raw statement) or as its message quotes it; null when none.
+ */
+export function sqlState(e: unknown): string | null {
+  const err = e as { code?: unknown; message?: unknown; meta?: { code?: unknown; driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown } } }; cause?: { originalCode?: unknown; code?: unknown } } | null;
+  const cause = err?.meta?.driverAdapterError?.cause ?? err?.cause;
+  for (const c of [cause?.originalCode, cause?.code, err?.meta?.code]) if (typeof c === "string" && /^[0-9A-Z]{5}$/.test(c)) return c;
+  const quoted = typeof err?.message === "string" ? /Code: `([0-9A-Z]{5})`/.exec(err.message)?.[1] : undefined;
+  if (quoted) return quoted;
+  // Prisma's own codes (P2002, …) are not SQLSTATEs.
+  return typeof err?.code === "string" && /^[0-9A-Z]{5}$/.test(err.code) && !/^P\d{4}$/.test(err.code) ? err.code : null;
+}

@@ -5,6 +5,7 @@
 // one was counted before; a unique partial index holds that rule, so a concurrent batch from
 // another instance fails and is retried instead of counting twice.
 import { db } from "../../db/client";
+import { sqlState } from "../../db/unique-violation";
 import { env } from "../../shared/env";
 import type { Environment } from "../../shared/environment";
 
@@ -83,6 +84,28 @@ async function writeClicks(clicks: PendingClick[]): Promise<void> {
   }
 }
 
+/**
+ * Writes a batch. When the database refuses the data itself (SQLSTATE class 22: a value no
+ * column takes), retrying the same rows can never succeed: the batch is halved until the clicks
+ * it refuses are found, which are dropped (logged) so that they never hold the others back. Any
+ * other failure (the database unreachable) is thrown: the caller keeps the batch for the next try
+ * (rows already written are skipped then: ON CONFLICT (id)). Answers the clicks dropped.
+ */
+async function writeOrSetAside(clicks: PendingClick[]): Promise<number> {
+  try {
+    await writeClicks(clicks);
+    return 0;
+  } catch (e) {
+    if (!sqlState(e)?.startsWith("22")) throw e;
+    if (clicks.length === 1) {
+      console.warn(`[clicks] a click the database refuses was dropped (${sqlState(e)}): link ${clicks[0].code}`);
+      return 1;
+    }
+    const half = Math.ceil(clicks.length / 2);
+    return (await writeOrSetAside(clicks.slice(0, half))) + (await writeOrSetAside(clicks.slice(half)));
+  }
+}
+
 /** Buffers a click; it is written within CLICK_FLUSH_MS. Never waits for the database. */
 export function enqueueClick(click: PendingClick) {
   const s = state();
@@ -117,7 +140,7 @@ async function drain(s: State) {
   while (s.buffer.length) {
     const batch = s.buffer.splice(0, CLICK_BATCH);
     try {
-      await writeClicks(batch);
+      await writeOrSetAside(batch);
     } catch (e) {
       s.buffer.unshift(...batch);
       console.warn("[clicks] batch write failed; will retry:", (e as Error).message);

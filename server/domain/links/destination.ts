@@ -58,9 +58,13 @@ export function buildLocation({ destination, attribution, query }: LocationInput
   return target.toString();
 }
 
-/** The utm_* fields stored with a click (first 200 characters each). */
+/** Control characters (C0 and DEL): never part of a campaign name, and NUL is text no database column takes. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+const CONTROL = /[\u0000-\u001f\u007f]/g;
+
+/** The utm_* fields stored with a click (control characters removed, first 200 characters each). */
 export function utmFields(query: URLSearchParams) {
-  const get = (k: string) => query.get(k)?.trim().slice(0, MAX_UTM_LENGTH) || null;
+  const get = (k: string) => query.get(k)?.replace(CONTROL, "").trim().slice(0, MAX_UTM_LENGTH) || null;
   return { utmSource: get("utm_source"), utmMedium: get("utm_medium"), utmCampaign: get("utm_campaign"), utmTerm: get("utm_term"), utmContent: get("utm_content") };
 }
 

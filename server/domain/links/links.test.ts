@@ -5,7 +5,7 @@ import { db } from "../../db/client";
 import { domainBusiness, participant } from "../../../tests/support/domain";
 import { updateGeneralConfig } from "../config/service";
 import { updateGeneralInput } from "../config/schemas";
-import { bufferedClicks, flushClicks } from "./clicks";
+import { bufferedClicks, enqueueClick, flushClicks } from "./clicks";
 import { buildLocation, isSafePath } from "./destination";
 import { followLink } from "./redirect";
 import { isBotUserAgent } from "./visitor";
@@ -124,6 +124,30 @@ describe("followLink", () => {
     await visit(ann.referralCode, { now: new Date("2026-11-25T10:59:00Z") });
     await flushClicks();
     expect(await db.linkClick.count({ where: { businessId, counted: true } })).toBe(3);
+  });
+
+  it("control characters in utm_* parameters are removed; the click is recorded", async () => {
+    const { businessId, ann } = await linkedBusiness();
+    const out = await visit(ann.referralCode, { query: new URLSearchParams("utm_source=%00mail%00&utm_medium=%01%7F&utm_campaign=fall%0A") });
+    await flushClicks();
+    expect(bufferedClicks()).toBe(0);
+    expect(await db.linkClick.findUnique({ where: { id: out.clickId! } })).toMatchObject({ businessId, utmSource: "mail", utmMedium: null, utmCampaign: "fall" });
+  });
+
+  it("a click the database refuses is set aside: the clicks around it are written, nothing stays stuck in the buffer", async () => {
+    const { businessId, scope, ann } = await linkedBusiness();
+    const environment = scope.environment;
+    const click = (id: string, utmSource: string | null) =>
+      enqueueClick({ id, businessId, environment, participantId: ann.participantId, code: ann.referralCode, visitorHash: "0".repeat(32), hour: new Date("2026-11-25T10:00:00Z"), refererHost: null, utmSource, utmMedium: null, utmCampaign: null, utmTerm: null, utmContent: null, bot: false, at: new Date("2026-11-25T10:01:00Z") });
+    const run = Date.now();
+    for (let i = 0; i < 7; i++) click(`good-${run}-${i}`, "ok");
+    click(`bad-${run}`, "\u0000"); // NUL: no text column takes it
+    for (let i = 7; i < 10; i++) click(`good-${run}-${i}`, "ok");
+    await flushClicks();
+    expect(bufferedClicks()).toBe(0);
+    const ids = (await db.linkClick.findMany({ where: { businessId }, select: { id: true } })).map((r) => r.id);
+    expect(ids.filter((id) => id.startsWith(`good-${run}`))).toHaveLength(10);
+    expect(ids).not.toContain(`bad-${run}`);
   });
 
   it("the database refuses a second counted click of a visitor, link and hour", async () => {
