@@ -4,6 +4,7 @@
 //   FLAGGED → REJECTED   (reject: the held rewards are refused)
 // Any other transition is 422 INVALID_TRANSITION.
 import { db, type Prisma, type Tx } from "../../db/client";
+import { transactionRetried } from "../../db/retry";
 import { AppError, notFound } from "../../shared/errors";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import type { Environment } from "../../shared/environment";
@@ -139,7 +140,8 @@ async function toOutcomes(tx: Tx, rewards: Reward[]): Promise<RewardOutcome[]> {
 }
 
 export async function changeEventStatus(businessId: string, input: Decision): Promise<EventOutput & { outcome: RewardOutcome[] }> {
-  const outcome = await db.$transaction(async (tx) => toOutcomes(tx, await decideEvent(tx, businessId, input)), { timeout: 30_000, maxWait: 30_000 });
+  // Approving locks the referral, then the pool: a deadlock victim against the worker runs again.
+  const outcome = await transactionRetried(async (tx) => toOutcomes(tx, await decideEvent(tx, businessId, input)), { timeout: 30_000, maxWait: 30_000 });
   return { ...(await getEvent(businessId, input.eventId)), outcome };
 }
 

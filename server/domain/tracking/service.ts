@@ -6,6 +6,7 @@
 // both run it, inside the transaction that also records its outcome.
 import { db, dbKind, pgliteTurn, rawRows, txSql, type Tx } from "../../db/client";
 import { coalescer } from "../../db/coalesce";
+import { transactionRetried } from "../../db/retry";
 import type { Participant, Referral, TrackedEvent } from "../../db/generated";
 import { AppError, toAppError } from "../../shared/errors";
 import { FifoGate } from "../../shared/concurrency";
@@ -157,7 +158,8 @@ export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptO
   // Processed now, no idempotency key: decided together with the concurrent requests' events.
   if (!queue && !key) return processTogether(scope, input);
   let job: QueuedJob | undefined;
-  const res = await db.$transaction(async (tx): Promise<AcceptResult> => {
+  const res = await transactionRetried(async (tx): Promise<AcceptResult> => {
+    job = undefined;
     const claim = key ? await claimIdempotencyKey(tx, scope, key, ROUTE, hash) : undefined;
     if (claim?.replay) return claim.replay as AcceptResult;
     let out: AcceptResult;
@@ -179,7 +181,7 @@ export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptO
 
 /** One event processed now, alone, in a transaction of its own (the event row rolls back with a refusal). */
 function processAlone(scope: Scope, input: TrackInput): Promise<AcceptResult> {
-  return db.$transaction((tx) => processNow(tx, scope, input, undefined));
+  return transactionRetried((tx) => processNow(tx, scope, input, undefined));
 }
 
 interface SyncCall {
@@ -394,9 +396,11 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
   const fail = (index: number, e: unknown) => (results[index] = { index, success: false, error: toAppError(e).toBody().error });
 
   const writeChunk = async (chunk: typeof todo) => {
-    const jobs: QueuedJob[] = [];
-    await db.$transaction(
+    let jobs: QueuedJob[] = [];
+    await transactionRetried(
       async (tx) => {
+        // An attempt aborted as a deadlock victim queued nothing; every event of the chunk gets its result again below.
+        jobs = [];
         // Queued events: one statement for all of them, their jobs and their idempotency claims.
         const queued = chunk.filter((p) => shouldQueue(mode, p.input));
         const claimOf = (p: (typeof todo)[number]) => (p.input.idempotencyKey ? { route: ROUTE, hash: p.hash } : undefined);
