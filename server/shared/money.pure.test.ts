@@ -1,7 +1,26 @@
 // Amounts in other currencies (commissions), pure: parsing, each currency's decimals, and the one
 // conversion to wei, rounded down.
 import { describe, expect, it } from "vitest";
-import { amountProblem, decimalOfUnits, decimalText, parseDecimal, refundShareWei, unitsAt, weiOf } from "./money";
+import { amountProblem, decimalOfUnits, feedRate, decimalText, parseDecimal, refundShareWei, unitsAt, weiOf } from "./money";
+
+describe("feedRate: a price feed's answer as the rate a reward records", () => {
+  it("reads the answer over 10^decimals", () => {
+    expect(feedRate(300012345678n, 8)).toBe("3000.12345678");
+    expect(feedRate(3000n * 10n ** 18n, 18)).toBe("3000");
+    expect(feedRate(3000n, 0)).toBe("3000");
+  });
+  it("cuts an answer of more than 18 decimals down to 18, which the money code takes", () => {
+    const rate = feedRate(3000n * 10n ** 24n + 123456789012345678901234n, 24);
+    expect(rate).toBe("3000.123456789012345678");
+    expect(() => weiOf("100", "USD", rate)).not.toThrow();
+  });
+  it("is null for an answer that is not positive, zero once cut, or too large", () => {
+    expect(feedRate(0n, 8)).toBeNull();
+    expect(feedRate(-5n, 8)).toBeNull();
+    expect(feedRate(5n, 30)).toBeNull();
+    expect(feedRate(10n ** 70n, 0)).toBeNull();
+  });
+});
 
 describe("money: currencies and conversion", () => {
   it("checks amounts against their currency's decimals", () => {

@@ -67,6 +67,19 @@ export function parseDecimal(v: string): Decimal10 {
   return { units: BigInt(whole + frac), scale: frac.length };
 }
 
+/**
+ * A price feed's answer (an integer over 10^decimals) as a rate: a plain decimal of at most 18
+ * places (the scale a reward records its rate at), cut down past the 18th; null when it is not a
+ * positive decimal the money code takes (zero once cut, or more than 60 integer digits).
+ */
+export function feedRate(answer: bigint, decimals: number): string | null {
+  if (answer <= 0n || !Number.isInteger(decimals) || decimals < 0) return null;
+  const cut = decimals > 18 ? answer / 10n ** BigInt(decimals - 18) : answer;
+  if (cut <= 0n) return null;
+  const rate = decimalOfUnits(cut, Math.min(decimals, 18));
+  return DECIMAL_RE.test(rate) ? rate : null;
+}
+
 /** Decimal places of a decimal string, trailing zeros ignored ("19.90" → 1). */
 const decimalsOf = (v: string) => (v.split(".")[1] ?? "").replace(/0+$/, "").length;
 

@@ -3,11 +3,11 @@
 // decimals from the feed), refused when not positive or older than maxAgeSeconds. Read before
 // any lock is taken: no chain call ever runs under the pool lock. Feed answers are kept a few
 // seconds per feed so that a burst of batches reads each feed once.
-import { formatUnits, type Address } from "viem";
+import type { Address } from "viem";
 import { chainTarget, publicClientFor } from "../../chain/clients";
 import type { Db, Tx } from "../../db/client";
 import type { Environment } from "../../shared/environment";
-import { FIAT_CURRENCIES, type Currency } from "../../shared/money";
+import { FIAT_CURRENCIES, feedRate, type Currency } from "../../shared/money";
 
 type PriceSource = "FIXED" | "CHAINLINK";
 
@@ -90,7 +90,9 @@ async function chainlinkPrice(environment: Environment, feed: string, maxAgeSeco
     if (r.answer <= 0n) return { problem: "The feed's answer is not positive" };
     const age = Math.floor(now.getTime() / 1000) - r.updatedAt;
     if (age > maxAgeSeconds) return { problem: `The feed's answer is ${age} s old (maxAgeSeconds ${maxAgeSeconds})` };
-    return { rate: formatUnits(r.answer, r.decimals), source: "CHAINLINK", at: new Date(r.updatedAt * 1000) };
+    const rate = feedRate(r.answer, r.decimals);
+    if (rate === null) return { problem: "The feed's answer is out of range" };
+    return { rate, source: "CHAINLINK", at: new Date(r.updatedAt * 1000) };
   } catch (e) {
     return { problem: `The feed could not be read: ${String((e as Error)?.message ?? e).split("\n")[0].slice(0, 200)}` };
   }
