@@ -167,6 +167,19 @@ describe("followLink", () => {
     await expect(visit(bo.referralCode)).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
+  it("a code finds its owner however many participants of other businesses have it as their handle", async () => {
+    const { ann } = await linkedBusiness();
+    for (let i = 0; i < 6; i++) {
+      const other = await domainBusiness({ environment: "LIVE" });
+      await participant(other.scope, { handle: ann.referralCode.toLowerCase() });
+    }
+    const { forgetLinkTargets } = await import("./resolve");
+    forgetLinkTargets("");
+    const out = await visit(ann.referralCode);
+    expect(new URL(out.location).searchParams.get("ref")).toBe(ann.referralCode);
+    expect(out.clickId).not.toBeNull();
+  });
+
   it("an unknown code goes to the only destination of the installation, without attribution", async () => {
     await db.$executeRawUnsafe(`UPDATE "BusinessConfig" SET "linkDestinationUrl" = NULL`);
     await db.$executeRawUnsafe(`UPDATE "EnvironmentConfig" SET "linkDestinationUrl" = NULL`);

@@ -33,12 +33,11 @@ export function forgetLinkTargets(businessId: string) {
 }
 
 async function load(code: string): Promise<LinkTarget | null> {
-  const candidates = await db.participant.findMany({
-    where: { OR: [{ referralCode: code.toUpperCase() }, { handle: code.toLowerCase() }] },
-    select: { id: true, businessId: true, environment: true, referralCode: true, handle: true },
-    take: 5,
-  });
-  const byCode = candidates.find((p) => p.referralCode === code.toUpperCase());
+  const select = { id: true, businessId: true, environment: true, referralCode: true } as const;
+  // The code first, on its own: handles other businesses gave their participants (any number of
+  // them) never push the code's owner out of the answer.
+  const byCode = await db.participant.findFirst({ where: { referralCode: code.toUpperCase() }, select });
+  const candidates = byCode ? [byCode] : await db.participant.findMany({ where: { handle: code.toLowerCase() }, select, take: 5 });
   const targets = await Promise.all(
     (byCode ? [byCode] : candidates).map(async (p) => {
       const c = await readConfig(db, p.businessId, p.environment);
