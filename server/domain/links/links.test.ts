@@ -109,6 +109,9 @@ describe("followLink", () => {
     await visit(ann.referralCode.toLowerCase(), { now: at, ip: "198.51.100.9" }); // another visitor, code in lower case
     await visit(ann.referralCode, { now: at, userAgent: "Twitterbot/1.0" }); // a link preview
     await visit(ann.referralCode, { now: at, method: "HEAD" }); // not recorded
+    const over = await visit(ann.referralCode, { now: at, ip: "198.51.100.10", record: false }); // an address past its rate: redirected, not recorded
+    expect(over.clickId).toBeNull();
+    expect(new URL(over.location).searchParams.get("ref")).toBe(ann.referralCode);
     await flushClicks();
     const rows = await db.linkClick.findMany({ where: { businessId }, orderBy: { createdAt: "asc" } });
     expect(rows).toHaveLength(5);

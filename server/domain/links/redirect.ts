@@ -11,6 +11,8 @@ export interface LinkRequest {
   code: string;
   /** HEAD requests are redirected but not recorded. */
   method: "GET" | "HEAD";
+  /** False: redirected but not recorded (the address is past its rate: routes/link.ts). */
+  record?: boolean;
   query: URLSearchParams;
   userAgent: string | null;
   ip: string | null;
@@ -33,7 +35,7 @@ export async function followLink(req: LinkRequest): Promise<LinkAnswer> {
   }
   if (!target.destination) throw new AppError("NOT_FOUND", "This program has no link destination configured");
   const now = req.now ?? new Date();
-  const record = req.method === "GET";
+  const record = req.method === "GET" && req.record !== false;
   const clickId = record ? newId() : null;
   if (clickId) {
     enqueueClick({
