@@ -47,9 +47,9 @@ describe("retention sweep", () => {
 
     // Bounded: two rows per statement, at most two statements per table in this sweep.
     const first = await sweepRetention({ jobRetentionDays: 7, batchSize: 2, maxBatches: 2 });
-    expect(first).toEqual({ jobsDeleted: 4, idempotencyRecordsDeleted: 3, clicksDeleted: 0, more: true });
+    expect(first).toEqual({ jobsDeleted: 4, idempotencyRecordsDeleted: 3, clicksDeleted: 0, portalSessionsDeleted: 0, walletChallengesDeleted: 0, more: true });
     const second = await sweepRetention({ jobRetentionDays: 7, batchSize: 2, maxBatches: 2 });
-    expect(second).toEqual({ jobsDeleted: 2, idempotencyRecordsDeleted: 0, clicksDeleted: 0, more: false });
+    expect(second).toEqual({ jobsDeleted: 2, idempotencyRecordsDeleted: 0, clicksDeleted: 0, portalSessionsDeleted: 0, walletChallengesDeleted: 0, more: false });
 
     expect(await db.job.count({ where: { id: { in: [...oldDone, oldFailed] } } })).toBe(0);
     expect(await db.job.count({ where: { id: { in: keep } } })).toBe(keep.length);

@@ -1,13 +1,15 @@
 // Retention (docs/operations.md, "Retention"): finished jobs (SUCCEEDED or FAILED) are deleted
 // JOB_RETENTION_DAYS after they finished, and idempotency records once they expired (24 h after
 // the request: the contract keeps a key that long), and raw link clicks CLICK_RETENTION_DAYS after
-// the click, once rolled up per day (links/retention.ts). Deletion runs in bounded batches, each its
+// the click, once rolled up per day (links/retention.ts), and the portal's expired wallet
+// challenges and ended sessions (portal/retention.ts). Deletion runs in bounded batches, each its
 // own short statement that skips rows another transaction holds (FOR UPDATE SKIP LOCKED), so a
 // sweep never blocks intake nor the runners, and a huge backlog is worked off a batch at a time.
 // Called by the embedded schedule (server/jobs/worker.ts) and the Inngest cron function.
 import { db, pgliteTurn } from "../db/client";
 import { env } from "../shared/env";
 import { DELETE_EXPIRED_CLICKS, rollUpClickDays } from "../domain/links/retention";
+import { DELETE_ENDED_PORTAL_SESSIONS, DELETE_ENDED_SEEN_PORTAL_SESSIONS, DELETE_EXPIRED_WALLET_CHALLENGES } from "../domain/portal/retention";
 
 export interface RetentionOptions {
   now?: Date;
@@ -26,6 +28,10 @@ export interface RetentionResult {
   idempotencyRecordsDeleted: number;
   /** Raw link clicks deleted (their days stay in the daily rollups). */
   clicksDeleted: number;
+  /** Portal sessions a day after they ended (with a device's visitor hash: once raw clicks of that age are gone). */
+  portalSessionsDeleted: number;
+  /** Portal wallet challenges once expired. */
+  walletChallengesDeleted: number;
   /** True when a table still had rows to delete after maxBatches statements. */
   more: boolean;
 }
@@ -65,11 +71,19 @@ export async function sweepRetention(opts: RetentionOptions = {}): Promise<Reten
     maxBatches,
   );
   await rollUpClickDays(now);
-  const clicks = await deleteInBatches(
-    DELETE_EXPIRED_CLICKS,
-    new Date(now.getTime() - (opts.clickRetentionDays ?? env.clickRetentionDays) * DAY_MS),
-    batchSize,
-    maxBatches,
-  );
-  return { jobsDeleted: jobs.total, idempotencyRecordsDeleted: idem.total, clicksDeleted: clicks.total, more: jobs.more || idem.more || clicks.more };
+  const clickCutoff = new Date(now.getTime() - (opts.clickRetentionDays ?? env.clickRetentionDays) * DAY_MS);
+  const clicks = await deleteInBatches(DELETE_EXPIRED_CLICKS, clickCutoff, batchSize, maxBatches);
+  const challenges = await deleteInBatches(DELETE_EXPIRED_WALLET_CHALLENGES, now, batchSize, maxBatches);
+  const sessionsCutoff = new Date(now.getTime() - DAY_MS);
+  const sessions = await deleteInBatches(DELETE_ENDED_PORTAL_SESSIONS, sessionsCutoff, batchSize, maxBatches);
+  const seenCutoff = new Date(Math.min(sessionsCutoff.getTime(), clickCutoff.getTime()));
+  const seenSessions = await deleteInBatches(DELETE_ENDED_SEEN_PORTAL_SESSIONS, seenCutoff, batchSize, maxBatches);
+  return {
+    jobsDeleted: jobs.total,
+    idempotencyRecordsDeleted: idem.total,
+    clicksDeleted: clicks.total,
+    portalSessionsDeleted: sessions.total + seenSessions.total,
+    walletChallengesDeleted: challenges.total,
+    more: jobs.more || idem.more || clicks.more || challenges.more || sessions.more || seenSessions.more,
+  };
 }

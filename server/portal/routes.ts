@@ -4,6 +4,7 @@
 import { portalListInput, portalMeOutput, portalPayoutsOutput, portalReferralsOutput, portalRewardsOutput, walletChallengeInput, walletVerifyInput } from "../domain/portal/schemas";
 import { portalMe, portalPayouts, portalReferrals, portalRewards } from "../domain/portal/read";
 import { createWalletChallenge, verifyWalletSignature } from "../domain/portal/wallet";
+import { requestClientIp } from "../shared/client-ip";
 import { queryOf, withPortalAuth } from "./with-portal-auth";
 
 export const me = withPortalAuth({ GET: async ({ auth }) => ({ body: portalMeOutput.parse(await portalMe(auth)) }) });
@@ -11,4 +12,6 @@ export const referrals = withPortalAuth({ GET: async ({ auth, url }) => ({ body:
 export const rewards = withPortalAuth({ GET: async ({ auth, url }) => ({ body: portalRewardsOutput.parse(await portalRewards(auth, portalListInput.parse(queryOf(url)))) }) });
 export const payouts = withPortalAuth({ GET: async ({ auth, url }) => ({ body: portalPayoutsOutput.parse(await portalPayouts(auth, portalListInput.parse(queryOf(url)))) }) });
 export const walletChallenge = withPortalAuth({ POST: async ({ auth, body }) => ({ body: await createWalletChallenge(auth, walletChallengeInput.parse(body).address) }) });
-export const wallet = withPortalAuth({ POST: async ({ auth, body }) => ({ body: await verifyWalletSignature(auth, walletVerifyInput.parse(body)) }) });
+export const wallet = withPortalAuth({
+  POST: async ({ auth, body, req }) => ({ body: await verifyWalletSignature(auth, walletVerifyInput.parse(body), { clientIp: requestClientIp(req.headers) }) }),
+});

@@ -1,7 +1,8 @@
 // The portal's access rules, in process: a session reads one participant of one business and
 // environment and nothing else (every pair tried), a revoked or expired session or one whose key
 // was revoked is refused at once, other people are masked on every field, and the wallet step
-// (Sign-In with Ethereum with a real private key) refuses reuse, expiry, and foreign messages.
+// (Sign-In with Ethereum with a real private key) refuses reuse, expiry, and foreign messages, and
+// every wallet it sets is in the business's audit log.
 import { describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
@@ -155,6 +156,21 @@ describe("the wallet step (Sign-In with Ethereum)", () => {
     expect(out).toMatchObject({ walletAddress: account.address, walletVerified: true });
     expect((await portalMe(auth)).wallet).toMatchObject({ address: account.address, verified: true });
     await expect(verifyWalletSignature(auth, { message: c.message, signature })).rejects.toMatchObject({ code: "INVALID_CHALLENGE" });
+
+    // Replacing a verified wallet through the portal is in the business's audit log, before and after.
+    const next = privateKeyToAccount(generatePrivateKey());
+    const cn = await createWalletChallenge(auth, next.address, { chainId });
+    await verifyWalletSignature(auth, { message: cn.message, signature: await next.signMessage({ message: cn.message }) }, { clientIp: "203.0.113.7" });
+    const audit = await db.auditLog.findMany({ where: { businessId: w.a.businessId, action: "portal.wallet.verify" }, orderBy: { seq: "asc" } });
+    expect(audit.map((a) => [a.target, JSON.parse(a.before!).walletAddress, JSON.parse(a.after!).walletAddress])).toEqual([
+      [`participantId:${auth.participantId}`, null, account.address],
+      [`participantId:${auth.participantId}`, account.address, next.address],
+    ]);
+    expect(JSON.parse(audit[1].before!)).toMatchObject({ walletVerified: true });
+    expect(audit[1]).toMatchObject({ environment: "TEST", actorUserId: null, ipHash: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(audit[1].after).not.toContain("203.0.113.7");
+    const back = await createWalletChallenge(auth, account.address, { chainId });
+    await verifyWalletSignature(auth, { message: back.message, signature: await account.signMessage({ message: back.message }) });
 
     // Another participant of the same business and environment cannot verify it too.
     const other = await authOf((await session(w.a.scope, { userId: "atwo-user" })).token);

@@ -2,12 +2,15 @@
 // gets a message naming this app's domain, the environment's chain id and a single-use nonce
 // (10 minutes), signs it with the wallet, and the signature sets their payout wallet as verified.
 // EOA signatures are checked locally; other signatures (EIP-1271 contract wallets, EIP-6492) on
-// the environment's chain. The wallet is written by the participants' own wallet function.
+// the environment's chain. The wallet is written by the participants' own wallet function, and
+// each wallet set here is recorded in the business's audit log (action "portal.wallet.verify",
+// the wallet before and after), so a verified wallet replaced through a portal session shows there.
 import { type Address, type Hex, verifyMessage } from "viem";
 import { createSiweMessage, generateSiweNonce, parseSiweMessage, verifySiweMessage } from "viem/siwe";
 import { chainTarget, onChain, publicClientFor, requireChainTarget } from "../../chain/clients";
 import { db } from "../../db/client";
 import { AppError } from "../../shared/errors";
+import { hashIp, recordAudit } from "../audit/service";
 import { env } from "../../shared/env";
 import type { Environment } from "../../shared/environment";
 import { updateParticipantInput, updateParticipantWallet } from "../payouts/wallet";
@@ -72,8 +75,9 @@ async function signatureValid(environment: Environment, address: Address, messag
   return onChain(target, "verifySiweMessage", () => verifySiweMessage(client, { message, signature, address }));
 }
 
-export async function verifyWalletSignature(auth: PortalAuth, input: WalletVerifyInput, now = new Date()) {
+export async function verifyWalletSignature(auth: PortalAuth, input: WalletVerifyInput, opts: { now?: Date; clientIp?: string | null } = {}) {
   refuseReadOnly(auth);
+  const now = opts.now ?? new Date();
   const fields = parseSiweMessage(input.message);
   if (!fields.nonce || !fields.address || !fields.chainId) throw invalid("Not a Sign-In with Ethereum message of this portal");
   const challenge = await db.walletChallenge.findUnique({ where: { nonce: fields.nonce } });
@@ -90,6 +94,21 @@ export async function verifyWalletSignature(auth: PortalAuth, input: WalletVerif
   // Single use: only the first request to mark the nonce proceeds.
   const used = await db.walletChallenge.updateMany({ where: { nonce: challenge.nonce, usedAt: null }, data: { usedAt: now } });
   if (used.count !== 1) throw invalid("This nonce was already used: ask for a new challenge");
+  const before = await db.participant.findUnique({ where: { id: auth.participantId }, select: { walletAddress: true, walletVerified: true, walletVerifiedAt: true } });
   const out = await updateParticipantWallet(auth.businessId, updateParticipantInput.parse({ participantId: auth.participantId, walletAddress: challenge.address }), now);
+  // The change is one statement, now committed: its entry follows in a transaction of its own, as
+  // the dashboard's one-statement changes do (trpc/audit.ts). The actor is the participant, no staff member.
+  await db.$transaction((tx) =>
+    recordAudit(tx, {
+      businessId: auth.businessId,
+      environment: auth.environment,
+      actor: { userId: null, email: null },
+      action: "portal.wallet.verify",
+      target: `participantId:${auth.participantId}`,
+      before: before && { walletAddress: before.walletAddress, walletVerified: before.walletVerified, walletVerifiedAt: before.walletVerifiedAt?.toISOString() ?? null },
+      after: { walletAddress: out.walletAddress, walletVerified: out.walletVerified, walletVerifiedAt: out.walletVerifiedAt, portalSessionId: auth.sessionId },
+      ipHash: hashIp(opts.clientIp),
+    }),
+  );
   return { walletAddress: out.walletAddress, walletVerified: out.walletVerified, walletVerifiedAt: out.walletVerifiedAt };
 }
