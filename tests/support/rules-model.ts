@@ -55,7 +55,7 @@ export function person(id: string, o: Partial<Participant> = {}): Participant {
 }
 
 export function referral(id: string, referrerId: string, referredId: string, o: Partial<Referral> = {}): Referral {
-  return { id, businessId: "b", environment: "TEST", apiKeyId: null, referrerId, referredId, source: null, campaign: null, status: "PENDING", reason: null, qualifiedAt: null, createdAt: new Date(NOW.getTime() - DAY), updatedAt: NOW, provisional: false, ...o };
+  return { id, businessId: "b", environment: "TEST", apiKeyId: null, referrerId, referredId, source: null, campaign: null, status: "PENDING", reason: null, qualifiedAt: null, createdAt: new Date(NOW.getTime() - DAY), updatedAt: NOW, provisional: false, reversedAt: null, ...o };
 }
 
 export function store(o: Partial<Store> = {}): Store {

@@ -7,8 +7,11 @@
 // (the reward's reversedWei, kept by a trigger, under a CHECK). A reversed reward is not reversed
 // again, so a repeated call or event reverses nothing twice.
 // Every reversal, whatever its path (API, reversal event, staff in the dashboard), goes through
-// reverseLockedRewards, which also sends its reward.reversed webhook.
-import { db, type Tx } from "../../db/client";
+// reverseLockedRewards, which also sends its reward.reversed webhook. A reversal of a referred
+// user (API, reversal event), or staff reversing a one-time reward, reverses the referral as a
+// whole (Referral.reversedAt): it earns no more commissions. A refund of one event does not.
+import type { Tx } from "../../db/client";
+import { transactionRetried } from "../../db/retry";
 import type { TrackedEvent } from "../../db/generated";
 import { AppError, notFound } from "../../shared/errors";
 import { amountProblem, decimalOfUnits, decimalText, refundShareWei, toBigInt, unitsAt, weiToEth, type Currency } from "../../shared/money";
@@ -34,10 +37,16 @@ type LockedReward = { id: string; participantId: string; amountWei: string; reve
 /** What a reversal takes back of a locked reward: all that is left of it (by default), or a share. */
 type ToReverse = LockedReward & { shareWei?: bigint };
 
-/** Reverses every not-yet-reversed PAID reward of the referrals of `referredId`. Caller's transaction. */
+/**
+ * Reverses the referrals of `referredId` as a whole (a chargeback, a reversal event): each is
+ * marked reversed, so it earns no more commissions, and every not-yet-reversed PAID reward of
+ * them is reversed. Caller's transaction.
+ */
 async function reverseReferredRewards(tx: Tx, scope: Pick<Scope, "businessId" | "environment">, referredId: string, o: ReverseOptions) {
-  const referrals = await tx.referral.findMany({ where: { referredId, businessId: scope.businessId, environment: scope.environment }, select: { id: true } });
+  // The pool first, then the referrals (marked reversed), as the worker's batches lock them.
   await lockPool(tx, scope.businessId, scope.environment);
+  const referrals = await tx.referral.findMany({ where: { referredId, businessId: scope.businessId, environment: scope.environment }, select: { id: true }, orderBy: { id: "asc" } });
+  await markReferralsReversed(tx, referrals.map((r) => r.id));
   const rewards = referrals.length
     ? await tx.$queryRaw<LockedReward[]>`
         SELECT "id", "participantId", "amountWei"::text AS "amountWei", "reversedWei"::text AS "reversedWei", "payoutStatus"::text AS "payoutStatus" FROM "Reward"
@@ -46,6 +55,15 @@ async function reverseReferredRewards(tx: Tx, scope: Pick<Scope, "businessId" | 
         ORDER BY "createdAt", "id" FOR UPDATE`
     : [];
   return reverseLockedRewards(tx, scope, rewards, o);
+}
+
+/**
+ * Records that referrals are reversed as a whole (Referral.reversedAt, kept from the first
+ * reversal): the commission rules pay them no more (rules/decide.ts). The caller has locked them.
+ * A refund of one event (reverseEventRewards) reverses that event's share only and does not call this.
+ */
+async function markReferralsReversed(tx: Tx, referralIds: string[]) {
+  if (referralIds.length) await tx.referral.updateMany({ where: { id: { in: referralIds }, reversedAt: null }, data: { reversedAt: new Date() } });
 }
 
 /** The reversal rule: a reward already paid out (or being paid) is clawed back; one still in the pool returns to it. */
@@ -176,7 +194,8 @@ async function sums(tx: Tx, scope: Pick<Scope, "businessId" | "environment">, r:
 
 /** POST /sdk/rewards/reverse: a referred user's rewards, or an event's (a refund, partial with amount). Idempotent with idempotencyKey (or the Idempotency-Key header). */
 export async function reverseRewards(scope: Scope, input: ReverseRewardsInput): Promise<{ status: number; body: unknown }> {
-  return db.$transaction(
+  // A deadlock victim (a synchronous event holds the referral and waits for the pool) runs again.
+  return transactionRetried(
     async (tx) => {
       let recordId: string | undefined;
       if (input.idempotencyKey) {
@@ -229,11 +248,14 @@ export async function reverseForTrackedEvent(tx: Tx, scope: Scope, event: Tracke
  * same outcome rules as the API. Held or refused rewards paid nothing (422); a reversed one → 409.
  */
 export async function reverseOneReward(businessId: string, rewardId: string, reason: string, userId: string) {
-  return db.$transaction(
+  return transactionRetried(
     async (tx) => {
-      const found = await tx.reward.findFirst({ where: { id: rewardId, businessId }, select: { environment: true } });
+      const found = await tx.reward.findFirst({ where: { id: rewardId, businessId }, select: { environment: true, kind: true, referralId: true } });
       if (!found) throw notFound("Reward");
       const scope = { businessId, environment: found.environment };
+      // Reversing a referral's one-time reward reverses the referral as a whole (it earns no more
+      // commissions): marked after the pool lock, as the worker's batches lock them.
+      const referralId = found.kind === "REFERRAL" || found.kind === "BONUS" ? found.referralId : null;
       await lockPool(tx, businessId, found.environment);
       const [row] = await tx.$queryRaw<Array<LockedReward & { status: string }>>`
         SELECT "id", "participantId", "amountWei"::text AS "amountWei", "reversedWei"::text AS "reversedWei", "payoutStatus"::text AS "payoutStatus", "status"::text AS "status"
@@ -241,6 +263,7 @@ export async function reverseOneReward(businessId: string, rewardId: string, rea
       if (row.status !== "PAID") throw new AppError("INVALID_TRANSITION", "Only an earned reward can be reversed: this one was held for review or refused and paid nothing");
       if (row.payoutStatus === "REVERSED") throw new AppError("CONFLICT", "This reward is already reversed");
       const r = await reverseLockedRewards(tx, scope, [row], { reason, reversedByUserId: userId });
+      if (referralId) await markReferralsReversed(tx, [referralId]);
       return { reversalId: r.reversals[0].reversalId, balanceEth: weiToEth(await getBalanceWei(tx, businessId, found.environment)) };
     },
     { timeout: 30_000, maxWait: 30_000 },

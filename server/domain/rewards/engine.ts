@@ -11,7 +11,7 @@ import { REWARD_REASONS } from "../rules/pay";
 import { runOne } from "../rules/run";
 import { eventItem } from "../rules/state";
 import { commissionBasisOf } from "../../shared/reward-basis";
-import { releaseHeldReward } from "./payout";
+import { releaseHeldRewards } from "./payout";
 import { emitWebhookEvent, referralWebhook, rewardWebhook, type RewardLike } from "../webhooks/emit";
 
 export interface RewardSummary {
@@ -63,11 +63,13 @@ export async function settleEvent(tx: Tx, input: { event: TrackedEvent; referral
 }
 
 /**
- * A reviewer approved a FLAGGED event: pay its HELD rewards under today's caps and pool, once.
+ * A reviewer approved a FLAGGED event: pay its HELD rewards under today's caps and pool, once
+ * (the per-event caps across each participant's rewards of the event: payout.ts releaseHeldRewards).
  * The caller has locked the event row and checked that it is still FLAGGED.
  */
 export async function releaseEventRewards(tx: Tx, event: TrackedEvent): Promise<Reward[]> {
-  const held = await tx.reward.findMany({ where: { eventId: event.id, status: "HELD" }, orderBy: [{ kind: "asc" }, { createdAt: "asc" }] });
+  // In the order the core decided them, so that the per-event caps are used up as it would have.
+  const held = await tx.reward.findMany({ where: { eventId: event.id, status: "HELD" }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   const referral = event.referralId ? await lockReferral(tx, event.referralId) : null;
   const now = new Date();
   const out: Reward[] = [];
@@ -87,7 +89,7 @@ export async function releaseEventRewards(tx: Tx, event: TrackedEvent): Promise<
   if (release.length) {
     const cfg = await loadConfig(tx, event.businessId, event.environment);
     const pool = await lockPool(tx, event.businessId, event.environment);
-    for (const r of release) out.push(await releaseHeldReward(tx, pool, cfg, r, now));
+    out.push(...(await releaseHeldRewards(tx, pool, cfg, event.id, release, now)));
   }
   if (refuseAll) return out;
   if (referral && referral.status !== "REWARDED") {

@@ -1,8 +1,8 @@
-// Paying one reward outside the event pipeline (a manual grant, a release after review) under the
-// rules core's caps and pool (rules/pay.ts capPayout). The caller holds the pool lock
-// (ledger/lockPool) for the whole transaction, so the daily total and the balance read here
-// cannot change underneath it. Outcomes are never silent: a capped reward records the cap in
-// `reason`, an unpayable one is REFUSED with its reason.
+// Paying rewards outside the event pipeline (a manual grant, a release after review) under the
+// rules core's caps and pool (rules/pay.ts capPayout, rules/commissions.ts commissionCaps). The
+// caller holds the pool lock (ledger/lockPool) for the whole transaction, so the daily total and
+// the balance read here cannot change underneath it. Outcomes are never silent: a capped reward
+// records the cap in `reason`, an unpayable one is REFUSED with its reason.
 import type { Tx } from "../../db/client";
 import type { Reward } from "../../db/generated";
 import { toBigInt, weiToDb } from "../../shared/money";
@@ -10,26 +10,27 @@ import type { Environment } from "../../shared/environment";
 import type { EffectiveConfig } from "../effective-config/load";
 import { getBalanceWei, type LockedPool } from "../ledger/service";
 import { debitLedger } from "../rules/debit";
-import { capPayout, rewardDebitMemo, type PayoutDecision, type RewardKind } from "../rules/pay";
+import { capPayout, rewardDebitMemo, type PayoutCaps, type PayoutDecision, type RewardKind } from "../rules/pay";
+import { commissionCaps } from "../rules/commissions";
 import { utcDayStart } from "../rules/screen";
 import { ruleConfigOf } from "../rules/config";
 import { emitWebhookEvent, rewardWebhook } from "../webhooks/emit";
 
-/** Reads what the participant was paid today (UTC) and the pool balance, then capPayout. Reads only; the caller writes. */
+/** Reads what the participant was paid today (UTC) and the pool balance, then capPayout under `caps`. Reads only; the caller writes. */
 async function decidePayout(
   tx: Tx,
-  cfg: EffectiveConfig,
+  caps: PayoutCaps,
   p: { businessId: string; environment: Environment; participantId: string; kind: RewardKind; requestedWei: bigint; now: Date },
 ): Promise<PayoutDecision> {
   let paidToday = 0n;
-  if (cfg.maxEthPerDayPerUserWei !== null) {
+  if (caps.maxPerDayWei !== null) {
     const paid = await tx.reward.aggregate({
       where: { participantId: p.participantId, status: "PAID", paidAt: { gte: utcDayStart(p.now) } },
       _sum: { amountWei: true },
     });
     paidToday = toBigInt(paid._sum.amountWei ?? 0);
   }
-  return capPayout(ruleConfigOf(cfg), p.kind, p.requestedWei, paidToday, await getBalanceWei(tx, p.businessId, p.environment));
+  return capPayout(caps, p.kind, p.requestedWei, paidToday, await getBalanceWei(tx, p.businessId, p.environment));
 }
 
 export interface PayInput {
@@ -46,7 +47,7 @@ export interface PayInput {
 
 /** Decides, records the Reward row and, when paid, debits the pool (one ledger entry per reward). */
 export async function payReward(tx: Tx, pool: LockedPool, cfg: EffectiveConfig, input: PayInput): Promise<Reward> {
-  const d = await decidePayout(tx, cfg, input);
+  const d = await decidePayout(tx, ruleConfigOf(cfg), input);
   const reward = await tx.reward.create({
     data: {
       businessId: input.businessId,
@@ -68,28 +69,46 @@ export async function payReward(tx: Tx, pool: LockedPool, cfg: EffectiveConfig, 
   return reward;
 }
 
-/** Pays a HELD reward (after review) in place, under the rules as they are now. */
-export async function releaseHeldReward(tx: Tx, pool: LockedPool, cfg: EffectiveConfig, held: Reward, now: Date): Promise<Reward> {
-  const d = await decidePayout(tx, cfg, {
-    businessId: held.businessId,
-    environment: held.environment,
-    participantId: held.participantId,
-    kind: held.kind === "COMMISSION" ? await commissionCapKind(tx, held) : held.kind,
-    requestedWei: toBigInt(held.requestedWei),
-    now,
-  });
-  const reward = await tx.reward.update({
-    where: { id: held.id },
-    data: { status: d.status, amountWei: weiToDb(d.amountWei), reason: d.reason, paidAt: d.status === "PAID" ? now : null },
-  });
-  if (d.status === "PAID") await debit(tx, pool, reward, d.amountWei);
-  return reward;
+/**
+ * Pays an event's HELD rewards (after review) in place, in the order given (the caller reads
+ * them in the order they were decided: createdAt, id), under the rules as they are now. As in
+ * the core (rules/decide.ts), a participant's per-event cap holds across all of their rewards of
+ * the event: each reward is capped at what is left of it after what the event already paid them
+ * (commissionCaps), this release included.
+ */
+export async function releaseHeldRewards(tx: Tx, pool: LockedPool, cfg: EffectiveConfig, eventId: string, held: readonly Reward[], now: Date): Promise<Reward[]> {
+  const caps = ruleConfigOf(cfg);
+  const paid = await tx.reward.groupBy({ by: ["participantId"], where: { eventId, status: "PAID" }, _sum: { amountWei: true } });
+  const paidThisEvent = new Map(paid.map((p) => [p.participantId, toBigInt(p._sum.amountWei ?? 0)]));
+  const referrerOf = new Map<string, string | null>();
+  const out: Reward[] = [];
+  for (const r of held) {
+    const recipient = await recipientOf(tx, r, referrerOf);
+    const c = recipient ? commissionCaps(caps, recipient, paidThisEvent.get(r.participantId) ?? 0n) : { caps, kind: r.kind };
+    const d = await decidePayout(tx, c.caps, { businessId: r.businessId, environment: r.environment, participantId: r.participantId, kind: c.kind, requestedWei: toBigInt(r.requestedWei), now });
+    const reward = await tx.reward.update({
+      where: { id: r.id },
+      data: { status: d.status, amountWei: weiToDb(d.amountWei), reason: d.reason, paidAt: d.status === "PAID" ? now : null },
+    });
+    if (d.status === "PAID") {
+      await debit(tx, pool, reward, d.amountWei);
+      paidThisEvent.set(r.participantId, (paidThisEvent.get(r.participantId) ?? 0n) + d.amountWei);
+    }
+    out.push(reward);
+  }
+  return out;
 }
 
-/** A commission is capped as its recipient's kind: the referrer's (REFERRAL) or the referred user's (BONUS). */
-async function commissionCapKind(tx: Tx, r: Reward): Promise<RewardKind> {
-  const referral = r.referralId ? await tx.referral.findUnique({ where: { id: r.referralId }, select: { referrerId: true } }) : null;
-  return referral?.referrerId === r.participantId ? "REFERRAL" : "BONUS";
+/** Whose per-event cap a reward counts against: the referrer's (REFERRAL), the referred user's (BONUS), a commission's by its recipient; none for MANUAL. */
+async function recipientOf(tx: Tx, r: Reward, referrerOf: Map<string, string | null>): Promise<"REFERRER" | "REFERRED" | null> {
+  if (r.kind === "REFERRAL") return "REFERRER";
+  if (r.kind === "BONUS") return "REFERRED";
+  if (r.kind !== "COMMISSION") return null;
+  if (r.referralId && !referrerOf.has(r.referralId)) {
+    const referral = await tx.referral.findUnique({ where: { id: r.referralId }, select: { referrerId: true } });
+    referrerOf.set(r.referralId, referral?.referrerId ?? null);
+  }
+  return r.referralId && referrerOf.get(r.referralId) === r.participantId ? "REFERRER" : "REFERRED";
 }
 
 function debit(tx: Tx, pool: LockedPool, reward: Reward, amountWei: bigint) {

@@ -33,7 +33,7 @@ function stateWith(s: Store, items: readonly RuleItem[], now: Date, rules: Commi
   const st = stateOf(s, items, now);
   const counts = new Map<string, number>();
   for (const w of s.rewards) if (w.ruleId && w.referralId && w.status !== "REFUSED") counts.set(countKey(w.ruleId, w.referralId), (counts.get(countKey(w.ruleId, w.referralId)) ?? 0) + 1);
-  st.commissions = { rules, prices, counts, reversedReferrals: new Set() };
+  st.commissions = { rules, prices, counts };
   return st;
 }
 

@@ -28,8 +28,6 @@ export interface CommissionState {
   prices: Prices;
   /** Per `${ruleId} ${referralId}`: rewards of the rule on the referral that are not REFUSED. */
   counts: ReadonlyMap<string, number>;
-  /** Referrals whose one-time rewards were reversed (a refund, a chargeback): they earn no more. */
-  reversedReferrals?: ReadonlySet<string>;
 }
 
 /** An event waiting for a price runs again after this long (setting a price wakes it at once). */
@@ -147,7 +145,8 @@ export function planCommissions(c: CommissionState, counts: ReadonlyMap<string, 
  * The caps for one commission of an event: the recipient's per-event cap (maxReferralEthPerEvent
  * for the referrer, maxBonusEthPerEvent for the referred user) less what the event already pays
  * that participant, so that the cap holds for all of the participant's rewards of the event.
- * The daily cap and the pool are capPayout's as for every reward.
+ * The daily cap and the pool are capPayout's as for every reward. The release of an event's held
+ * rewards after review caps each of them, one-time rewards too, through this (rewards/payout.ts).
  */
 export function commissionCaps(caps: PayoutCaps, recipient: "REFERRER" | "REFERRED", paidThisEventWei: bigint): { caps: PayoutCaps; kind: "REFERRAL" | "BONUS" } {
   const left = (cap: bigint | null) => (cap === null ? null : cap > paidThisEventWei ? cap - paidThisEventWei : 0n);

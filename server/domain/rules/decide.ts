@@ -450,6 +450,7 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
             createdAt: now,
             updatedAt: now,
             provisional: item.untrusted,
+            reversedAt: null,
           };
           created = true;
           if (click) out.referralClicks.push({ referralId: referral.id, clickId: click.id });
@@ -583,9 +584,10 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
     }
 
     // Commissions (rules/commissions.ts): a qualified referral (this event may have qualified it)
-    // that is not rejected, flagged or reversed earns one reward per matching rule, paid through
-    // the same holds, caps, pool and alert as the one-time rewards.
-    if (commissions && referral && !event.untrusted && !referral.provisional && (referral.status === "QUALIFIED" || referral.status === "REWARDED") && !commissions.reversedReferrals?.has(referral.id)) {
+    // that is not rejected, flagged or reversed as a whole (reversedAt: a chargeback, a reversal
+    // event) earns one reward per matching rule, paid through the same holds, caps, pool and alert
+    // as the one-time rewards.
+    if (commissions && referral && !event.untrusted && !referral.provisional && (referral.status === "QUALIFIED" || referral.status === "REWARDED") && !referral.reversedAt) {
       const r = referral;
       const count = qualified.get(r.referrerId) ?? 0;
       const tierId = tiers.find((t) => t.minReferrals <= count)?.id ?? null;

@@ -333,32 +333,24 @@ async function screenLockKeys(sql: DirectSql, items: readonly RuleItem[], partic
 
 /**
  * The commission rules' state for these referrals: per rule with a limit (maxRewardsPerReferral)
- * and referral, its rewards that are not REFUSED, and the referrals whose one-time rewards were
- * reversed (they earn no more; a reversal reverses PAID rewards). One statement, each part on
- * its own index (Reward_ruleId_referralId_idx, Reward_referralId_kind_paid_key), so that a
- * referral's many commissions are not read for it.
+ * and referral, its rewards that are not REFUSED, on its index (Reward_ruleId_referralId_idx), so
+ * that a referral's many commissions are not read for it. A reversed referral is told by its own
+ * row (Referral.reversedAt, read with the referrals).
  */
 async function loadCommissionState(sql: DirectSql, c: NonNullable<LoadedRules["commissions"]>, referrals: readonly Referral[]): Promise<CommissionState> {
   const ids = referrals.filter((r) => r.status === "QUALIFIED" || r.status === "REWARDED" || r.status === "PENDING").map((r) => r.id);
-  const rows = ids.length
-    ? await sql.query<{ rule: string | null; ref: string; n: number }>(
-        `SELECT "ruleId" AS rule, "referralId" AS ref, COUNT(*)::int AS n FROM "Reward"
-          WHERE "ruleId" = ANY($2::text[]) AND "referralId" = ANY($1::text[]) AND status <> 'REFUSED'
-          GROUP BY 1, 2
-         UNION ALL
-         SELECT DISTINCT NULL::text, "referralId", 1 FROM "Reward"
-          WHERE "referralId" = ANY($1::text[]) AND kind IN ('REFERRAL', 'BONUS') AND status = 'PAID' AND "payoutStatus" = 'REVERSED'`,
-        ids,
-        c.rules.filter((r) => r.maxRewardsPerReferral !== null).map((r) => r.id),
-      )
-    : [];
-  const counts = new Map<string, number>();
-  const reversed = new Set<string>();
-  for (const r of rows) {
-    if (r.rule && c.rules.some((x) => x.id === r.rule)) counts.set(countKey(r.rule, r.ref), r.n);
-    else reversed.add(r.ref);
-  }
-  return { rules: c.rules, prices: c.prices, counts, reversedReferrals: reversed };
+  const limited = c.rules.filter((r) => r.maxRewardsPerReferral !== null).map((r) => r.id);
+  const rows =
+    ids.length && limited.length
+      ? await sql.query<{ rule: string; ref: string; n: number }>(
+          `SELECT "ruleId" AS rule, "referralId" AS ref, COUNT(*)::int AS n FROM "Reward"
+            WHERE "ruleId" = ANY($2::text[]) AND "referralId" = ANY($1::text[]) AND status <> 'REFUSED'
+            GROUP BY 1, 2`,
+          ids,
+          limited,
+        )
+      : [];
+  return { rules: c.rules, prices: c.prices, counts: new Map(rows.map((r) => [countKey(r.rule, r.ref), r.n])) };
 }
 
 /** The pool balance, its low-balance flag and what each participant of the state was paid today (UTC), under the pool lock. */

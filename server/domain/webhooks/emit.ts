@@ -194,7 +194,7 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 // ── Payload builders: the `data` of each event type (docs/webhooks.md) ──
 
-export function referralWebhook(type: "referral.created" | "referral.qualified" | "referral.flagged" | "referral.rejected", r: Omit<Referral, "provisional">): WebhookEvent {
+export function referralWebhook(type: "referral.created" | "referral.qualified" | "referral.flagged" | "referral.rejected", r: Omit<Referral, "provisional" | "reversedAt">): WebhookEvent {
   return {
     businessId: r.businessId,
     environment: r.environment,
@@ -215,7 +215,7 @@ export function referralWebhook(type: "referral.created" | "referral.qualified" 
 }
 
 /** referral.created, plus referral.flagged / referral.rejected when the screen decided so at once. */
-export function newReferralWebhooks(r: Omit<Referral, "provisional">): WebhookEvent[] {
+export function newReferralWebhooks(r: Omit<Referral, "provisional" | "reversedAt">): WebhookEvent[] {
   const out = [referralWebhook("referral.created", r)];
   if (r.status === "FLAGGED") out.push(referralWebhook("referral.flagged", r));
   if (r.status === "REJECTED") out.push(referralWebhook("referral.rejected", r));
