@@ -61,8 +61,36 @@ export async function loadRules(tx: Tx, scope: RulesScope, create = true): Promi
   return { cfg: ruleConfigOf(cfg), firstClick: cfg.attribution === "FIRST_CLICK", settings, tiers, endpoints, commissions };
 }
 
-/** The environment's enabled commission rules, and the prices they may need (chain reads here, before any lock). */
-async function loadCommissionRules(tx: Tx, scope: RulesScope): Promise<LoadedRules["commissions"]> {
+/**
+ * The commission rules and prices read in a transaction, per business and environment: a later
+ * read in the same transaction (a worker batch's next run, a job's processing after its pool
+ * lock) takes them from here, so that the chain calls of a feed price run once, before the pool
+ * lock, and never while it is held.
+ */
+const commissionsRead = new WeakMap<Tx, Map<string, Promise<LoadedRules["commissions"]>>>();
+
+/**
+ * The environment's enabled commission rules, and the prices they may need: read once per
+ * transaction (commissionsRead). Callers that take the pool lock read them first (readCommissionsAhead).
+ */
+function loadCommissionRules(tx: Tx, scope: RulesScope): Promise<LoadedRules["commissions"]> {
+  const key = `${scope.businessId}\u0000${scope.environment}`;
+  let read = commissionsRead.get(tx);
+  if (!read) commissionsRead.set(tx, (read = new Map()));
+  let c = read.get(key);
+  if (!c) {
+    read.set(key, (c = readCommissionRules(tx, scope)));
+    c.catch(() => read.delete(key));
+  }
+  return c;
+}
+
+/** Reads the commission rules and their prices ahead of the pool lock, for the rules loaded under it in this transaction. */
+export async function readCommissionsAhead(tx: Tx, scope: RulesScope): Promise<void> {
+  await loadCommissionRules(tx, scope);
+}
+
+async function readCommissionRules(tx: Tx, scope: RulesScope): Promise<LoadedRules["commissions"]> {
   const rows = await tx.commissionRule.findMany({ where: { businessId: scope.businessId, environment: scope.environment, enabled: true, deletedAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   if (!rows.length) return null;
   const rules = rows.map(ruleFact);
