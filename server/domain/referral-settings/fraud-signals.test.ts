@@ -162,6 +162,18 @@ describe("attribution", () => {
     expect(row2.click?.clickId).toBe(onAnn);
   });
 
+  it("LAST_CLICK: a click made after the sign-up (someone else's link, same visitor hash) never takes the referral", async () => {
+    const p = await program({});
+    const [ann, mallory] = await Promise.all([participant(p.scope), participant(p.scope)]);
+    const onAnn = await p.click(ann.referralCode, "203.0.113.60", new Date(Date.now() - 60_000));
+    // Made after the referred user applied (a clock a minute ahead stands for "later"): not a click that led to the sign-up.
+    await p.click(mallory.referralCode, "203.0.113.60", new Date(Date.now() + 60_000));
+    const r = await p.apply(ann.referralCode, onAnn);
+    const row = await db.referral.findUniqueOrThrow({ where: { id: r.referralId }, include: { click: true } });
+    expect(row.referrerId).toBe(ann.participantId);
+    expect(row.click?.clickId).toBe(onAnn);
+  });
+
   it("an unknown click id leaves the code in charge and links nothing", async () => {
     const p = await program({});
     const ann = await participant(p.scope);

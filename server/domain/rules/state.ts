@@ -155,7 +155,7 @@ export async function loadState(
   const rules = opts.rules ?? (await loadRules(tx, scope));
   if (!rules) throw new Error("loadState: the business has no rules");
   const sql = await txSql(tx);
-  const clicks = await loadClicks(sql, scope, items, rules);
+  const clicks = await loadClicks(sql, scope, items, rules, now);
 
   const refs = new Set<string>();
   const emails = new Set<string>();
@@ -259,26 +259,38 @@ export async function loadState(
 /**
  * The clicks the items name (the business's own, no bot's), each replaced by
  * the visitor's first or last click of the business per `attribution`, with the visitor's counted
- * clicks in that click's hour (CLICK_VELOCITY). One statement for the run.
+ * clicks in that click's hour (CLICK_VELOCITY). One statement for the run. The last click is the
+ * last one made before the item (its event's time; an apply's: now): a click on someone else's
+ * link after the referred user signed up never takes the referral.
  */
-async function loadClicks(sql: DirectSql, scope: RulesScope, items: readonly RuleItem[], rules: LoadedRules): Promise<Map<string, ClickFact>> {
-  const named = [...new Set(items.map((i) => i.clickId).filter((c): c is string => typeof c === "string" && c.length > 0 && c.length <= 64))];
+async function loadClicks(sql: DirectSql, scope: RulesScope, items: readonly RuleItem[], rules: LoadedRules, now: Date): Promise<Map<string, ClickFact>> {
+  // Per click id named: the earliest time of the items naming it.
+  const before = new Map<string, number>();
+  for (const i of items) {
+    const c = i.clickId;
+    if (typeof c !== "string" || c.length === 0 || c.length > 64) continue;
+    const at = (i.event?.createdAt ?? now).getTime();
+    before.set(c, Math.min(at, before.get(c) ?? at));
+  }
+  const named = [...before.keys()];
   if (!named.length) return new Map();
   const order = rules.firstClick ? `c."createdAt" ASC, c.id ASC` : `c."createdAt" DESC, c.id DESC`;
   const rows = await sql.query<{ named: string; id: string; participantId: string; visitorHash: string; n: number }>(
     `SELECT n.id AS named, pick.id, pick."participantId", pick."visitorHash",
             (SELECT count(*)::int FROM "LinkClick" v
               WHERE v."businessId" = $1 AND v.environment = $2::"Environment" AND v."visitorHash" = pick."visitorHash" AND v.hour = pick.hour AND v.counted) AS n
-       FROM "LinkClick" n
+       FROM unnest($3::text[], $4::timestamp(3)[]) AS b(id, at)
+       JOIN "LinkClick" n ON n.id = b.id
        CROSS JOIN LATERAL (
          SELECT c.id, c."participantId", c."visitorHash", c.hour FROM "LinkClick" c
           WHERE c."businessId" = $1 AND c.environment = $2::"Environment" AND c."visitorHash" = n."visitorHash" AND NOT c.bot
-            AND ${rules.firstClick ? `c."createdAt" <= n."createdAt"` : `c."createdAt" >= n."createdAt"`}
+            AND ${rules.firstClick ? `c."createdAt" <= n."createdAt"` : `c."createdAt" >= n."createdAt" AND c."createdAt" <= b.at`}
           ORDER BY ${order} LIMIT 1) pick
-      WHERE n.id = ANY($3::text[]) AND n."businessId" = $1 AND n.environment = $2::"Environment" AND NOT n.bot`,
+      WHERE n."businessId" = $1 AND n.environment = $2::"Environment" AND NOT n.bot`,
     scope.businessId,
     scope.environment,
     named,
+    named.map((c) => new Date(before.get(c)!).toISOString()),
   );
   return new Map(rows.map((r) => [r.named, { id: r.id, participantId: r.participantId, visitorHash: r.visitorHash, visitorClicksThisHour: r.n }]));
 }
