@@ -12,6 +12,7 @@ const WORDS: Record<string, string> = {
   REFERRAL_ALREADY_REWARDED: "this referral was already rewarded",
   REFERRAL_ALREADY_SETTLED: "this referral was already rewarded",
   REFERRAL_REJECTED: "the referral was rejected",
+  REFERRAL_REVERSED: "the referral was reversed (a refund or chargeback) while this was on hold",
   NOT_A_QUALIFYING_EVENT: "not an event that earns rewards",
   ATTRIBUTION_WINDOW_EXPIRED: "too long after the referral",
   UNTRUSTED_EVENT: "sent from a browser key, which cannot earn rewards",

@@ -75,11 +75,12 @@ export async function releaseEventRewards(tx: Tx, event: TrackedEvent): Promise<
   const out: Reward[] = [];
   let refuseAll: string | null = null;
   if (referral?.status === "REJECTED") refuseAll = REWARD_REASONS.REFERRAL_REJECTED;
+  else if (referral?.reversedAt) refuseAll = REWARD_REASONS.REFERRAL_REVERSED; // reversed while its rewards were held: nothing more is paid
   else if (referral && (await tx.reward.findFirst({ where: { referralId: referral.id, status: "PAID", kind: { in: ["REFERRAL", "BONUS"] } } }))) {
     refuseAll = REWARD_REASONS.REFERRAL_ALREADY_REWARDED;
   }
   // A referral already rewarded refuses held one-time rewards only: its commissions (issue 27) are paid per event.
-  const refused = refuseAll ? held.filter((r) => refuseAll === REWARD_REASONS.REFERRAL_REJECTED || r.kind !== "COMMISSION") : [];
+  const refused = refuseAll ? held.filter((r) => refuseAll !== REWARD_REASONS.REFERRAL_ALREADY_REWARDED || r.kind !== "COMMISSION") : [];
   if (refused.length) {
     for (const r of refused) out.push(await tx.reward.update({ where: { id: r.id }, data: { status: "REFUSED", reason: refuseAll } }));
     await emitWebhookEvent(tx, out.map((r) => rewardWebhook("reward.reversed", r))); // webhook

@@ -13,6 +13,8 @@ import { getBalanceWei } from "../ledger/service";
 import { updateReferralSettings } from "../referral-settings/service";
 import { updateReferralSettingsInput } from "../referral-settings/schemas";
 import { ethToWei, toBigInt } from "../../shared/money";
+import { reverseRewards } from "../reversals/reversals";
+import { reverseRewardsInput } from "../reversals/reversal-schemas";
 
 /**
  * Referral reward 0.01 and bonus 0.005 on a purchase, a FIXED purchase commission of 0.05 ETH to
@@ -77,6 +79,22 @@ describe("releasing held rewards keeps the per-event caps", () => {
       ["COMMISSION", "referrer", "PAID", ethToWei("0.03").toString(), "PER_EVENT_CAP"],
       ["COMMISSION", "referred", "PAID", ethToWei("0.001").toString(), "PER_EVENT_CAP"],
     ]);
+  });
+
+  it("a referral reversed while its rewards are held: approving the event pays nothing (REFERRAL_REVERSED)", async () => {
+    const held = await program(true);
+    const referred = await db.trackedEvent.findUniqueOrThrow({ where: { id: held.eventId } });
+    const email = (referred.metadata as { referredUserEmail: string }).referredUserEmail;
+    await reverseRewards(held.scope, reverseRewardsInput.parse({ referredUserEmail: email, reason: "chargeback" }));
+    await changeEventStatus(held.businessId, { eventId: held.eventId, status: "PROCESSED" });
+    const after = await paidFor(held.businessId, held.referrerId, held.eventId);
+    expect(after.rewards.map(([kind, , status, , reason]) => [kind, status, reason])).toEqual([
+      ["REFERRAL", "REFUSED", "REFERRAL_REVERSED"],
+      ["BONUS", "REFUSED", "REFERRAL_REVERSED"],
+      ["COMMISSION", "REFUSED", "REFERRAL_REVERSED"],
+      ["COMMISSION", "REFUSED", "REFERRAL_REVERSED"],
+    ]);
+    expect(after.spent).toBe(0n);
   });
 
   it("a reward of the event paid before the release counts against the cap", async () => {

@@ -17,6 +17,8 @@ export const REWARD_REASONS = {
   REJECTED_BY_REVIEW: "REJECTED_BY_REVIEW",
   REFERRAL_ALREADY_REWARDED: "REFERRAL_ALREADY_REWARDED",
   REFERRAL_REJECTED: "REFERRAL_REJECTED",
+  /** Held for review, then the referral was reversed as a whole (a chargeback, a reversal event): it pays nothing more. */
+  REFERRAL_REVERSED: "REFERRAL_REVERSED",
 } as const;
 
 export interface PayoutCaps {
