@@ -9,7 +9,7 @@
 import { db, pgliteTurn } from "../db/client";
 import { env } from "../shared/env";
 import { DELETE_EXPIRED_CLICKS, rollUpClickDays } from "../domain/links/retention";
-import { DELETE_ENDED_PORTAL_SESSIONS, DELETE_ENDED_SEEN_PORTAL_SESSIONS, DELETE_EXPIRED_WALLET_CHALLENGES } from "../domain/portal/retention";
+import { DELETE_ENDED_PORTAL_SESSIONS, DELETE_EXPIRED_WALLET_CHALLENGES } from "../domain/portal/retention";
 
 export interface RetentionOptions {
   now?: Date;
@@ -38,10 +38,11 @@ export interface RetentionResult {
 
 const DAY_MS = 86_400_000;
 
-async function deleteInBatches(sql: string, cutoff: Date, batchSize: number, maxBatches: number) {
+/** Runs `sql` ($1 cutoff, $2 batch size, then `more`) until a batch deletes fewer rows than it may, or maxBatches. */
+async function deleteInBatches(sql: string, cutoff: Date, batchSize: number, maxBatches: number, ...more: unknown[]) {
   let total = 0;
   for (let i = 0; i < maxBatches; i++) {
-    const n = await db.$executeRawUnsafe(sql, cutoff.toISOString(), batchSize);
+    const n = await db.$executeRawUnsafe(sql, cutoff.toISOString(), batchSize, ...more);
     total += n;
     if (n < batchSize) return { total, more: false };
     await pgliteTurn(); // the process's requests between batches, not after the whole sweep
@@ -74,16 +75,13 @@ export async function sweepRetention(opts: RetentionOptions = {}): Promise<Reten
   const clickCutoff = new Date(now.getTime() - (opts.clickRetentionDays ?? env.clickRetentionDays) * DAY_MS);
   const clicks = await deleteInBatches(DELETE_EXPIRED_CLICKS, clickCutoff, batchSize, maxBatches);
   const challenges = await deleteInBatches(DELETE_EXPIRED_WALLET_CHALLENGES, now, batchSize, maxBatches);
-  const sessionsCutoff = new Date(now.getTime() - DAY_MS);
-  const sessions = await deleteInBatches(DELETE_ENDED_PORTAL_SESSIONS, sessionsCutoff, batchSize, maxBatches);
-  const seenCutoff = new Date(Math.min(sessionsCutoff.getTime(), clickCutoff.getTime()));
-  const seenSessions = await deleteInBatches(DELETE_ENDED_SEEN_PORTAL_SESSIONS, seenCutoff, batchSize, maxBatches);
+  const sessions = await deleteInBatches(DELETE_ENDED_PORTAL_SESSIONS, new Date(now.getTime() - DAY_MS), batchSize, maxBatches, clickCutoff.toISOString());
   return {
     jobsDeleted: jobs.total,
     idempotencyRecordsDeleted: idem.total,
     clicksDeleted: clicks.total,
-    portalSessionsDeleted: sessions.total + seenSessions.total,
+    portalSessionsDeleted: sessions.total,
     walletChallengesDeleted: challenges.total,
-    more: jobs.more || idem.more || clicks.more || challenges.more || sessions.more || seenSessions.more,
+    more: jobs.more || idem.more || clicks.more || challenges.more || sessions.more,
   };
 }

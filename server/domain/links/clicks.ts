@@ -96,9 +96,10 @@ async function writeOrSetAside(clicks: PendingClick[]): Promise<number> {
     await writeClicks(clicks);
     return 0;
   } catch (e) {
-    if (!sqlState(e)?.startsWith("22")) throw e;
+    const state = sqlState(e);
+    if (!state?.startsWith("22")) throw e;
     if (clicks.length === 1) {
-      console.warn(`[clicks] a click the database refuses was dropped (${sqlState(e)}): link ${clicks[0].code}`);
+      console.warn(`[clicks] a click the database refuses was dropped (${state}): link ${clicks[0].code}`);
       return 1;
     }
     const half = Math.ceil(clicks.length / 2);

@@ -10,12 +10,10 @@ export const DELETE_EXPIRED_WALLET_CHALLENGES = `DELETE FROM "WalletChallenge" W
   SELECT nonce FROM "WalletChallenge" WHERE "expiresAt" < $1::timestamp(3)
    ORDER BY "expiresAt" LIMIT $2 FOR UPDATE SKIP LOCKED)`;
 
-/** A batch of portal sessions without a visitor hash that ended before $1. */
+/**
+ * A batch of portal sessions that ended before $1; one that kept its device's visitor hash only
+ * once it also ended before $3 (the raw clicks' cutoff).
+ */
 export const DELETE_ENDED_PORTAL_SESSIONS = `DELETE FROM "PortalSession" WHERE id IN (
-  SELECT id FROM "PortalSession" WHERE "expiresAt" < $1::timestamp(3) AND "visitorHash" IS NULL
-   ORDER BY "expiresAt" LIMIT $2 FOR UPDATE SKIP LOCKED)`;
-
-/** A batch of portal sessions with a visitor hash that ended before $1. */
-export const DELETE_ENDED_SEEN_PORTAL_SESSIONS = `DELETE FROM "PortalSession" WHERE id IN (
-  SELECT id FROM "PortalSession" WHERE "expiresAt" < $1::timestamp(3) AND "visitorHash" IS NOT NULL
+  SELECT id FROM "PortalSession" WHERE "expiresAt" < $1::timestamp(3) AND ("visitorHash" IS NULL OR "expiresAt" < $3::timestamp(3))
    ORDER BY "expiresAt" LIMIT $2 FOR UPDATE SKIP LOCKED)`;
