@@ -24,7 +24,9 @@ export default defineConfig({
   reporter: [["list"]],
   use: {
     baseURL,
-    trace: "retain-on-failure",
+    // Recorded on a failed test's retry only: recording every test (screenshots and snapshots at
+    // each action) was the largest part of the layer's CPU.
+    trace: "on-first-retry",
     screenshot: "only-on-failure",
     actionTimeout: 15_000,
     navigationTimeout: 30_000,
@@ -49,6 +51,8 @@ export default defineConfig({
         url: `${baseURL}/api/health`,
         timeout: 300_000,
         reuseExistingServer: false,
+        // SIGTERM first: e2e/server.mjs stops the app and the chain, and removes its database.
+        gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
         stdout: "ignore",
         stderr: "pipe",
       },

@@ -3,7 +3,7 @@
 // TEST chain (when the project has one) on a free port, so e2e runs never touch .data/ or
 // another run's chain. Stops its children when Playwright stops it.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -35,6 +35,8 @@ const env = {
   AUTH_RATE_LIMIT: "0",
   PGLITE_DIR: process.env.E2E_PGLITE_DIR || mkdtempSync(path.join(os.tmpdir(), "rts-e2e-pglite-")),
 };
+// A directory made here is removed once the app has exited.
+const ownDir = process.env.E2E_PGLITE_DIR ? null : env.PGLITE_DIR;
 if (!env.CHAIN_RPC_URL_TEST && existsSync(path.join(root, "scripts", "local-chain.mjs"))) {
   const { startLocalChain } = await import("../scripts/local-chain.mjs");
   const chainPort = await freePort();
@@ -50,5 +52,6 @@ process.on("SIGTERM", () => stop("SIGTERM"));
 process.on("exit", () => stop("SIGTERM"));
 app.on("exit", (code) => {
   stop("SIGTERM");
+  if (ownDir) rmSync(ownDir, { recursive: true, force: true });
   process.exit(code ?? 0);
 });

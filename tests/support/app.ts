@@ -1,6 +1,7 @@
 // Starts the real production build (`next start`) on its own port and database: for HTTP tests
 // and for the benchmarks (bench/app.ts).
 import { spawn, type ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -59,7 +60,10 @@ export async function startApp(extraEnv: Record<string, string> = {}, port?: num
       dropDatabase = created.drop;
     } else {
       delete env.DATABASE_URL;
-      if (!env.PGLITE_DIR) env.PGLITE_DIR = tempPgliteDir();
+      if (!env.PGLITE_DIR) {
+        const dir = (env.PGLITE_DIR = tempPgliteDir());
+        dropDatabase = async () => rmSync(dir, { recursive: true, force: true });
+      }
     }
   }
   const bin = path.join(ROOT, "node_modules", ".bin", "next");

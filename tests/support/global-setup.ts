@@ -1,7 +1,8 @@
 // Once per vitest run: pick the database, start the production build, share its URL.
+import { rmSync } from "node:fs";
 import type { TestProject } from "vitest/node";
 import { freePort, startApp, type RunningApp } from "./app";
-import { createPostgresDatabase, tempPgliteDir, testDbKind } from "./database";
+import { createPostgresDatabase, migratedPgliteTemplate, tempPgliteDir, testDbKind } from "./database";
 import { ensureBuild, ensurePrismaClient } from "../../scripts/ensure.mjs";
 import { startLocalChain } from "../../scripts/local-chain.mjs";
 
@@ -12,6 +13,8 @@ declare module "vitest" {
     pgliteDir: string;
     /** JSON-RPC URL of the run's TEST chain (a real local Hardhat 3 / EDR node). */
     chainRpcUrl: string;
+    /** PGlite runs: the migrated directory that tempPgliteDir copies (RTS_PGLITE_TEMPLATE). */
+    pgliteTemplate: string;
   }
 }
 
@@ -27,6 +30,8 @@ export default async function setup(project: TestProject) {
     databaseUrl = created.url;
     drop = created.drop;
   } else {
+    // Every PGlite app of the run (this one, and those tests start) copies one migrated directory.
+    process.env.RTS_PGLITE_TEMPLATE = await migratedPgliteTemplate();
     pgliteDir = tempPgliteDir();
   }
   // The run's own TEST chain on a free port (CHAIN_RPC_URL_TEST given → use that node instead).
@@ -38,10 +43,12 @@ export default async function setup(project: TestProject) {
   project.provide("databaseUrl", databaseUrl);
   project.provide("pgliteDir", pgliteDir);
   project.provide("chainRpcUrl", chainRpcUrl);
+  project.provide("pgliteTemplate", process.env.RTS_PGLITE_TEMPLATE ?? "");
   console.log(`[tests] ${testDbKind()} · app at ${app.url}`);
   return async () => {
     await app.stop();
     chain?.kill("SIGTERM");
     await drop?.();
+    if (pgliteDir) rmSync(pgliteDir, { recursive: true, force: true });
   };
 }

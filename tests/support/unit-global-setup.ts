@@ -6,12 +6,11 @@
 //     a run (or a single file) after the first one starts without migrating at all.
 //   PostgreSQL (TEST_DB=postgres): migrate a template database once; each file clones it with
 //     CREATE DATABASE … TEMPLATE (a file copy on the server).
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { applyMigrations } from "../../server/db/migrate";
-import { createPostgresDatabase, testDbKind } from "./database";
+import { createPostgresDatabase, migrationsKey, testDbKind } from "./database";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -47,15 +46,8 @@ export default async function setup(project: TestProject) {
   project.provide("unitTemplateUrl", "");
 }
 
-/** node_modules/.cache/rts-unit/<hash of the migrations and the PGlite version>/migrated.tar */
+/** node_modules/.cache/rts-unit/<key of the migrations and the PGlite version>/migrated.tar */
 function cachedDumpPath(): string {
   const root = path.resolve(import.meta.dirname, "..", "..");
-  const migrations = path.join(root, "prisma", "migrations");
-  const h = createHash("sha256");
-  h.update(JSON.parse(readFileSync(path.join(root, "node_modules", "@electric-sql", "pglite", "package.json"), "utf8")).version);
-  for (const dir of readdirSync(migrations).sort()) {
-    const sql = path.join(migrations, dir, "migration.sql");
-    if (existsSync(sql)) h.update(dir).update(readFileSync(sql));
-  }
-  return path.join(root, "node_modules", ".cache", "rts-unit", h.digest("hex").slice(0, 16), "migrated.tar");
+  return path.join(root, "node_modules", ".cache", "rts-unit", migrationsKey(), "migrated.tar");
 }

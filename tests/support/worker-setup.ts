@@ -7,6 +7,7 @@ if (databaseUrl) process.env.DATABASE_URL = databaseUrl;
 else {
   delete process.env.DATABASE_URL;
   process.env.PGLITE_DIR = "memory://";
+  process.env.RTS_PGLITE_TEMPLATE = inject("pgliteTemplate");
 }
 
 // The run's TEST chain: domain tests and apps started by tests (startApp) use it too.
