@@ -1,9 +1,17 @@
-// A unique-index violation, as Prisma reports it (P2002) or as the driver adapter passes on
-// PostgreSQL's own error (23505, e.g. from updateMany).
+// Constraint violations and the SQLSTATE of a failed statement, as Prisma or the driver adapter
+// report them: the one place that reads a database error's kind.
+
+/** A unique-index violation, as Prisma reports it (P2002) or as the driver adapter passes on PostgreSQL's own error (23505, e.g. from updateMany). */
 export function isUniqueViolation(e: unknown): boolean {
   const err = e as { code?: string; message?: string; cause?: { message?: string } } | null;
   const msg = `${err?.message ?? ""} ${err?.cause?.message ?? ""}`;
   return err?.code === "P2002" || sqlState(e) === "23505" || /Unique constraint|duplicate key value/i.test(msg);
+}
+
+/** A foreign-key violation: Prisma's P2003, PostgreSQL's 23503 under the adapter, or its message. */
+export function isForeignKeyViolation(e: unknown): boolean {
+  const err = e as { code?: string; message?: string } | null;
+  return err?.code === "P2003" || sqlState(e) === "23503" || /violates foreign key constraint|Foreign key constraint/i.test(err?.message ?? "");
 }
 
 /**

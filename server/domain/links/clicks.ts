@@ -5,7 +5,7 @@
 // one was counted before; a unique partial index holds that rule, so a concurrent batch from
 // another instance fails and is retried instead of counting twice.
 import { db } from "../../db/client";
-import { sqlState } from "../../db/unique-violation";
+import { isUniqueViolation, sqlState } from "../../db/unique-violation";
 import { env } from "../../shared/env";
 import type { Environment } from "../../shared/environment";
 
@@ -79,7 +79,7 @@ async function writeClicks(clicks: PendingClick[]): Promise<void> {
       await db.$executeRawUnsafe(STATEMENT, JSON.stringify(rows));
       return;
     } catch (e) {
-      if (attempt >= 3 || !/LinkClick_counted_key|unique/i.test(String((e as Error).message))) throw e;
+      if (attempt >= 3 || !isUniqueViolation(e)) throw e;
     }
   }
 }

@@ -4,11 +4,12 @@
 // batch of one in a savepoint, retried when a concurrent request created the same participant
 // or referral meanwhile.
 import type { Tx } from "../../db/client";
+import { isForeignKeyViolation, isUniqueViolation } from "../../db/unique-violation";
 import { newId } from "../../shared/ids";
 import { generateReferralCode } from "../participants/service";
 import { decide, decideInSteps, NeedsMoney, type Decisions, type Outcome, type RuleItem, type RulesState } from "./decide";
 import { loadMoney, loadState, type LoadedRules, type RulesScope } from "./state";
-import { writeDecisions, type Written } from "./write";
+import { RowsClashed, writeDecisions, type Written } from "./write";
 
 const ids = { newId, newCode: generateReferralCode };
 
@@ -54,7 +55,8 @@ export const applyView = (o: Extract<Outcome, { kind: "apply" }>) => ({
   referredParticipant: { participantId: o.referred.id, referralCode: o.referred.referralCode },
 });
 
-const clash = (e: unknown) => /clashed|duplicate key|unique constraint|foreign key|23505|23503/i.test(String((e as Error)?.message ?? e));
+/** Rows another transaction wrote meanwhile: a unique or foreign-key violation, or new participants that met existing ones. */
+const clash = (e: unknown) => e instanceof RowsClashed || isUniqueViolation(e) || isForeignKeyViolation(e);
 
 /** One item through the core, written before it answers. */
 export async function runOne(tx: Tx, scope: RulesScope, item: RuleItem): Promise<Outcome> {

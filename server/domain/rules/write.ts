@@ -12,6 +12,9 @@ import { reverseForTrackedEvent } from "../reversals/reversals";
 import { emitWebhookEvent, fanOutRow, outboxRows, webhookMessagesFor, type OutboxRows, type SubscribedEndpoint } from "../webhooks/emit";
 import type { Decisions, Outcome } from "./decide";
 
+/** New rows that another transaction wrote first (a code taken, an identity seen meanwhile): the caller runs the item again. */
+export class RowsClashed extends Error {}
+
 /** Items per chunk statement; the first chunk is a quarter of it, so that writing starts soon. Tests lower it. */
 export const writeTuning = { chunk: 200 };
 
@@ -179,7 +182,7 @@ async function writeChunk(sql: DirectSql, scope: { businessId: string; environme
   }
   if (!ctes.length) return;
   const [row] = await sql.query<{ n: number }>(`WITH ${ctes.join(",\n")}\nSELECT ${ps.length ? `(SELECT count(*) FROM p)::int` : "0"} AS n, $1::text AS b, $2::"Environment" AS v, $3::timestamp(3) AS t`, ...values);
-  if (row.n !== ps.length) throw new Error(`rules: ${ps.length - row.n} new participant(s) clashed with existing rows`);
+  if (row.n !== ps.length) throw new RowsClashed(`rules: ${ps.length - row.n} new participant(s) clashed with existing rows`);
 }
 
 /** Referrals and participants changed after they existed, the alerts, the pool's flag and the webhook messages (outboxRows): one statement, after the chunks. */
