@@ -10,7 +10,7 @@ import { createWebhook } from "../domain/webhooks/service";
 import { startReceiver, type Receiver } from "../../tests/support/webhook-receiver";
 import { queuedEvent, queuedJob, testBusiness } from "../../tests/support/jobs-fixtures";
 import { claimDueJobs } from "./claim";
-import { startEmbeddedRunner } from "./runner";
+import { pollPause, startEmbeddedRunner } from "./runner";
 
 let rx: Receiver;
 beforeAll(async () => {
@@ -165,4 +165,15 @@ describe("the runner's pools", () => {
     await db.job.deleteMany({ where: { id: { in: [overdue.id, fresh.id] } } });
     delete process.env.WEBHOOK_YIELD_MS;
   }, 120_000);
+});
+
+describe("the pause between polls", () => {
+  it("on PGlite an idle runner's polls space out up to JOB_IDLE_POLL_MS, and back to JOB_POLL_MS once a claim finds work; on PostgreSQL they never do", () => {
+    const pglite = pollPause(() => "pglite");
+    expect([0, 0, 0, 0, 0].map(pglite)).toEqual([250, 500, 1000, 1000, 1000]);
+    expect(pglite(3)).toBe(250);
+    expect(pglite(0)).toBe(250);
+    const postgres = pollPause(() => "postgres");
+    expect([0, 0, 0, 0].map(postgres)).toEqual([250, 250, 250, 250]);
+  });
 });

@@ -53,6 +53,26 @@ const POOLS: { name: string; types: readonly JobType[]; size: () => number; star
 /** Claims a runner executes at once (PostgreSQL, with a backlog): one running, the next one claimed. */
 const CLAIMS_IN_FLIGHT = 2;
 
+/**
+ * The pause after a claim: JOB_POLL_MS while claims find work. On PGlite, after claims that found
+ * nothing, it doubles up to JOB_IDLE_POLL_MS: there every job is queued by this process, and
+ * queueing wakes the runner (the dispatcher; a batch's webhook messages wake the pools), so the
+ * longer pauses delay only jobs due later (retries, schedules) and messages written beside a
+ * staff action, by at most that cap, and an idle instance stops spending its CPU on polls. On
+ * PostgreSQL other processes (web-only instances, other workers) queue jobs: the poll stays.
+ */
+export function pollPause(kind: () => "pglite" | "postgres" = dbKind) {
+  let empty = 0;
+  return (found: number) => {
+    if (found > 0 || kind() !== "pglite") {
+      empty = 0;
+      return env.jobPollMs;
+    }
+    empty = Math.min(empty + 1, 16);
+    return Math.max(env.jobPollMs, Math.min(env.jobIdlePollMs, env.jobPollMs * 2 ** (empty - 1)));
+  };
+}
+
 /** A sleep that a wake-up ends early (a wake-up while awake makes the next sleep return at once). */
 function alarm() {
   let wakeUp: (() => void) | undefined;
@@ -94,6 +114,7 @@ interface Backlog {
 /** The event loop: batches of claimed event-path jobs, at most CLAIMS_IN_FLIGHT claims in hand. */
 function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Backlog): Loop {
   const a = alarm();
+  const pause = pollPause();
   const inFlight = new Set<Promise<unknown>>();
   let stats: Promise<void> = Promise.resolve();
   const loop = (async () => {
@@ -129,7 +150,7 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
       }
       // A full batch means more may be waiting: poll again at once (on PGlite after a turn of the
       // event loop, so that the process's requests are served during a backlog).
-      if (claimed < batch && !isStopped()) await a.sleep(env.jobPollMs);
+      if (claimed < batch && !isStopped()) await a.sleep(pause(claimed));
       else await pgliteTurn();
     }
     await Promise.all(inFlight);
@@ -144,6 +165,7 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
  */
 function jobPool(types: readonly JobType[], size: () => number, start: Start, isStopped: () => boolean, weight?: Weight, dueFor: () => number = () => 0): Loop {
   const a = alarm();
+  const pause = pollPause();
   const inFlight = new Set<Promise<unknown>>();
   let used = 0;
   const hold = (job: Job, done: Promise<unknown>) => {
@@ -170,7 +192,7 @@ function jobPool(types: readonly JobType[], size: () => number, start: Start, is
         const jobs = await claimDueJobs(limit, types, dueFor());
         if (jobs.length) start(jobs).forEach((done, i) => hold(jobs[i], done));
         // Fewer than asked for: nothing else is due; else claim again at once for the free places left.
-        if (jobs.length < limit && !isStopped()) await a.sleep(env.jobPollMs);
+        if (jobs.length < limit && !isStopped()) await a.sleep(pause(jobs.length));
       } catch (e) {
         console.error("[jobs] poll failed:", (e as Error).message);
         await a.sleep(Math.max(1000, env.jobPollMs));

@@ -108,6 +108,10 @@ export const env = {
   get jobPollMs() {
     return int(process.env.JOB_POLL_MS, 250);
   },
+  /** PGlite: the longest pause between an idle runner's polls (ms); server/jobs/runner.ts pollPause. */
+  get jobIdlePollMs() {
+    return int(process.env.JOB_IDLE_POLL_MS, 1000);
+  },
   /** How often a runner checks whether the job path's tables outgrew their planner statistics (0: never). */
   get tableStatsCheckMs() {
     return int(process.env.TABLE_STATS_CHECK_MS, 2_000);
