@@ -106,7 +106,11 @@ export async function releaseEventRewards(tx: Tx, event: TrackedEvent): Promise<
   return out;
 }
 
-/** A reviewer rejected a FLAGGED event: its HELD rewards are refused and a flagged referral rejected. */
+/**
+ * A reviewer rejected a FLAGGED event: its HELD rewards are refused. The referral is rejected when
+ * it was flagged itself, or when this event held its one-time rewards (the qualifying event); a
+ * later event that held only commissions loses those, and the referral goes on earning.
+ */
 export async function rejectEventRewards(tx: Tx, event: TrackedEvent, reason: string): Promise<Reward[]> {
   const held = await tx.reward.findMany({ where: { eventId: event.id, status: "HELD" } });
   const out: Reward[] = [];
@@ -114,7 +118,8 @@ export async function rejectEventRewards(tx: Tx, event: TrackedEvent, reason: st
   await emitWebhookEvent(tx, out.map((r) => rewardWebhook("reward.reversed", r))); // webhook
   if (event.referralId) {
     const referral = await lockReferral(tx, event.referralId);
-    if (referral && (referral.status === "FLAGGED" || (held.length && referral.status === "QUALIFIED"))) {
+    const heldOneTime = held.some((r) => r.kind !== "COMMISSION");
+    if (referral && (referral.status === "FLAGGED" || (heldOneTime && referral.status === "QUALIFIED"))) {
       await tx.referral.update({ where: { id: referral.id }, data: { status: "REJECTED", reason } });
       await emitWebhookEvent(tx, referralWebhook("referral.rejected", { ...referral, status: "REJECTED", reason })); // webhook
     }
