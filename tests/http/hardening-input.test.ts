@@ -59,6 +59,22 @@ describe("bad input is a 400, never a 500", () => {
     expect((await owner.call("GET", "/business/events?limit=16")).status).toBe(200);
   });
 
+  it("dates the database cannot hold (year 0, a day that does not exist) are a 400 on every route that takes one", async () => {
+    const rule = { eventName: "purchase", recipient: "REFERRER", type: "PERCENT", percent: "5" };
+    const calls: Array<[string, string, unknown?]> = [
+      ["GET", "/business/analytics?environment=TEST&from=0000-06-01&to=0000-06-10"],
+      ["GET", "/business/analytics?environment=TEST&from=2026-02-30"],
+      ["GET", "/business/analytics/funnel?environment=TEST&from=0000-06-01&to=0000-06-10"],
+      ["POST", "/business/commission-rules/simulate", { environment: "TEST", rule, from: "0000-06-01", to: "0000-12-01" }],
+      ["POST", "/business/commission-rules/simulate", { environment: "TEST", rule, from: "0001-01-01T00:00:00+01:00", to: "0001-06-01" }],
+    ];
+    for (const [method, path, body] of calls) {
+      const r = await owner.call(method, path, body);
+      expect(r.status, `${method} ${path} ${JSON.stringify(body ?? "")}`).toBe(400);
+      expect(r.body.error.code).toBe("VALIDATION_ERROR");
+    }
+  });
+
   it("fuzz: 4xx with the error shape or success, never 5xx (SDK and business)", async () => {
     const targets: Array<[string, string, Record<string, string>]> = [
       ["POST", "/track", { "x-api-key": secret }],

@@ -1,13 +1,12 @@
 import { z } from "zod";
+import { utcDay } from "../../shared/dates";
 import { environment } from "../../shared/environment";
-
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Must be a UTC date YYYY-MM-DD").refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), "Invalid date");
 
 export const analyticsInput = z.strictObject({
   /** First UTC day, inclusive (default: 29 days before `to`). */
-  from: day.optional(),
+  from: utcDay.optional(),
   /** Last UTC day, inclusive (default: today). */
-  to: day.optional(),
+  to: utcDay.optional(),
   environment: environment.default("LIVE"),
   /** Only events / referrals / rewards of this campaign (metadata.campaign). */
   campaign: z.string().trim().min(1).max(100).optional(),
@@ -70,9 +69,9 @@ export type ReferralStatsOutput = z.infer<typeof referralStatsOutput>;
 export const commissionAnalyticsInput = z.strictObject({
   environment: environment.default("LIVE"),
   /** First UTC day, inclusive. Without `from`/`to`: the 30 days ending today, or all time for one referrer. */
-  from: day.optional(),
+  from: utcDay.optional(),
   /** Last UTC day, inclusive. */
-  to: day.optional(),
+  to: utcDay.optional(),
   /** One referrer: the revenue of the people they referred and the commissions they earned (their environment). */
   participantId: z.string().min(1).max(64).optional(),
 });

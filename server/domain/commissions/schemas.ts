@@ -1,6 +1,7 @@
 // Commission rules and pricing (issue 27): the zod schemas of their routes, and the one check of
 // a rule's field combination that create, update (after merging) and simulate share.
 import { z } from "zod";
+import { isoInstant } from "../../shared/dates";
 import { strictBoolean, strictNumber } from "../../shared/strict-types";
 import { amountProblem, currencyCode, decimalAmount, FIAT_CURRENCIES, type Currency } from "../../shared/money";
 import { environment } from "../../shared/environment";
@@ -118,11 +119,10 @@ export const listRulesInput = z.strictObject({ environment: environment.default(
 /** A rule as simulate takes it: the create fields without environment, nothing stored. */
 const simulatedRule = z.strictObject({ ...ruleFields, name: ruleFields.name.optional() }).superRefine(checkRule);
 
-const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
 
 /** POST /business/commission-rules/simulate. */
 export const simulateInput = z
-  .strictObject({ environment, rule: simulatedRule, from: isoDate, to: isoDate })
+  .strictObject({ environment, rule: simulatedRule, from: isoInstant, to: isoInstant })
   .refine((v) => new Date(v.from) < new Date(v.to), { path: ["to"], message: "to must be after from" })
   .refine((v) => new Date(v.to).getTime() - new Date(v.from).getTime() <= 366 * 86_400_000, { path: ["to"], message: "At most 366 days" });
 export type SimulateInput = z.infer<typeof simulateInput>;

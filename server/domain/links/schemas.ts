@@ -1,17 +1,17 @@
 // GET /business/analytics/funnel: from link clicks to paid-out rewards, grouped.
 import { z } from "zod";
+import { utcDay } from "../../shared/dates";
 import { environment } from "../../shared/environment";
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Must be a UTC date YYYY-MM-DD").refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), "Invalid date");
 
 const FUNNEL_GROUPS = ["referrer", "campaign", "utm_source", "day"] as const;
 
 export const funnelInput = z.strictObject({
   environment: environment.default("LIVE"),
   /** First UTC day, inclusive (default: 29 days before `to`). */
-  from: day.optional(),
+  from: utcDay.optional(),
   /** Last UTC day, inclusive (default: today). */
-  to: day.optional(),
+  to: utcDay.optional(),
   groupBy: z.enum(FUNNEL_GROUPS).default("referrer"),
 });
 export type FunnelInput = z.infer<typeof funnelInput>;

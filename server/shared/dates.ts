@@ -1,0 +1,23 @@
+// Dates taken as input: one rule for every route that filters or counts by day or instant. A
+// date must also be one the database takes: JavaScript reads "0000-06-01" (year 0), which
+// PostgreSQL refuses ("date/time field value out of range"), so the years are bounded to
+// 1970–9999 (nothing in the service is older than the Unix epoch).
+import { z } from "zod";
+
+const FIRST = Date.UTC(1970, 0, 1);
+const LAST = Date.UTC(10000, 0, 1);
+const inRange = (t: number) => !Number.isNaN(t) && t >= FIRST && t < LAST;
+
+/** A UTC day "YYYY-MM-DD", 1970-01-01 to 9999-12-31. */
+export const utcDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "Must be a UTC date YYYY-MM-DD")
+  .refine((s) => {
+    const t = Date.parse(`${s}T00:00:00Z`);
+    return inRange(t) && new Date(t).toISOString().startsWith(s);
+  }, "Invalid date (YYYY-MM-DD, 1970 to 9999)");
+
+/** An instant: an ISO 8601 date-time with its offset, or a date (midnight UTC); in UTC between 1970 and 9999. */
+export const isoInstant = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .refine((s) => inRange(Date.parse(s)), "Invalid date (ISO 8601, 1970 to 9999)");
