@@ -151,4 +151,18 @@ describe("commissions: the write path", () => {
     expect(sim).toMatchObject({ events: 2, rewards: 2, totalEth: "0.03", topParticipants: [{ participantId: referrer.id, totalEth: "0.03" }] });
     expect(await db.reward.count({ where: { businessId } })).toBe(rewards);
   });
+
+  it("simulate leaves out referrals reversed by a chargeback, as the core pays them nothing", async () => {
+    const { scope, businessId } = await setup();
+    const kept = await referredUser(scope);
+    const charged = await referredUser(scope);
+    await purchase(scope, kept.email, "300", "USD");
+    await purchase(scope, charged.email, "600", "USD");
+    expect((await reverseRewards(scope, reverseRewardsInput.parse({ referredUserEmail: charged.email, reason: "chargeback" }))).status).toBe(200);
+    const sim = await simulateRule(
+      businessId,
+      simulateInput.parse({ environment: "TEST", rule: { eventName: "purchase", recipient: "REFERRER", type: "PERCENT", percent: "20" }, from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() }),
+    );
+    expect(sim).toMatchObject({ events: 1, rewards: 1, totalEth: "0.02", topParticipants: [{ participantId: kept.referrer.id, totalEth: "0.02" }] });
+  });
 });

@@ -76,7 +76,7 @@ export async function simulateRule(businessId: string, input: SimulateInput): Pr
            FROM "TrackedEvent" e JOIN "Referral" r ON r.id = e."referralId"
           WHERE e."businessId" = $1 AND e.environment = $2::"Environment" AND e."eventName" = $3
             AND e."createdAt" >= $4::timestamp(3) AND e."createdAt" < $5::timestamp(3)
-            AND e.status = 'PROCESSED' AND r.status IN ('QUALIFIED', 'REWARDED') AND NOT r.provisional AND NOT e.untrusted
+            AND e.status = 'PROCESSED' AND r.status IN ('QUALIFIED', 'REWARDED') AND NOT r.provisional AND r."reversedAt" IS NULL AND NOT e.untrusted
             AND r."qualifiedAt" IS NOT NULL AND e."processedAt" >= r."qualifiedAt"
             AND ($6::timestamp(3) IS NULL OR (e."createdAt", e.id) > ($6::timestamp(3), $7::text))
           ORDER BY e."createdAt", e.id LIMIT ${PAGE}`,
