@@ -17,7 +17,14 @@ export const utcDay = z
     return inRange(t) && new Date(t).toISOString().startsWith(s);
   }, "Invalid date (YYYY-MM-DD, 1970 to 9999)");
 
-/** An instant: an ISO 8601 date-time with its offset, or a date (midnight UTC); in UTC between 1970 and 9999. */
+/**
+ * An instant: "2025-01-31" (the start of that UTC day) or an ISO 8601 timestamp, between 1970 and
+ * 9999 in UTC; read as a Date. List filters (from, to) and the commission simulation.
+ */
 export const isoInstant = z
-  .union([z.iso.datetime({ offset: true }), z.iso.date()])
-  .refine((s) => inRange(Date.parse(s)), "Invalid date (ISO 8601, 1970 to 9999)");
+  .string()
+  .max(40)
+  .refine((s) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && inRange(Date.parse(dayStart(s))), "Must be a date (YYYY-MM-DD) or an ISO 8601 timestamp, 1970 to 9999")
+  .transform((s) => new Date(dayStart(s)));
+
+const dayStart = (s: string) => (/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s);

@@ -35,10 +35,3 @@ export async function checkCursor(cursor: string | undefined, exists: (id: strin
     throw new AppError("VALIDATION_ERROR", "Invalid cursor", [{ path: "cursor", message: "Not a cursor of this list" }]);
   }
 }
-
-/** "2025-01-31" (start of that UTC day) or a full ISO 8601 timestamp. */
-export const isoInstant = z
-  .string()
-  .max(40)
-  .refine((s) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), "Must be a date (YYYY-MM-DD) or an ISO 8601 timestamp")
-  .transform((s) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s));

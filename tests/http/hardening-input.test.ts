@@ -65,6 +65,9 @@ describe("bad input is a 400, never a 500", () => {
       ["GET", "/business/analytics?environment=TEST&from=0000-06-01&to=0000-06-10"],
       ["GET", "/business/analytics?environment=TEST&from=2026-02-30"],
       ["GET", "/business/analytics/funnel?environment=TEST&from=0000-06-01&to=0000-06-10"],
+      ["GET", "/business/events?environment=TEST&from=0000-06-01"],
+      ["GET", "/business/rewards?environment=TEST&to=0000-06-01T00:00:00Z"],
+      ["GET", "/business/referrals?environment=TEST&from=0000-06-01"],
       ["POST", "/business/commission-rules/simulate", { environment: "TEST", rule, from: "0000-06-01", to: "0000-12-01" }],
       ["POST", "/business/commission-rules/simulate", { environment: "TEST", rule, from: "0001-01-01T00:00:00+01:00", to: "0001-06-01" }],
     ];

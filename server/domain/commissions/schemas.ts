@@ -123,8 +123,8 @@ const simulatedRule = z.strictObject({ ...ruleFields, name: ruleFields.name.opti
 /** POST /business/commission-rules/simulate. */
 export const simulateInput = z
   .strictObject({ environment, rule: simulatedRule, from: isoInstant, to: isoInstant })
-  .refine((v) => new Date(v.from) < new Date(v.to), { path: ["to"], message: "to must be after from" })
-  .refine((v) => new Date(v.to).getTime() - new Date(v.from).getTime() <= 366 * 86_400_000, { path: ["to"], message: "At most 366 days" });
+  .refine((v) => v.from < v.to, { path: ["to"], message: "to must be after from" })
+  .refine((v) => v.to.getTime() - v.from.getTime() <= 366 * 86_400_000, { path: ["to"], message: "At most 366 days" });
 export type SimulateInput = z.infer<typeof simulateInput>;
 
 export const simulateOutput = z.object({

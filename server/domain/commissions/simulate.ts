@@ -83,8 +83,8 @@ export async function simulateRule(businessId: string, input: SimulateInput): Pr
         businessId,
         environment,
         r.eventName,
-        new Date(input.from).toISOString(),
-        new Date(input.to).toISOString(),
+        input.from.toISOString(),
+        input.to.toISOString(),
         cursor?.at.toISOString() ?? null,
         cursor?.id ?? null,
       );

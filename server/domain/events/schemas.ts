@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
+import { isoInstant } from "../../shared/dates";
+import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../../shared/environment";
 import { participantRef } from "../participants/schemas";
 import { rewardStatus } from "../../shared/reward-enums";

@@ -4,7 +4,8 @@
 // `.extend()` them (e.g. wallet or payout fields on participants) without touching the lists.
 import { z } from "zod";
 import { rewardState } from "../rewards/state";
-import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
+import { isoInstant } from "../../shared/dates";
+import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../../shared/environment";
 import { participantPayoutTotals, participantRef, type ParticipantRef } from "../participants/schemas";
 import { rewardKind, rewardStatus } from "../../shared/reward-enums";

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { isoInstant, listCursor, listLimit, pageOutput } from "../../shared/list-page";
+import { isoInstant } from "../../shared/dates";
+import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { ethAmount } from "../../shared/money";
 import { environment } from "../../shared/environment";
 import { rewardKind, rewardStatus } from "../../shared/reward-enums";
