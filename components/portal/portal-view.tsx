@@ -227,7 +227,10 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
             <tbody className="divide-y divide-slate-100">
               {rewards.data.map((w) => (
                 <tr key={w.rewardId}>
-                  <Td className="whitespace-nowrap">{formatEth(w.amountEth)}</Td>
+                  <Td className="whitespace-nowrap">
+                    {formatEth(w.amountEth)}
+                    {w.reversedEth !== "0" && !w.reversedAt && <span className="block text-xs text-slate-600">{formatEth(w.reversedEth)} refunded</span>}
+                  </Td>
                   <Td>
                     <Badge>{w.statusText}</Badge>
                     {w.holdUntil && <span className="ml-2 text-xs whitespace-nowrap text-slate-600">until {formatDate(w.holdUntil)}</span>}

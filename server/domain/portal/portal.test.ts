@@ -271,3 +271,29 @@ describe("share link, clicks and leaderboard", () => {
     for (const word of ["Winter", "Bobby", "Stone", "Alice"]) expect(seenByCarol).not.toContain(word);
   });
 });
+
+describe("rewards after a partial refund", () => {
+  it("the portal's reward says what the refund took back, as the business's reward does", async () => {
+    const { createRule } = await import("../commissions/service");
+    const { createRuleInput, updatePricingInput } = await import("../commissions/schemas");
+    const { updatePricing } = await import("../commissions/pricing");
+    const { acceptEvent } = await import("../tracking/service");
+    const { reverseRewards } = await import("../reversals/reversals");
+    const { reverseRewardsInput } = await import("../reversals/reversal-schemas");
+    const b = await domainBusiness({ fundEth: "1", general: { qualifyingEvents: ["signup"] } });
+    await updatePricing(b.businessId, updatePricingInput.parse({ environment: "TEST", source: "FIXED", rates: { USD: "3000" } }));
+    await createRule(b.businessId, createRuleInput.parse({ environment: "TEST", name: "10 %", eventName: "purchase", recipient: "REFERRER", type: "PERCENT", percent: "10" }));
+    const p = await upsertParticipant(b.scope, { userId: "refunds-user", email: uniqueEmail("refunds") });
+    const email = uniqueEmail("buyer");
+    await trackReferral(b.scope, p.referralCode, { referredUserEmail: email, eventName: "signup" });
+    expect((await acceptEvent(b.scope, { eventName: "purchase", amount: "300.00", currency: "USD", metadata: { referredUserEmail: email } }, { mode: "SYNC" })).status).toBe(200);
+    const event = await db.trackedEvent.findFirstOrThrow({ where: { businessId: b.businessId, eventName: "purchase", currency: "USD" } });
+    expect((await reverseRewards(b.scope, reverseRewardsInput.parse({ eventId: event.id, amount: "90.00", reason: "partial refund" }))).status).toBe(200);
+
+    const auth = await authOf((await session(b.scope, { userId: "refunds-user" })).token);
+    const commission = (await portalRewards(auth, list)).data.find((r) => r.kind === "COMMISSION")!;
+    expect([commission.amountEth, commission.reversedEth, commission.reversedAt]).toEqual(["0.01", "0.003", null]);
+    const stored = await db.reward.findUniqueOrThrow({ where: { id: commission.rewardId } });
+    expect(stored.reversedWei.toFixed()).toBe("3000000000000000");
+  });
+});

@@ -160,6 +160,7 @@ export async function portalRewards(auth: PortalAuth, q: PortalListInput) {
       payoutStatus: w.payoutStatus,
       statusText: rewardWords(w.status, w.payoutStatus),
       amountEth: weiToEth(w.amountWei),
+      reversedEth: weiToEth(w.reversedWei),
       holdUntil: w.payoutStatus === "ON_HOLD" && w.payableAt ? w.payableAt.toISOString() : null,
       createdAt: w.createdAt.toISOString(),
       reversedAt: w.reversedAt?.toISOString() ?? null,

@@ -103,6 +103,8 @@ const portalReward = z.object({
   /** earned / on hold / payable / in payout / paid out / reversed / held for review / not granted. */
   statusText: z.string(),
   amountEth: eth,
+  /** What reversals took back: the whole amount once reversed, a share after partial refunds. */
+  reversedEth: eth,
   /** When an on-hold reward becomes payable. */
   holdUntil: z.string().nullable(),
   createdAt: z.string(),
