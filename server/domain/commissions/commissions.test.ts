@@ -125,6 +125,21 @@ describe("commissions: the write path", () => {
     expect((await db.trackedEvent.findUniqueOrThrow({ where: { id: waiting.id } })).status).toBe("PROCESSED");
   });
 
+  it("without a usable price only events that can earn wait: one naming no referred user is processed at once", async () => {
+    const { scope, businessId } = await setup({ eventProcessing: "ASYNC" });
+    const { email } = await referredUser(scope);
+    const anonymous = await acceptEvent(scope, { eventName: "purchase", amount: "27.50", currency: "EUR" });
+    const named = await purchase(scope, email, "27.50", "EUR");
+    const [a, n] = [anonymous, named].map((r) => (r.body as { jobId: string }).jobId);
+    const out = await runJobs([a, n]);
+    expect([out.get(a)?.status, out.get(n)?.status]).toEqual(["SUCCEEDED", "RETRY"]);
+    const events = await db.trackedEvent.findMany({ where: { businessId, eventName: "purchase" }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    expect(events.map((e) => [e.status, e.reason])).toEqual([
+      ["PROCESSED", null],
+      ["QUEUED", "PRICE_UNAVAILABLE"],
+    ]);
+  });
+
   it("review holds: with holdForReview a commission of a rewarded referral is HELD, and paid when a reviewer approves the event", async () => {
     const { scope, businessId, p10 } = await setup();
     const { email } = await referredUser(scope); // REWARDED: its one-time reward is paid

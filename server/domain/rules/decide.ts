@@ -324,7 +324,10 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
     const reversal = !!event && cfg.reversalEvents.includes(event.eventName) && !event.untrusted;
     if (reversal && at > 0) return void (ended = true);
     // Commissions: an event that a rule prices in a currency without a usable price waits, untouched (retried later).
-    if (event && !reversal && commissions && missingPrice(commissions, eventMoney(event))) {
+    // Only an event that can reach a referral may earn one: a trusted event naming its referral or its referred user;
+    // any other is decided at once (it earns no commission), whatever the prices.
+    const mayEarn = !!event && !event.untrusted && (!!item.referralId || !!textOrAbsent(item.identity.email) || !!textOrAbsent(item.identity.userId));
+    if (event && mayEarn && !reversal && commissions && missingPrice(commissions, eventMoney(event))) {
       const why = COMMISSION_REASONS.PRICE_UNAVAILABLE;
       out.outcomes.push({ key: item.key, kind: "event", eventId: event.id, status: "QUEUED", reason: why, referral: null, referred: null, rewards: [], wait: true });
       out.events.push({ at, id: event.id, referralId: null, status: "QUEUED", reason: why });
