@@ -167,6 +167,30 @@ describe("commissions: the write path", () => {
     expect(await db.reward.count({ where: { businessId } })).toBe(rewards);
   });
 
+  it("a simulation over many pages lets the process's event loop turn between pages (on PGlite, whose queries never yield, nothing else ran until it ended)", async () => {
+    const { scope, businessId } = await setup();
+    const { email } = await referredUser(scope);
+    const referral = await db.referral.findFirstOrThrow({ where: { businessId, referred: { email } } });
+    await db.$executeRawUnsafe(
+      `INSERT INTO "TrackedEvent" (id, "businessId", environment, "eventName", status, "referralId", amount, currency, "createdAt", "processedAt", "updatedAt")
+       SELECT 'sim-' || g, $1, 'TEST', 'purchase', 'PROCESSED', $2, 10, 'USD', now() - interval '1 minute', now(), now() FROM generate_series(1, 12001) g`,
+      businessId,
+      referral.id,
+    );
+    const ticks: number[] = [];
+    const timer = setInterval(() => ticks.push(Date.now()), 1);
+    try {
+      const sim = await simulateRule(
+        businessId,
+        simulateInput.parse({ environment: "TEST", rule: { eventName: "purchase", recipient: "REFERRER", type: "PERCENT", percent: "1" }, from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() }),
+      );
+      expect(sim.events).toBe(12001);
+      expect(ticks.length).toBeGreaterThan(0);
+    } finally {
+      clearInterval(timer);
+    }
+  });
+
   it("simulate leaves out referrals reversed by a chargeback, as the core pays them nothing", async () => {
     const { scope, businessId } = await setup();
     const kept = await referredUser(scope);

@@ -4,7 +4,7 @@
 // qualified by then (the event was processed at or after the qualification) and it was neither
 // rejected nor flagged. Prices: those in force now. The pool is not applied (a simulation
 // answers "what would this rule pay", not "could we have afforded it").
-import { db, txSql } from "../../db/client";
+import { db, pgliteTurn, txSql } from "../../db/client";
 import type { Environment } from "../../shared/environment";
 import { decimalText, weiToEth, type Currency } from "../../shared/money";
 import { loadConfig } from "../effective-config/load";
@@ -68,10 +68,13 @@ export async function simulateRule(businessId: string, input: SimulateInput): Pr
   const tierOf = new Map<string, string | null>();
 
   let cursor: { at: Date; id: string } | null = null;
-  await db.$transaction(async (tx) => {
-    const sql = await txSql(tx);
-    while (events < MAX_EVENTS) {
-      const page: Row[] = await sql.query<Row>(
+  // One short transaction per page, a turn of the event loop between pages: on PGlite (one
+  // connection, queries that never yield) a long simulation would otherwise hold every other
+  // request of the process until it ends.
+  while (events < MAX_EVENTS) {
+    const page: Row[] = await db.$transaction(async (tx) => {
+      const sql = await txSql(tx);
+      return sql.query<Row>(
         `SELECT e.id, e."eventName", e.amount::text AS amount, e.currency, e."createdAt", r.id AS "referralId", r."referrerId", r."referredId", r."qualifiedAt"
            FROM "TrackedEvent" e JOIN "Referral" r ON r.id = e."referralId"
           WHERE e."businessId" = $1 AND e.environment = $2::"Environment" AND e."eventName" = $3
@@ -88,44 +91,47 @@ export async function simulateRule(businessId: string, input: SimulateInput): Pr
         cursor?.at.toISOString() ?? null,
         cursor?.id ?? null,
       );
-      if (!page.length) break;
-      const needTiers = Object.keys(r.tierPercents ?? {}).length > 0 && tiers.length > 0;
-      if (needTiers) {
-        const missing = [...new Set(page.map((p) => p.referrerId).filter((id) => !tierOf.has(id)))];
-        if (missing.length) {
-          const q = await sql.query<{ id: string; n: number }>(
+    });
+    if (!page.length) break;
+    const needTiers = Object.keys(r.tierPercents ?? {}).length > 0 && tiers.length > 0;
+    if (needTiers) {
+      const missing = [...new Set(page.map((p) => p.referrerId).filter((id) => !tierOf.has(id)))];
+      if (missing.length) {
+        const q = await db.$transaction(async (tx) =>
+          (await txSql(tx)).query<{ id: string; n: number }>(
             `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral" WHERE "referrerId" = ANY($1::text[]) AND status IN ('QUALIFIED', 'REWARDED') GROUP BY 1`,
             missing,
-          );
-          const n = new Map(q.map((x) => [x.id, x.n]));
-          for (const id of missing) tierOf.set(id, tiers.find((t) => t.minReferrals <= (n.get(id) ?? 0))?.id ?? null);
-        }
+          ),
+        );
+        const n = new Map(q.map((x) => [x.id, x.n]));
+        for (const id of missing) tierOf.set(id, tiers.find((t) => t.minReferrals <= (n.get(id) ?? 0))?.id ?? null);
       }
-      for (const e of page) {
-        events++;
-        const money = { eventName: e.eventName, amount: e.amount === null ? null : decimalText(e.amount), currency: e.currency as Currency | null, createdAt: new Date(e.createdAt) };
-        if (missingPrice(state, money)) continue;
-        const referral = { id: e.referralId, referrerId: e.referrerId, referredId: e.referredId, qualifiedAt: new Date(e.qualifiedAt) };
-        const paidThisEvent = new Map<string, bigint>();
-        for (const p of planCommissions(state, counts, money, referral, tierOf.get(e.referrerId) ?? null, now)) {
-          if (p.refused) continue;
-          const day = `${p.participantId} ${utcDayStart(money.createdAt).toISOString()}`;
-          const c = commissionCaps(cfg, p.rule.recipient, paidThisEvent.get(p.participantId) ?? 0n);
-          const d = capPayout(c.caps, c.kind, p.requestedWei, paidByDay.get(day) ?? 0n, p.requestedWei);
-          if (d.status !== "PAID") continue;
-          counts.set(countKey(p.rule.id, referral.id), (counts.get(countKey(p.rule.id, referral.id)) ?? 0) + 1);
-          rewards++;
-          total += d.amountWei;
-          paidThisEvent.set(p.participantId, (paidThisEvent.get(p.participantId) ?? 0n) + d.amountWei);
-          paidByDay.set(day, (paidByDay.get(day) ?? 0n) + d.amountWei);
-          totals.set(p.participantId, (totals.get(p.participantId) ?? 0n) + d.amountWei);
-        }
-      }
-      const last = page[page.length - 1];
-      cursor = { at: new Date(last.createdAt), id: last.id };
-      if (page.length < PAGE) break;
     }
-  });
+    for (const e of page) {
+      events++;
+      const money = { eventName: e.eventName, amount: e.amount === null ? null : decimalText(e.amount), currency: e.currency as Currency | null, createdAt: new Date(e.createdAt) };
+      if (missingPrice(state, money)) continue;
+      const referral = { id: e.referralId, referrerId: e.referrerId, referredId: e.referredId, qualifiedAt: new Date(e.qualifiedAt) };
+      const paidThisEvent = new Map<string, bigint>();
+      for (const p of planCommissions(state, counts, money, referral, tierOf.get(e.referrerId) ?? null, now)) {
+        if (p.refused) continue;
+        const day = `${p.participantId} ${utcDayStart(money.createdAt).toISOString()}`;
+        const c = commissionCaps(cfg, p.rule.recipient, paidThisEvent.get(p.participantId) ?? 0n);
+        const d = capPayout(c.caps, c.kind, p.requestedWei, paidByDay.get(day) ?? 0n, p.requestedWei);
+        if (d.status !== "PAID") continue;
+        counts.set(countKey(p.rule.id, referral.id), (counts.get(countKey(p.rule.id, referral.id)) ?? 0) + 1);
+        rewards++;
+        total += d.amountWei;
+        paidThisEvent.set(p.participantId, (paidThisEvent.get(p.participantId) ?? 0n) + d.amountWei);
+        paidByDay.set(day, (paidByDay.get(day) ?? 0n) + d.amountWei);
+        totals.set(p.participantId, (totals.get(p.participantId) ?? 0n) + d.amountWei);
+      }
+    }
+    const last = page[page.length - 1];
+    cursor = { at: new Date(last.createdAt), id: last.id };
+    if (page.length < PAGE) break;
+    await pgliteTurn();
+  }
   const top = [...totals].sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : a[0] < b[0] ? -1 : 1)).slice(0, 10);
   const names = new Map(
     (await db.participant.findMany({ where: { id: { in: top.map(([id]) => id) }, businessId }, select: { id: true, name: true, email: true } })).map((p) => [p.id, p.name ?? p.email ?? null]),
