@@ -529,7 +529,7 @@ export function ConfigurationPage() {
       ) : (
         <div className="space-y-6">
           <Card title="General"><GeneralForm key={generalKey} config={config.data!} canChangeMoney={canChangeMoney} /></Card>
-          <Card title={`Referral links · ${env === "TEST" ? "Test" : "Live"}`} description="Each participant's link is /r/CODE on this service; clicks are counted and lead here."><LinksForm key={generalKey} config={config.data!} /></Card>
+          <Card title={`Referral links · ${env === "TEST" ? "Test" : "Live"}`} description="Each participant's link is /r/CODE on this service; clicks are counted and lead here."><LinksForm key={generalKey} config={config.data!} canChangeMoney={canChangeMoney} /></Card>
           <Card title={`Spend limits · ${env === "TEST" ? "Test" : "Live"}`} description="Caps apply to every reward; the pool never goes negative."><SpendForm key={spendKey} config={config.data!} canEdit={isOwner} /></Card>
           <Card title={`Payouts · ${env === "TEST" ? "Test" : "Live"}`} description="Rewards become payable after the holding period; payouts send them on chain."><PayoutSettingsForm key={spendKey} config={config.data!} canEdit={isOwner} /></Card>
           <Card title={`Pricing · ${env === "TEST" ? "Test" : "Live"}`} description="Sales are priced in dollars or euros while the pool holds ETH: every commission records the price it used.">

@@ -9,7 +9,8 @@ import { Button, Field, Input, Notice, Select } from "../ui";
 
 type Config = RouterOutputs["config"]["get"];
 
-export function LinksForm({ config }: { config: Config }) {
+/** `canChangeMoney`: where links lead and who a click credits are the owner's or an admin's to change. */
+export function LinksForm({ config, canChangeMoney }: { config: Config; canChangeMoney: boolean }) {
   const env = config.environment;
   const toast = useToast();
   const utils = trpc.useUtils();
@@ -31,7 +32,8 @@ export function LinksForm({ config }: { config: Config }) {
   return (
     <form onSubmit={submit} noValidate aria-label="Referral links" className="space-y-4">
       {top && <Notice tone="danger">{top}</Notice>}
-      <div className="grid gap-4 sm:grid-cols-2">
+      {!canChangeMoney && <Notice tone="info">Only the owner or an admin can change where referral links lead and which click is credited.</Notice>}
+      <fieldset disabled={!canChangeMoney} className="grid gap-4 sm:grid-cols-2">
         <Field label="Link destination" error={errorFor(errs, "linkDestinationUrl")} hint={env === "LIVE" ? "Your landing page (https). Empty: links answer 404." : "Your landing page (http allowed in test). Empty: links answer 404."}>
           {(p) => <Input {...p} name="linkDestinationUrl" type="url" value={v.linkDestinationUrl} onChange={set("linkDestinationUrl")} placeholder="https://example.com/welcome" maxLength={2048} />}
         </Field>
@@ -46,10 +48,12 @@ export function LinksForm({ config }: { config: Config }) {
             </Select>
           )}
         </Field>
-      </div>
-      <div className="flex justify-end">
-        <Button type="submit" loading={update.isPending}>Save link settings</Button>
-      </div>
+      </fieldset>
+      {canChangeMoney && (
+        <div className="flex justify-end">
+          <Button type="submit" loading={update.isPending}>Save link settings</Button>
+        </div>
+      )}
     </form>
   );
 }

@@ -12,7 +12,7 @@ export const configRouter = router({
     .output(configOutput)
     .query(({ ctx, input }) => getConfig(ctx.businessId, input.environment)),
   updateGeneral: businessProcedure
-    .meta({ openapi: { method: "PATCH", path: "/business/config/general", tags: ["config"], summary: "Update general configuration (name, website, processing: any member; reward fields: owner or admin)", protect: true } })
+    .meta({ openapi: { method: "PATCH", path: "/business/config/general", tags: ["config"], summary: "Update general configuration (name, website, processing, leaderboard: any member; reward, attribution and link fields: owner or admin)", protect: true } })
     .input(updateGeneralInput)
     .output(configOutput)
     .mutation(({ ctx, input }) => {

@@ -71,6 +71,10 @@ describe("a member reads and reviews; money is for the owner and admins", () => 
       ["PATCH", "/business/config/general", { rewardStrategy: "TIERED" }],
       ["PATCH", "/business/config/general", { qualifyingEvents: [] }],
       ["PATCH", "/business/config/general", { reversalEvents: ["refund"] }],
+      // Who a click credits, and where every referral link leads.
+      ["PATCH", "/business/config/general", { attribution: "FIRST_CLICK", environment: "TEST" }],
+      ["PATCH", "/business/config/general", { linkDestinationUrl: "https://elsewhere.example/", environment: "TEST" }],
+      ["PATCH", "/business/config/general", { linkParam: "x", environment: "TEST" }],
       ["POST", "/business/config/tiers", { name: "Platinum", minReferrals: 1, referralRewardEth: "0.4" }],
       ["PATCH", `/business/config/tiers/${tier.body.tierId}`, { referralRewardEth: "0.4" }],
       ["DELETE", `/business/config/tiers/${tier.body.tierId}`, undefined],

@@ -97,8 +97,11 @@ export const updateGeneralInput = z.strictObject({
 });
 export type UpdateGeneralInput = z.infer<typeof updateGeneralInput>;
 
-/** The general fields that change what the pool pays: the owner or an admin only. */
-const PAYING_GENERAL_FIELDS = ["rewardStrategy", "referralRewardEth", "bonusEth", "qualifyingEvents", "reversalEvents", "defaultCurrency"] as const;
+/**
+ * The general fields that change what the pool pays or to whom (which click a referral is
+ * credited to), and where every referral link leads: the owner or an admin only.
+ */
+const PAYING_GENERAL_FIELDS = ["rewardStrategy", "referralRewardEth", "bonusEth", "qualifyingEvents", "reversalEvents", "defaultCurrency", "attribution", "linkDestinationUrl", "linkParam"] as const;
 export const changesPay = (input: UpdateGeneralInput) => PAYING_GENERAL_FIELDS.some((f) => input[f] !== undefined);
 
 /** PATCH /business/config/spend (owner): caps take null for "no cap". */
