@@ -21,6 +21,15 @@ export interface JsonProblem {
   message: string;
 }
 
+/**
+ * Text received from a third party that is kept, not refused (an endpoint's answer): each control
+ * character that textProblem would refuse becomes U+FFFD, so that no database refuses the row
+ * (PostgreSQL takes no NUL in text or jsonb).
+ */
+export function storableText(s: string): string {
+  return s.replace(new RegExp(FORBIDDEN_CONTROL.source, "g"), "\uFFFD");
+}
+
 /** Why a string may not be stored, or null. */
 export function textProblem(s: string): string | null {
   if (FORBIDDEN_CONTROL.test(s)) return "must not contain control characters (tab, newline and carriage return excepted)";

@@ -16,6 +16,7 @@ import type { Prisma } from "../../db/generated";
 import { env } from "../../shared/env";
 import type { Environment } from "../../shared/environment";
 import { newId } from "../../shared/ids";
+import { storableText } from "../../shared/json-guard";
 import { postWebhook, type PostOutcome } from "./destination";
 import { decryptSecret, signatureHeader } from "./secrets";
 
@@ -136,7 +137,8 @@ export async function sendWebhookMessages(payloads: DeliveryPayload[], now = new
   return Promise.all(payloads.map(async (payload) => ({ payload, sent: await sendWebhookMessage(payload, now, messages.get(payload.messageId) ?? null) })));
 }
 
-type LockedMessage = { id: string; endpointId: string; businessId: string; environment: Environment; status: string; attempts: number; deliveredAt: Date | null };
+/** `manualAttempts`: the message's attempts made by hand (retries from the log), which its schedule does not count. */
+type LockedMessage = { id: string; endpointId: string; businessId: string; environment: Environment; status: string; attempts: number; manualAttempts: number; nextAttemptAt: Date | null; deliveredAt: Date | null };
 
 /**
  * Records attempts in the caller's transaction (their jobs already owned), in the order given,
@@ -156,11 +158,12 @@ export async function recordWebhookAttempts(tx: Tx, attempts: WebhookAttempt[], 
   const sent = attempts.flatMap((a, i) => (a.sent.sent ? [{ i, p: a.payload, o: a.sent.outcome }] : []));
   if (!sent.length) return results;
   const locked = await sql.query<LockedMessage>(
-    `SELECT id, "endpointId", "businessId", environment::text AS environment, status::text AS status, attempts, "deliveredAt"
-       FROM "WebhookMessage" WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+    `SELECT id, "endpointId", "businessId", environment::text AS environment, status::text AS status, attempts, "nextAttemptAt", "deliveredAt",
+            (SELECT count(*) FROM "WebhookDelivery" d WHERE d."messageId" = m.id AND d.manual)::int AS "manualAttempts"
+       FROM "WebhookMessage" m WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
     [...new Set(sent.map((s) => s.p.messageId))],
   );
-  const messages = new Map(locked.map((m) => [m.id, { ...m, next: null as Date | null, touched: false }]));
+  const messages = new Map(locked.map((m) => [m.id, { ...m, next: m.nextAttemptAt, touched: false }]));
   const deliveries: unknown[] = [];
   const retries: unknown[] = [];
   // Per endpoint, its attempts' outcomes in order: the last one decides its health.
@@ -169,8 +172,10 @@ export async function recordWebhookAttempts(tx: Tx, attempts: WebhookAttempt[], 
     const m = messages.get(p.messageId);
     if (!m) continue; // gone: MESSAGE_GONE
     const attempt = m.attempts + 1;
-    const retry = !o.success && !p.manual && m.status === "PENDING" && attempt < MAX_WEBHOOK_ATTEMPTS;
-    const nextRetryAt = retry ? new Date(now.getTime() + webhookRetryDelayMs(attempt)) : null;
+    // The schedule counts its own attempts only: retrying by hand never ends or speeds up the retries.
+    const scheduled = attempt - m.manualAttempts;
+    const retry = !o.success && !p.manual && m.status === "PENDING" && scheduled < MAX_WEBHOOK_ATTEMPTS;
+    const nextRetryAt = retry ? new Date(now.getTime() + webhookRetryDelayMs(scheduled)) : null;
     deliveries.push({
       id: newId(),
       mid: m.id,
@@ -180,16 +185,18 @@ export async function recordWebhookAttempts(tx: Tx, attempts: WebhookAttempt[], 
       code: o.statusCode,
       ms: o.durationMs,
       ok: o.success,
-      err: o.error,
-      resp: o.responseBody,
+      // What the endpoint answered is a third party's text: kept, with what no column takes (NUL) replaced.
+      err: o.error === null ? null : storableText(o.error),
+      resp: o.responseBody === null ? null : storableText(o.responseBody),
       next: nextRetryAt?.toISOString() ?? null,
       manual: p.manual,
     });
-    // A manual retry leaves the message's state (and its schedule) alone unless it succeeds.
+    // A manual retry leaves the message's state and its next scheduled attempt alone unless it succeeds.
     m.status = o.success ? "DELIVERED" : retry ? "PENDING" : p.manual ? m.status : "FAILED";
     m.attempts = attempt;
+    if (p.manual) m.manualAttempts++;
     if (o.success) m.deliveredAt ??= now;
-    m.next = nextRetryAt;
+    if (!p.manual || o.success) m.next = nextRetryAt;
     m.touched = true;
     if (retry) retries.push({ id: newId(), bid: m.businessId, env: m.environment, mid: m.id, run: nextRetryAt!.toISOString() });
     const h = health.get(m.endpointId) ?? { anySuccess: false, lastSuccess: false };

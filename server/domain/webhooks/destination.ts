@@ -94,7 +94,8 @@ function checkedLookup(reach: Reach) {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
       const bad = addresses.find((a) => classifyAddress(a.address) !== reach);
-      if (bad || addresses.length === 0) return callback(new DestinationRefused(`${hostname} resolves to a non-${reach} address (${bad?.address ?? "none"}); webhooks only go to public addresses`), []);
+      // The address is not named: the message is shown in the delivery log, and would tell what internal names resolve to.
+      if (bad || addresses.length === 0) return callback(new DestinationRefused(`${hostname} resolves to a non-${reach} address; webhooks only go to public addresses`), []);
       if (options.all) return callback(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
     });

@@ -166,9 +166,16 @@ export async function listDeliveries(businessId: string, q: { webhookId: string;
   }));
 }
 
-/** Sends the delivery's message again now, with the same webhook-id (a manual attempt). */
+/** Manual retries of one endpoint's deliveries: bounded as its test sends are (any member may send them). */
+const takeRetrySend = actionLimit("webhook-retry", () => env.webhookTestPerMinute, 60);
+
+/**
+ * Sends the delivery's message again now, with the same webhook-id (a manual attempt): outside the
+ * message's schedule, which it leaves as it was unless it succeeds (recordWebhookAttempts).
+ */
 export async function retryDelivery(businessId: string, webhookId: string, deliveryId: string) {
   const w = await getOwnedWebhook(businessId, webhookId);
+  await takeRetrySend(w.id, "manual retries to this endpoint");
   const d = await db.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId: w.id }, include: { message: { select: { eventType: true } } } });
   if (!d) throw notFound("Delivery");
   const job = await db.$transaction(async (tx) => {

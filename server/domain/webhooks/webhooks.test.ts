@@ -290,3 +290,66 @@ describe("delivery", () => {
     expect(webhookRetryDelayMs(3, 0)).toBeLessThan(webhookRetryDelayMs(3, 1));
   });
 });
+
+describe("what an endpoint answered", () => {
+  it("is recorded even when it holds a NUL, which no column takes (replaced), and the message goes on its schedule", async () => {
+    const { recordWebhookAttempts } = await import("./deliver");
+    const s = await business();
+    await createWebhook(s.businessId, { url: `${rx.url}/hooks`, environment: "TEST" });
+    const { referrer, referred } = await referralIn(s, "nul");
+    const { referral } = await db.$transaction((tx) => recordReferral(tx, s, { referrer, referred }));
+    await db.$transaction((tx) => emitWebhookEvent(tx, referralWebhook("referral.created", referral)));
+    const message = await db.webhookMessage.findFirstOrThrow({ where: { businessId: s.businessId }, orderBy: { createdAt: "desc" } });
+    const answer = { success: false, statusCode: 500, durationMs: 3, error: "Endpoint answered 500 \u0000", responseBody: "oops\u0000\u0001 body" };
+    await db.$transaction((tx) => recordWebhookAttempts(tx, [{ payload: { messageId: message.id, manual: false, force: false }, sent: { sent: true, webhookTimestamp: 0, outcome: answer } }]));
+    const d = await db.webhookDelivery.findFirstOrThrow({ where: { messageId: message.id } });
+    expect([d.statusCode, d.error, d.responseBody]).toEqual([500, "Endpoint answered 500 \uFFFD", "oops\uFFFD\uFFFD body"]);
+    expect((await db.webhookMessage.findUniqueOrThrow({ where: { id: message.id } })).attempts).toBe(1);
+  });
+});
+
+describe("manual retries", () => {
+  /** A message of a new endpoint, and a way to record one attempt of it as the job would. */
+  async function messageWithAttempts(tag: string) {
+    const { recordWebhookAttempts } = await import("./deliver");
+    const s = await business();
+    const w = await createWebhook(s.businessId, { url: `${rx.url}/${tag}`, environment: "TEST" });
+    const { referrer, referred } = await referralIn(s, tag);
+    const { referral } = await db.$transaction((tx) => recordReferral(tx, s, { referrer, referred }));
+    await db.$transaction((tx) => emitWebhookEvent(tx, referralWebhook("referral.created", referral)));
+    const message = await db.webhookMessage.findFirstOrThrow({ where: { businessId: s.businessId }, orderBy: { createdAt: "desc" } });
+    const failed = { success: false, statusCode: 500, durationMs: 3, error: "Endpoint answered 500", responseBody: null };
+    const attempt = (manual: boolean) =>
+      db.$transaction((tx) => recordWebhookAttempts(tx, [{ payload: { messageId: message.id, manual, force: manual }, sent: { sent: true, webhookTimestamp: 0, outcome: failed } }]));
+    const read = () => db.webhookMessage.findUniqueOrThrow({ where: { id: message.id } });
+    return { s, w, message, attempt, read };
+  }
+
+  it("count no attempt of the schedule and leave its next attempt as it was: retrying by hand never ends the retries", async () => {
+    const m = await messageWithAttempts("manual-schedule");
+    await m.attempt(false);
+    const scheduled = await m.read();
+    expect([scheduled.status, scheduled.attempts]).toEqual(["PENDING", 1]);
+    expect(scheduled.nextAttemptAt).not.toBeNull();
+    for (let i = 0; i < MAX_WEBHOOK_ATTEMPTS + 2; i++) await m.attempt(true);
+    const after = await m.read();
+    expect([after.status, after.attempts, after.nextAttemptAt]).toEqual(["PENDING", MAX_WEBHOOK_ATTEMPTS + 3, scheduled.nextAttemptAt]);
+    // The schedule's second attempt: still retried, at the second step's delay.
+    const [result] = await m.attempt(false);
+    expect(result).toMatchObject({ success: false });
+    const again = await m.read();
+    expect(again.status).toBe("PENDING");
+    expect(again.nextAttemptAt!.getTime() - Date.now()).toBeGreaterThan(webhookRetryDelayMs(2) - 5_000);
+    expect(again.nextAttemptAt!.getTime() - Date.now()).toBeLessThanOrEqual(webhookRetryDelayMs(2));
+  });
+
+  it("are bounded per endpoint as its test sends are (WEBHOOK_TEST_PER_MINUTE)", async () => {
+    process.env.WEBHOOK_TEST_PER_MINUTE = "2";
+    const m = await messageWithAttempts("manual-limit");
+    await m.attempt(false);
+    const [d] = (await listDeliveries(m.s.businessId, { webhookId: m.w.webhookId, limit: 1 })).data;
+    await retryDelivery(m.s.businessId, m.w.webhookId, d.deliveryId);
+    await retryDelivery(m.s.businessId, m.w.webhookId, d.deliveryId);
+    await expect(retryDelivery(m.s.businessId, m.w.webhookId, d.deliveryId)).rejects.toMatchObject({ code: "RATE_LIMITED" });
+  });
+});
