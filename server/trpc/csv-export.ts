@@ -60,7 +60,7 @@ function stream(lines: AsyncGenerator<string>): ReadableStream<Uint8Array> {
 
 export async function handleCsvExport(req: Request, kind: string): Promise<Response> {
   try {
-    if (!(kind in KINDS)) throw new AppError("NOT_FOUND", "Exports exist for referrals, rewards, events, payouts and the ledger");
+    if (!Object.hasOwn(KINDS, kind)) throw new AppError("NOT_FOUND", "Exports exist for referrals, rewards, events, payouts and the ledger");
     const { businessId, membership } = await requireBusinessCaller(createContext(req).session);
     const spec = KINDS[kind as keyof typeof KINDS];
     if ("ownerOnly" in spec && membership.role !== "OWNER") throw new AppError("NOT_OWNER", "Only the owner of the business can do this");

@@ -78,6 +78,14 @@ describe("bad input is a 400, never a 500", () => {
     }
   });
 
+  it("an export kind that does not exist is a 404, names of Object.prototype included", async () => {
+    for (const kind of ["nope", "constructor", "toString", "__proto__", "hasOwnProperty"]) {
+      const r = await owner.call("GET", `/api/export/${kind}?environment=TEST`);
+      expect(r.status, kind).toBe(404);
+      expect(r.body.error.code).toBe("NOT_FOUND");
+    }
+  });
+
   it("fuzz: 4xx with the error shape or success, never 5xx (SDK and business)", async () => {
     const targets: Array<[string, string, Record<string, string>]> = [
       ["POST", "/track", { "x-api-key": secret }],
