@@ -88,6 +88,15 @@ describe("webhook routes", () => {
     expect((await owner.call("PATCH", `/business/webhooks/${live.body.webhookId}`, { url: "http://hooks.example.com/x" })).status).toBe(400);
   });
 
+  it("at most 50 endpoints per business, also when creates arrive together", async () => {
+    const owner = await signUp();
+    for (let i = 0; i < 46; i++) await hook(owner, { url: `${rx.url}/cap-${i}` });
+    const together = await Promise.all(Array.from({ length: 8 }, (_, i) => owner.call("POST", "/business/webhooks", { url: `${rx.url}/cap-race-${i}`, environment: "TEST" })));
+    expect(together.filter((r) => r.status === 200)).toHaveLength(4);
+    expect(together.filter((r) => r.status === 422).every((r) => r.body.error.code === "UNPROCESSABLE")).toBe(true);
+    expect((await owner.call("GET", "/business/webhooks?environment=TEST")).body.data).toHaveLength(50);
+  });
+
   it("the OpenAPI document describes the webhook routes", async () => {
     const doc = await request(baseUrl(), "GET", "/api/openapi.json");
     for (const p of ["/business/webhooks", "/business/webhooks/{webhookId}", "/business/webhooks/{webhookId}/rotate-secret", "/business/webhooks/{webhookId}/test", "/business/webhooks/{webhookId}/deliveries", "/business/webhooks/{webhookId}/deliveries/{deliveryId}/retry"]) {

@@ -39,21 +39,25 @@ export function toWebhookOutput(w: WebhookEndpoint, now = new Date()): WebhookOu
 
 export async function createWebhook(businessId: string, input: CreateWebhookInput) {
   const url = checkDestinationUrl(input.environment, input.url);
-  const count = await db.webhookEndpoint.count({ where: { businessId } });
-  if (count >= MAX_ENDPOINTS_PER_BUSINESS) {
-    throw new AppError("UNPROCESSABLE", `A business can have at most ${MAX_ENDPOINTS_PER_BUSINESS} webhook endpoints`);
-  }
   const secret = generateWebhookSecret();
-  const row = await db.webhookEndpoint.create({
-    data: {
-      businessId,
-      environment: input.environment,
-      url,
-      description: input.description || null,
-      events: [...new Set(input.events ?? [])],
-      secretCiphertext: encryptSecret(secret),
-      secretPrefix: secretPrefixOf(secret),
-    },
+  const row = await db.$transaction(async (tx) => {
+    // The business row is locked while counting, so that concurrent creates cannot pass the cap together.
+    await tx.$queryRawUnsafe(`SELECT 1 FROM "Business" WHERE id = $1 FOR UPDATE`, businessId);
+    const count = await tx.webhookEndpoint.count({ where: { businessId } });
+    if (count >= MAX_ENDPOINTS_PER_BUSINESS) {
+      throw new AppError("UNPROCESSABLE", `A business can have at most ${MAX_ENDPOINTS_PER_BUSINESS} webhook endpoints`);
+    }
+    return tx.webhookEndpoint.create({
+      data: {
+        businessId,
+        environment: input.environment,
+        url,
+        description: input.description || null,
+        events: [...new Set(input.events ?? [])],
+        secretCiphertext: encryptSecret(secret),
+        secretPrefix: secretPrefixOf(secret),
+      },
+    });
   });
   return { ...toWebhookOutput(row), secret };
 }
