@@ -191,6 +191,19 @@ describe("commissions: the write path", () => {
     }
   });
 
+  it("simulate pays a referrer in a tier the rule's tierPercents for that tier", async () => {
+    const { createTier } = await import("../tiers/service");
+    const { scope, businessId } = await setup();
+    const gold = await createTier(businessId, { name: "Gold", minReferrals: 1, referralRewardEth: "0.01", bonusEth: "0" });
+    const { referrer, email } = await referredUser(scope);
+    await purchase(scope, email, "300", "USD");
+    const sim = await simulateRule(
+      businessId,
+      simulateInput.parse({ environment: "TEST", rule: { eventName: "purchase", recipient: "REFERRER", type: "PERCENT", percent: "20", tierPercents: { [gold.tierId]: "50" } }, from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() }),
+    );
+    expect(sim).toMatchObject({ events: 1, rewards: 1, totalEth: "0.05", topParticipants: [{ participantId: referrer.id, totalEth: "0.05" }] });
+  });
+
   it("simulate leaves out referrals reversed by a chargeback, as the core pays them nothing", async () => {
     const { scope, businessId } = await setup();
     const kept = await referredUser(scope);

@@ -119,7 +119,6 @@ export const listRulesInput = z.strictObject({ environment: environment.default(
 /** A rule as simulate takes it: the create fields without environment, nothing stored. */
 const simulatedRule = z.strictObject({ ...ruleFields, name: ruleFields.name.optional() }).superRefine(checkRule);
 
-
 /** POST /business/commission-rules/simulate. */
 export const simulateInput = z
   .strictObject({ environment, rule: simulatedRule, from: isoInstant, to: isoInstant })

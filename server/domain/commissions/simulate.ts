@@ -67,6 +67,7 @@ export async function simulateRule(businessId: string, input: SimulateInput): Pr
   let total = 0n;
   const tierOf = new Map<string, string | null>();
 
+  const needTiers = Object.keys(r.tierPercents ?? {}).length > 0 && tiers.length > 0;
   let cursor: { at: Date; id: string } | null = null;
   // One short transaction per page, a turn of the event loop between pages: on PGlite (one
   // connection, queries that never yield) a long simulation would otherwise hold every other
@@ -74,7 +75,7 @@ export async function simulateRule(businessId: string, input: SimulateInput): Pr
   while (events < MAX_EVENTS) {
     const page: Row[] = await db.$transaction(async (tx) => {
       const sql = await txSql(tx);
-      return sql.query<Row>(
+      const rows = await sql.query<Row>(
         `SELECT e.id, e."eventName", e.amount::text AS amount, e.currency, e."createdAt", r.id AS "referralId", r."referrerId", r."referredId", r."qualifiedAt"
            FROM "TrackedEvent" e JOIN "Referral" r ON r.id = e."referralId"
           WHERE e."businessId" = $1 AND e.environment = $2::"Environment" AND e."eventName" = $3
@@ -91,22 +92,19 @@ export async function simulateRule(businessId: string, input: SimulateInput): Pr
         cursor?.at.toISOString() ?? null,
         cursor?.id ?? null,
       );
-    });
-    if (!page.length) break;
-    const needTiers = Object.keys(r.tierPercents ?? {}).length > 0 && tiers.length > 0;
-    if (needTiers) {
-      const missing = [...new Set(page.map((p) => p.referrerId).filter((id) => !tierOf.has(id)))];
+      // The tiers of the page's referrers not met before, in the page's transaction.
+      const missing = needTiers ? [...new Set(rows.map((p) => p.referrerId).filter((id) => !tierOf.has(id)))] : [];
       if (missing.length) {
-        const q = await db.$transaction(async (tx) =>
-          (await txSql(tx)).query<{ id: string; n: number }>(
-            `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral" WHERE "referrerId" = ANY($1::text[]) AND status IN ('QUALIFIED', 'REWARDED') GROUP BY 1`,
-            missing,
-          ),
+        const q = await sql.query<{ id: string; n: number }>(
+          `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral" WHERE "referrerId" = ANY($1::text[]) AND status IN ('QUALIFIED', 'REWARDED') GROUP BY 1`,
+          missing,
         );
         const n = new Map(q.map((x) => [x.id, x.n]));
         for (const id of missing) tierOf.set(id, tiers.find((t) => t.minReferrals <= (n.get(id) ?? 0))?.id ?? null);
       }
-    }
+      return rows;
+    });
+    if (!page.length) break;
     for (const e of page) {
       events++;
       const money = { eventName: e.eventName, amount: e.amount === null ? null : decimalText(e.amount), currency: e.currency as Currency | null, createdAt: new Date(e.createdAt) };

@@ -3,7 +3,6 @@ import { z } from "zod";
 import { utcDay } from "../../shared/dates";
 import { environment } from "../../shared/environment";
 
-
 const FUNNEL_GROUPS = ["referrer", "campaign", "utm_source", "day"] as const;
 
 export const funnelInput = z.strictObject({
