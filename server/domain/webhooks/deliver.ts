@@ -159,7 +159,7 @@ export async function recordWebhookAttempts(tx: Tx, attempts: WebhookAttempt[], 
   if (!sent.length) return results;
   const locked = await sql.query<LockedMessage>(
     `SELECT id, "endpointId", "businessId", environment::text AS environment, status::text AS status, attempts, "nextAttemptAt", "deliveredAt",
-            (SELECT count(*) FROM "WebhookDelivery" d WHERE d."messageId" = m.id AND d.manual)::int AS "manualAttempts"
+            CASE WHEN attempts = 0 THEN 0 ELSE (SELECT count(*) FROM "WebhookDelivery" d WHERE d."messageId" = m.id AND d.manual)::int END AS "manualAttempts"
        FROM "WebhookMessage" m WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
     [...new Set(sent.map((s) => s.p.messageId))],
   );
