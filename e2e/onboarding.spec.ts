@@ -56,6 +56,8 @@ test("get started: key, referral code, amounts, funded pool, qualifying event, p
   await wallet.getByRole("button", { name: "Save wallet" }).click();
   await expect(wallet.getByLabel("Wallet address")).toHaveValue("0x8ba1f109551bD432803012645Ac136ddd64DBA72");
   await page.getByRole("link", { name: "Balance & funding" }).last().click();
+  // The queue above the button loads first: clicking while it grows would land beside the moved button.
+  await expect(page.getByTestId("queue-row").filter({ hasText: "Alice" })).toContainText("Ready to pay");
   await page.getByRole("button", { name: /^Run payouts/ }).click();
   const payout = page.getByTestId("payout-row").first();
   await expect(payout).toContainText("CONFIRMED", { timeout: 20_000 });
