@@ -1,7 +1,8 @@
 // Payouts on a real local chain (its own Hardhat / EDR node per suite): the ETH reaches the
 // wallet exactly once, concurrent runs pay once, gas is in the ledger and the deposit address
 // reconciles with it, too little ETH fails cleanly, a reorg is detected, reversals before and
-// after payout, and LIVE stays off without a private seed and an RPC URL.
+// after payout, LIVE stays off without a private seed and an RPC URL, and a node that answers with
+// errors it does not explain neither pays twice nor blames a wallet.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther } from "viem";
 import { Webhook } from "standardwebhooks";
@@ -20,7 +21,19 @@ import {
   runPayouts,
   startChainApp,
   type ChainApp,
+  type PayoutBusiness,
 } from "./payouts-helpers";
+
+/** A funded business with one referrer who earned 0.01 ETH and has a wallet. */
+async function earning(c: ChainApp) {
+  const b = await payoutBusiness(c, { rewardEth: "0.01" });
+  await fund(c, b.owner, "1");
+  const ref = await referrerWithWallet(b);
+  await earn(b, ref.referralCode);
+  return { b, ref };
+}
+
+const runRaw = (b: PayoutBusiness) => b.owner.call("POST", "/business/payouts/run", { environment: "TEST" });
 
 describe("payouts", () => {
   let c: ChainApp;
@@ -237,6 +250,67 @@ describe("payouts", () => {
     const bal = await b.owner.call("GET", "/business/balance?environment=LIVE");
     expect(bal.body).toMatchObject({ onChainBalanceEth: null, reconciled: null, owedEth: "0" });
   });
+
+  // A node that misbehaves (the app's node is the chain behind a proxy: c.faults). An answer the
+  // payout code does not recognise after the node took the transaction must not fail the payout
+  // (its rewards would be paid again by the next run); a node's internal error while simulating
+  // a transfer is the node's trouble, not the wallet's.
+  it("the node takes the transaction but answers with an error it does not explain: the payout is sent, not failed, and the wallet is paid once", async () => {
+    const { b, ref } = await earning(c);
+
+    c.faults.set("eth_sendRawTransaction", { code: -32603, message: "internal error", passOn: true });
+    const first = await runRaw(b);
+    c.faults.clear();
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.payouts).toMatchObject([{ participantId: ref.participantId, amountEth: "0.01" }]);
+    expect(first.body.payouts[0].status).not.toBe("FAILED");
+
+    // The next runs confirm it and pay nothing more.
+    for (let i = 0; i < 2; i++) expect((await runRaw(b)).status).toBe(200);
+    expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.01"));
+    const list = await b.owner.call("GET", "/business/payouts?environment=TEST");
+    expect(list.body.data.map((p: { status: string }) => p.status)).toEqual(["CONFIRMED"]);
+    expect((await figures(b)).reconciled).toBe(true);
+  }, 120_000);
+
+  it("the node refuses the transaction with an error it does not explain and keeps nothing: FAILED, the rewards stay payable, the next run pays once", async () => {
+    const { b, ref } = await earning(c);
+
+    c.faults.set("eth_sendRawTransaction", { code: -32603, message: "internal error", passOn: false });
+    const first = await runRaw(b);
+    c.faults.clear();
+    expect(first.body.payouts).toMatchObject([{ status: "FAILED", error: expect.stringMatching(/^BROADCAST_REJECTED: /) }]);
+    expect(await balanceOf(c, ref.wallet)).toBe(0n);
+
+    const second = await runRaw(b);
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body.payouts).toMatchObject([{ status: "CONFIRMED", amountEth: "0.01" }]);
+    expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.01"));
+    expect((await figures(b)).reconciled).toBe(true);
+  }, 120_000);
+
+  it("the node fails to simulate a transfer for its own reasons: 503, nothing written, the wallet is not blamed; paid once the node recovers", async () => {
+    const { b, ref } = await earning(c);
+
+    for (const [code, message] of [
+      [-32603, "internal error"],
+      [-32005, "limit exceeded"],
+    ] as const) {
+      c.faults.set("eth_call", { code, message, passOn: false });
+      const r = await runRaw(b);
+      c.faults.clear();
+      expect(r.status, JSON.stringify(r.body)).toBe(503);
+      expect(r.body.error.code).toBe("CHAIN_UNAVAILABLE");
+    }
+    const list = await b.owner.call("GET", "/business/payouts?environment=TEST");
+    expect(list.body.data).toEqual([]);
+    const queue = await b.owner.call("GET", "/business/payouts/queue?environment=TEST");
+    expect(queue.body.items.map((i: { state: string }) => i.state)).toEqual(["READY"]);
+
+    const paid = await runRaw(b);
+    expect(paid.body.payouts).toMatchObject([{ participantId: ref.participantId, status: "CONFIRMED" }]);
+    expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.01"));
+  }, 120_000);
 });
 
 describe("reorg", () => {

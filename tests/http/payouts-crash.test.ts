@@ -28,7 +28,7 @@ let appPort = 0;
 /** Starts (or restarts, after a kill) the app on the same port and database: sessions and URLs stay valid. */
 async function boot(extra: Record<string, string> = {}) {
   const app: RunningApp = await startApp({ ...dbEnv, CHAIN_RPC_URL_TEST: rpc, PAYOUT_INTERVAL_MS: "0", ...extra }, appPort);
-  c = { rpc, app, chain, client: createPublicClient({ transport: http(rpc) }), stop: () => app.stop() };
+  c = { rpc, app, chain, client: createPublicClient({ transport: http(rpc) }), faults: new Map(), stop: () => app.stop() };
   return c;
 }
 

@@ -1,6 +1,8 @@
 // Helpers of the payout tests: each suite runs its own local chain (snapshots, reverts and
 // drained deposit addresses must not touch the shared chain) and its own app on it.
 import type { ChildProcess } from "node:child_process";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
 import { createPublicClient, createWalletClient, http, parseEther, type Address, type Hash } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -14,23 +16,61 @@ export interface ChainApp {
   app: RunningApp;
   chain: ChildProcess | null;
   client: ReturnType<typeof createPublicClient>;
+  /** What the app's node does to a JSON-RPC method (none: it answers as the chain does); see rpcProxy. */
+  faults: Map<string, RpcFault>;
   stop(): Promise<void>;
 }
 
+/** An error the node answers for a method, after passing the request on to the chain (`passOn`) or instead of it. */
+export interface RpcFault {
+  code: number;
+  message: string;
+  passOn: boolean;
+}
+
+/** A JSON-RPC proxy to `rpc` that misbehaves on the methods `faults` names. */
+async function rpcProxy(rpc: string, faults: Map<string, RpcFault>) {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => void answer(Buffer.concat(chunks).toString("utf8"), res));
+  });
+  async function answer(body: string, res: ServerResponse) {
+    try {
+      const call = JSON.parse(body) as { id: number; method: string } | unknown[];
+      const fault = Array.isArray(call) ? undefined : faults.get(call.method);
+      let text = "";
+      if (!fault || fault.passOn) text = await (await fetch(rpc, { method: "POST", headers: { "content-type": "application/json" }, body })).text();
+      if (fault && !Array.isArray(call)) text = JSON.stringify({ jsonrpc: "2.0", id: call.id, error: { code: fault.code, message: fault.message } });
+      res.writeHead(200, { "content-type": "application/json" }).end(text);
+    } catch {
+      res.destroy();
+    }
+  }
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** A local chain of its own, and an app whose TEST node is that chain behind rpcProxy (pass-through until `faults` says otherwise). */
 export async function startChainApp(extraEnv: Record<string, string> = {}): Promise<ChainApp> {
   const port = await freePort();
   const rpc = `http://127.0.0.1:${port}`;
   const chain = await startLocalChain({ port, reuse: false, log: "ignore" });
-  const app = await startApp({ CHAIN_RPC_URL_TEST: rpc, PAYOUT_INTERVAL_MS: "0", ...extraEnv });
+  const faults = new Map<string, RpcFault>();
+  const proxy = await rpcProxy(rpc, faults);
+  const app = await startApp({ CHAIN_RPC_URL_TEST: proxy.url, PAYOUT_INTERVAL_MS: "0", ...extraEnv });
   const client = createPublicClient({ transport: http(rpc) });
   return {
     rpc,
     app,
     chain,
     client,
+    faults,
     async stop() {
       await app.stop();
       chain?.kill("SIGTERM");
+      await proxy.close();
     },
   };
 }

@@ -4,6 +4,7 @@
 // wallet at all) fails its payout and is skipped by later runs until it changes.
 import type { Address } from "viem";
 import { db, type Tx } from "../../db/client";
+import { transactionRetried } from "../../db/retry";
 import { onChain } from "../../chain/clients";
 import { env } from "../../shared/env";
 import { AppError } from "../../shared/errors";
@@ -14,6 +15,7 @@ import { debitLedger } from "../rules/debit";
 import { walletProblem } from "../participants/wallet-rules";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { payoutWebhook, type PayoutRow } from "./list";
+import { owedOf, participantSumsCtes, participantSumsSelect, type ParticipantSums } from "./totals";
 import type { SkippedPayout } from "./schemas";
 import { estimateTransferGas, quoteFees, recordTransaction, signTransfer, TX_OPTIONS, type Sender } from "./sender";
 
@@ -25,15 +27,10 @@ async function lockSender(tx: Tx, s: Sender) {
   await tx.$queryRaw`SELECT "address" FROM "PayoutSender" WHERE "environment" = ${s.environment}::"Environment" AND "address" = ${s.address} FOR UPDATE`;
 }
 
-/** What a participant still owes back from reversed rewards that had been paid out, not yet offset by a payout. */
+/** What a participant still owes back from reversed rewards that had been paid out, not yet offset by a payout (payouts/totals.ts owedOf). */
 export async function participantDebtWei(client: Tx | typeof db, participantId: string): Promise<bigint> {
-  const rows = await client.$queryRaw<Array<{ debt: string }>>`
-    SELECT (
-      COALESCE((SELECT SUM("amountWei") FROM "RewardReversal" WHERE "participantId" = ${participantId} AND "outcome" = 'CLAWBACK'), 0)
-      - COALESCE((SELECT SUM("offsetWei") FROM "Payout" WHERE "participantId" = ${participantId} AND "status" <> 'FAILED'), 0)
-    )::text AS "debt"`;
-  const d = toBigInt(rows[0]?.debt ?? "0");
-  return d > 0n ? d : 0n;
+  const [sums] = await client.$queryRawUnsafe<ParticipantSums[]>(`WITH ${participantSumsCtes(`p."id" = $1`)} ${participantSumsSelect}`, participantId);
+  return sums ? owedOf(sums).owedBackWei : 0n;
 }
 
 /** The next nonce: the chain's pending count (read before the lock), never below the highest live nonce recorded. */
@@ -104,6 +101,9 @@ const samePayable = (a: Payable, b: Payable) => a.amountWei === b.amountWei && a
 
 export const belowMinimumMessage = (amountWei: bigint, minWei: bigint) => `${weiToEth(amountWei)} ETH is below the minimum payout of ${weiToEth(minWei)} ETH`;
 
+/** A payout refused because the sending address or the pool has too little ETH (not the participant's doing). */
+export const isShortage = (error: string | null) => /^INSUFFICIENT_(FUNDS|POOL_FOR_GAS):/.test(error ?? "");
+
 /** Records a payout refused before signing (FAILED with its reason; the rewards stay PAYABLE), and the wallet's refusal when it is the wallet's doing. */
 async function refuse(tx: Tx, data: Parameters<Tx["payout"]["create"]>[0]["data"], reason: string, walletFault: boolean): Promise<CreateStep> {
   const payout = await tx.payout.create({ data: { ...data, status: "FAILED", error: reason, failedAt: data.createdAt } });
@@ -122,7 +122,9 @@ export async function markWalletFailed(tx: Tx, participantId: string, wallet: st
  * signed and recorded in one transaction under the sender lock; or a participant passed over
  * (below minPayoutEth, gas too high for the amount) or refused (FAILED: the wallet, or too
  * little ETH); or nothing left to pay. Every chain call (gas estimate, balance, nonce) happens
- * before the transaction, and the pool is locked only for the gas reserve's debit.
+ * before the transaction, and the pool is locked only for the gas reserve's debit. The rewards
+ * are locked before the pool here and after it by a reversal: a deadlock between the two runs
+ * this transaction again (it signs, but sends nothing before it commits).
  * Participants handled in this step are added to `exclude`.
  */
 export async function createNextPayout(s: Sender, exclude: Set<string>, now = new Date()): Promise<CreateStep> {
@@ -154,7 +156,7 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
 
   if (amountWei === 0n) {
     // Entirely offset by earlier clawbacks: settled without a transaction.
-    return db.$transaction(async (tx): Promise<CreateStep> => {
+    return transactionRetried(async (tx): Promise<CreateStep> => {
       await lockSender(tx, s);
       if (!samePayable(seen, await payableOf(tx, s, c.participantId, true))) return { kind: "retry" };
       const payout = await tx.payout.create({ data: { ...base, status: "CONFIRMED", sentAt: now, confirmedAt: now, gasWei: "0" } });
@@ -173,18 +175,18 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
   const estimate = await estimateTransferGas(s, c.walletAddress as Address, amountWei);
   if ("refused" in estimate) return db.$transaction((tx) => refuse(tx, { ...base, chainId }, estimate.refused, true), TX_OPTIONS);
   const gasLimit = estimate.gas;
-  const reserveWei = gasLimit * fees.maxFeePerGas;
+  const quotedReserveWei = gasLimit * fees.maxFeePerGas;
   const maxPercent = BigInt(env.payoutMaxGasPercent);
-  if (maxPercent > 0n && reserveWei * 100n > amountWei * maxPercent) {
+  if (maxPercent > 0n && quotedReserveWei * 100n > amountWei * maxPercent) {
     return {
       kind: "skipped",
-      skipped: { participantId: c.participantId, code: "GAS_TOO_HIGH", message: `Held back: its gas (up to ${weiToEth(reserveWei)} ETH) would exceed ${maxPercent}% of the ${weiToEth(amountWei)} ETH it pays (PAYOUT_MAX_GAS_PERCENT)` },
+      skipped: { participantId: c.participantId, code: "GAS_TOO_HIGH", message: `Held back: its gas (up to ${weiToEth(quotedReserveWei)} ETH) would exceed ${maxPercent}% of the ${weiToEth(amountWei)} ETH it pays (PAYOUT_MAX_GAS_PERCENT)` },
     };
   }
   const onChainWei = await onChain(s.target, "getBalance", () => s.client.getBalance({ address: s.address, blockTag: "pending" }));
   const chainNonce = await onChain(s.target, "getTransactionCount", () => s.client.getTransactionCount({ address: s.address, blockTag: "pending" }));
 
-  return db.$transaction(async (tx): Promise<CreateStep> => {
+  return transactionRetried(async (tx): Promise<CreateStep> => {
     await lockSender(tx, s);
     const pending = await tx.payout.findFirst({ where: { environment: s.environment, fromAddress: s.address, status: "PENDING" }, orderBy: { nonce: "asc" } });
     if (pending) return { kind: "pending", payout: pending };
@@ -192,11 +194,12 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
       exclude.delete(c.participantId);
       return { kind: "retry" };
     }
-    if (onChainWei < amountWei + reserveWei) {
-      return refuse(tx, { ...base, chainId }, `INSUFFICIENT_FUNDS: the deposit address holds ${weiToEth(onChainWei)} ETH; this payout needs ${weiToEth(amountWei)} ETH plus up to ${weiToEth(reserveWei)} ETH of gas`, false);
+    if (onChainWei < amountWei + quotedReserveWei) {
+      return refuse(tx, { ...base, chainId }, `INSUFFICIENT_FUNDS: the deposit address holds ${weiToEth(onChainWei)} ETH; this payout needs ${weiToEth(amountWei)} ETH plus up to ${weiToEth(quotedReserveWei)} ETH of gas`, false);
     }
     const nonce = await nextNonce(tx, s, chainNonce);
-    const signed = await signTransfer(s, { to: c.walletAddress as Address, value: amountWei, nonce, gasLimit, fees, chainId });
+    const signed = await signNew(tx, s, { to: c.walletAddress as Address, value: amountWei, nonce, gasLimit, fees, chainId });
+    const reserveWei = gasLimit * signed.fees.maxFeePerGas;
     // The pool's lock, only for the gas reserve's debit.
     const pool = await lockPool(tx, s.businessId, s.environment);
     const poolWei = await getBalanceWei(tx, s.businessId, s.environment);
@@ -217,6 +220,20 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
     });
     return { kind: "created", payout };
   }, TX_OPTIONS);
+}
+
+/**
+ * Signs the transfer. The same transfer at the same nonce and fees as a failed payout's signs to
+ * the same bytes, whose hash is taken (PayoutTransaction.txHash is unique): a fee a wei higher
+ * makes it a new transaction. Either can be mined, never both (one nonce).
+ */
+async function signNew(tx: Tx, s: Sender, t: Parameters<typeof signTransfer>[1]) {
+  let fees = t.fees;
+  for (;;) {
+    const signed = await signTransfer(s, { ...t, fees });
+    if (!(await tx.payoutTransaction.findUnique({ where: { txHash: signed.txHash }, select: { id: true } }))) return signed;
+    fees = { maxFeePerGas: fees.maxFeePerGas + 1n, maxPriorityFeePerGas: fees.maxPriorityFeePerGas + 1n };
+  }
 }
 
 /** Moves exactly these PAYABLE rewards into the payout; any of them already taken aborts the transaction. */

@@ -13,7 +13,7 @@ import { updateParticipantWallet } from "./wallet";
 import { updateSpendInput } from "../config/schemas";
 import { upsertParticipant } from "../participants/service";
 import { depositAddressFor } from "../../chain/deposit-address";
-import { schedulePayoutJobs } from "./schedule";
+import { schedulePayoutJobs, SHORTAGE_BACKOFF_MS } from "./schedule";
 import { payoutQueue } from "./queue";
 import { reverseRewards } from "../reversals/reversals";
 import { createNextPayout, participantDebtWei } from "./create";
@@ -176,6 +176,26 @@ describe("payout wallets that cannot be one", () => {
     expect(await db.participant.findUniqueOrThrow({ where: { id: referrer.id } })).toMatchObject({ walletFailure: null, walletFailedAt: null });
   });
 
+  it("after a run found too little ETH the schedule waits instead of recording the same refusal every interval; a credited deposit or the wait's end schedules again", async () => {
+    const b = await business({ autoPayoutEnabled: true });
+    const { referrer } = await referral(b.id);
+    await grant(b.id, referrer.id, "0.01");
+    const scheduled = () => db.job.count({ where: { businessId: b.id, type: "REWARD_PAYOUT" } });
+    const refused = await db.payout.create({
+      data: { businessId: b.id, environment: ENV, participantId: referrer.id, walletAddress: WALLET, fromAddress: "0x0", amountWei: weiToDb(ethToWei("0.01")), rewardsWei: weiToDb(ethToWei("0.01")), status: "FAILED", error: "INSUFFICIENT_FUNDS: the deposit address holds 0 ETH", failedAt: new Date(), rewardIds: [] },
+    });
+    await schedulePayoutJobs();
+    expect(await scheduled()).toBe(0);
+    // The wait ends.
+    await schedulePayoutJobs(new Date(refused.createdAt.getTime() + SHORTAGE_BACKOFF_MS));
+    expect(await scheduled()).toBe(1);
+    await db.job.deleteMany({ where: { businessId: b.id, type: "REWARD_PAYOUT" } });
+    // Or a deposit is credited.
+    await db.$transaction((tx) => creditLedger(tx, { businessId: b.id, environment: ENV, amountWei: ethToWei("0.5"), kind: "FUNDING", memo: "deposit" }));
+    await schedulePayoutJobs();
+    expect(await scheduled()).toBe(1);
+  });
+
   it("below minPayoutEth a participant is passed over with the reason, before any chain call", async () => {
     const b = await business({ minPayoutWei: weiToDb(ethToWei("0.05")) });
     const { referrer } = await referral(b.id);
@@ -280,6 +300,28 @@ describe("reversals", () => {
     expect(await participantDebtWei(db, referrer.id)).toBe(ethToWei("0.06"));
     expect((await db.reward.findUniqueOrThrow({ where: { id: next.id } })).payoutStatus).toBe("PAID_OUT");
     expect((await createNextPayout(s, new Set())).kind).toBe("none");
+  });
+
+  it("a clawback is owed back only once its reward's payout is CONFIRMED: while it is SENT (it may still fail and return the ETH to the pool) no later payout offsets it", async () => {
+    const b = await business();
+    const { referrer, referred, referralId } = await referral(b.id);
+    const r = await grant(b.id, referrer.id, "0.1", referralId);
+    const sent = await db.payout.create({
+      data: { businessId: b.id, environment: ENV, participantId: referrer.id, walletAddress: WALLET, fromAddress: `0x${hex()}`, amountWei: weiToDb(ethToWei("0.1")), rewardsWei: weiToDb(ethToWei("0.1")), status: "SENT", rewardIds: [r.id], nonce: 0, txHash: `0x${hex()}`, rawTx: "0x01" },
+    });
+    await db.reward.update({ where: { id: r.id }, data: { payoutStatus: "IN_PAYOUT", payoutId: sent.id } });
+    const out = await reverseRewards({ businessId: b.id, environment: ENV, apiKeyId: null }, { referredUserId: referred.externalId!, reason: "chargeback" });
+    expect(out.body).toMatchObject({ clawbackEth: "0.1" });
+    expect(await participantDebtWei(db, referrer.id)).toBe(0n);
+    expect((await participantTotals(b.id, [referrer.id])).get(referrer.id)).toMatchObject({ clawbackOwedEth: "0" });
+    // A new reward is paid in full, not offset against a clawback that may yet return to the pool.
+    await grant(b.id, referrer.id, "0.04");
+    expect((await payoutQueue(b.id, ENV)).items[0]).toMatchObject({ amountEth: "0.04" });
+
+    // Confirmed: now it is owed back.
+    await db.payout.update({ where: { id: sent.id }, data: { status: "CONFIRMED" } });
+    expect(await participantDebtWei(db, referrer.id)).toBe(ethToWei("0.1"));
+    expect((await participantTotals(b.id, [referrer.id])).get(referrer.id)).toMatchObject({ clawbackOwedEth: "0.1" });
   });
 
   it("a reversal event named in reversalEvents reverses through the tracking pipeline", async () => {

@@ -23,7 +23,7 @@ import type { Hash } from "viem";
 import { db } from "../../db/client";
 import { onChain } from "../../chain/clients";
 import type { Environment } from "../../shared/environment";
-import { createNextPayout } from "./create";
+import { createNextPayout, isShortage } from "./create";
 import { toPayoutOutput } from "./list";
 import type { PayoutOutput, SkippedPayout } from "./schemas";
 import { broadcastPayout, checkPayout, settlePayouts } from "./settle";
@@ -79,6 +79,9 @@ export async function runPayouts(businessId: string, environment: Environment): 
       continue;
     }
     if (step.kind === "created") created.push(step.payout.id);
+    // The sending address or the pool is short: every later payout of this run would be refused
+    // the same way, each a FAILED row and a payout.failed webhook. One says it.
+    if (step.payout.status === "FAILED" && isShortage(step.payout.error)) break;
     if (step.payout.status === "PENDING") {
       const after = await broadcastPayout(s, step.payout.id);
       // Still PENDING: the node did not take it (unreachable); stop here, the next run resends it.

@@ -78,6 +78,9 @@ export async function estimateTransferGas(s: Sender, to: Address, value: bigint)
     // Too little ETH to simulate the transfer: a plain transfer's gas (the balance check refuses the payout).
     if (/insufficient funds/i.test(msg)) return { gas: 21_000n };
     if (/out of gas|exceeds allowance|gas required exceeds|intrinsic gas/i.test(msg)) return tooHungry;
+    // The node's own trouble (internal error, rate limit, missing state) says nothing of the
+    // wallet: 503, nothing written, the next run asks again.
+    if (!REVERTED.test(msg) && nodeTrouble(e, msg)) throw new AppError("CHAIN_UNAVAILABLE", `The ${s.environment} chain could not simulate the transfer (${rpcShort(e)}); try again shortly`, { environment: s.environment });
     const short = (e as { shortMessage?: string }).shortMessage ?? String((e as Error).message);
     return { refused: `WALLET_REFUSED: a transfer to ${to} fails (${short.slice(0, 200)}); runs skip this participant until their wallet changes` };
   }
@@ -122,6 +125,26 @@ export function recordTransaction(tx: Tx, payoutId: string, t: SignedTransfer) {
   });
 }
 
+
+/** What a transfer that fails in the receiver's code answers: a revert or an EVM fault of its code. */
+const REVERTED = /revert|invalid opcode|invalid jump|stack (underflow|overflow)|write protection|static ?call/i;
+/** JSON-RPC codes of a node's own trouble: internal error, resource unavailable, limit exceeded, method unsupported. */
+const NODE_TROUBLE_CODES = new Set([-32603, -32002, -32005, -32004, 429]);
+const NODE_TROUBLE = /header not found|missing trie node|rate limit|too many requests|try again|temporarily|unavailable|overloaded|busy|timeout|timed out/i;
+
+/** True when a failed call or estimate failed for the node's own reasons rather than the receiver's. */
+export function nodeTrouble(e: unknown, msg = rpcMessage(e)): boolean {
+  if (NODE_TROUBLE.test(msg)) return true;
+  let cur: unknown = e;
+  for (let i = 0; cur && i < 6; i++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === "number" && NODE_TROUBLE_CODES.has(code)) return true;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+const rpcShort = (e: unknown) => String((e as { shortMessage?: string }).shortMessage ?? (e as Error).message).slice(0, 200);
 
 export function rpcMessage(e: unknown): string {
   const parts: string[] = [];

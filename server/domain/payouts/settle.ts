@@ -1,7 +1,7 @@
 // Steps 2 and 3 of a payout: broadcast the recorded transaction (PENDING → SENT), then check it
 // on chain (CONFIRMED, back after a reorg, replaced when stuck under the base fee), or FAILED
 // while nothing of it can be mined.
-import type { Address, Hex } from "viem";
+import { TransactionNotFoundError, type Address, type Hash, type Hex } from "viem";
 import { db } from "../../db/client";
 import { isChainDown, onChain } from "../../chain/clients";
 import { AppError } from "../../shared/errors";
@@ -18,7 +18,7 @@ import { minedVersion, recordTransaction, rpcMessage, signTransfer, TX_OPTIONS, 
 const BUMP_NUM = 125n;
 const BUMP_DEN = 100n;
 
-const ALREADY_KNOWN = /already known|known transaction|already imported|already in (the )?(mempool|pool)|transaction already exists/i;
+const ALREADY_KNOWN = /already ?known|known transaction|already imported|already in (the )?(mempool|pool)|transaction already exists/i;
 const NONCE_USED = /nonce too low|nonce has already been used|NONCE_EXPIRED|nonce.*(is )?lower than/i;
 /**
  * Sends the payout's recorded raw transaction. PENDING → SENT. The chain down leaves it as it
@@ -44,7 +44,14 @@ export async function broadcastPayout(s: Sender, payoutId: string): Promise<Payo
         return p;
       }
     } else if (p.status === "PENDING") {
-      return failPayout(s, p.id, `BROADCAST_REJECTED: ${(e as { shortMessage?: string }).shortMessage ?? String((e as Error).message).slice(0, 300)}`);
+      // An answer we do not recognise (a node's own wording of "already known", an internal
+      // error after accepting it): the payout fails only when nothing of it can still be mined.
+      // A version the node holds (pending or mined) was sent, by this call or a concurrent run.
+      if (!(await heldByNode(s, p.id))) {
+        const why = (e as { shortMessage?: string }).shortMessage ?? String((e as Error).message);
+        if (await nonceUsed(s, p.nonce)) return failPayout(s, p.id, `NONCE_CONSUMED: nonce ${p.nonce} of ${s.address} was used by another transaction; nothing was sent`);
+        return failPayout(s, p.id, `BROADCAST_REJECTED: ${why.slice(0, 300)}`);
+      }
     } else {
       await db.payout.update({ where: { id: p.id }, data: { error: `Rebroadcast refused: ${String((e as { shortMessage?: string }).shortMessage ?? (e as Error).message).slice(0, 300)}` } });
       return db.payout.findUniqueOrThrow({ where: { id: p.id } });
@@ -56,6 +63,30 @@ export async function broadcastPayout(s: Sender, payoutId: string): Promise<Payo
     if (r.count === 1) await emitWebhookEvent(tx, payoutWebhook("payout.sent", await tx.payout.findUniqueOrThrow({ where: { id: p.id } }))); // webhook
   }, TX_OPTIONS);
   return db.payout.findUniqueOrThrow({ where: { id: p.id } });
+}
+
+/** True when the node holds a signed version of the payout, pending or mined. */
+async function heldByNode(s: Sender, payoutId: string): Promise<boolean> {
+  const versions = await db.payoutTransaction.findMany({ where: { payoutId }, select: { txHash: true } });
+  for (const v of versions) {
+    const found = await onChain(s.target, "getTransaction", async () => {
+      try {
+        return await s.client.getTransaction({ hash: v.txHash as Hash });
+      } catch (e) {
+        if (e instanceof TransactionNotFoundError) return null;
+        throw e;
+      }
+    });
+    if (found) return true;
+  }
+  return false;
+}
+
+/** True when the sending address has a mined transaction at `nonce` (its mined count is past it). */
+async function nonceUsed(s: Sender, nonce: number | null): Promise<boolean> {
+  if (nonce === null) return false;
+  const mined = await onChain(s.target, "getTransactionCount", () => s.client.getTransactionCount({ address: s.address, blockTag: "latest" }));
+  return mined > nonce;
 }
 
 /**
@@ -139,9 +170,11 @@ async function confirmPayout(s: Sender, p: PayoutRow, txHash: string, blockNumbe
       data: { status: "CONFIRMED", confirmedAt: now, txHash, blockNumber, gasWei: weiToDb(gasSpentWei), error: null },
     });
     if (r.count !== 1) return;
-    await emitWebhookEvent(tx, payoutWebhook("payout.confirmed", await tx.payout.findUniqueOrThrow({ where: { id: p.id } }))); // webhook
+    // Read again under the pool lock: a replacement of a stuck transaction may have raised the reserve since `p` was read.
+    const current = await tx.payout.findUniqueOrThrow({ where: { id: p.id } });
+    await emitWebhookEvent(tx, payoutWebhook("payout.confirmed", current)); // webhook
     await tx.reward.updateMany({ where: { payoutId: p.id, payoutStatus: "IN_PAYOUT" }, data: { payoutStatus: "PAID_OUT" } });
-    const reserve = toBigInt(p.gasReservedWei);
+    const reserve = toBigInt(current.gasReservedWei);
     if (reserve > gasSpentWei) {
       await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: reserve - gasSpentWei, kind: "GAS", memo: `Unused gas reserve of payout ${p.id} returned (used ${weiToEth(gasSpentWei)} ETH)` });
     } else if (gasSpentWei > reserve) {

@@ -33,6 +33,9 @@ export interface ParticipantSums {
  * "Participant" p, with the caller's $n parameters), then `participantSumsSelect`. One query shape
  * for the totals of a page of participants and for a proof's snapshot of all of them. A reward
  * earns its amount less all its reversals, and is owed less what they returned to the pool.
+ * A clawback is owed back once the payout that sent its reward is CONFIRMED: while that payout
+ * may still fail (SENT), a failure returns the clawback to the pool instead, so offsetting it
+ * earlier would credit the pool twice and underpay the participant.
  * For a whole business and environment, `tenantRewards` (on "Reward" r, the same business and
  * environment) replaces the rewards' join to p: a reward's tenant key ties it to a participant of
  * its own business and environment, so the sums are the same, read from that tenant's rewards alone.
@@ -48,9 +51,11 @@ export const participantSumsCtes = (where: string, tenantRewards?: string) => `
            SUM(o."offsetWei") FILTER (WHERE o."status" <> 'FAILED') AS "offset"
          FROM "Payout" o JOIN p ON p."id" = o."participantId" GROUP BY o."participantId"),
   rv AS (SELECT v."participantId" AS id, SUM(v."amountWei") AS clawback
-         FROM "RewardReversal" v JOIN p ON p."id" = v."participantId" WHERE v."outcome" = 'CLAWBACK' GROUP BY v."participantId")`;
+         FROM "RewardReversal" v JOIN p ON p."id" = v."participantId"
+         JOIN "Reward" cr ON cr."id" = v."rewardId" JOIN "Payout" co ON co."id" = cr."payoutId" AND co."status" = 'CONFIRMED'
+         WHERE v."outcome" = 'CLAWBACK' GROUP BY v."participantId")`;
 
-const participantSumsSelect = `
+export const participantSumsSelect = `
   SELECT p."id", p."walletAddress",
     COALESCE(rw.earned, 0)::text AS earned, COALESCE(rw.owed, 0)::text AS owed, COALESCE(po."paidOut", 0)::text AS "paidOut",
     COALESCE(rv.clawback, 0)::text AS clawback, COALESCE(po."offset", 0)::text AS "offset"
