@@ -16,18 +16,18 @@ function safeNext(): string | null {
 
 const noSubscription = () => () => {};
 
-/** The invitation token of an invite link (/sign-up?invite=…); null elsewhere and on the server. */
-function useInviteToken(mode: "sign-in" | "sign-up"): string | null {
-  return useSyncExternalStore(
-    noSubscription,
-    () => (mode === "sign-up" ? new URLSearchParams(window.location.search).get("invite") : null),
-    () => null,
-  );
+/**
+ * The invitation token of an invite link (/sign-up?invite=…, or /sign-in?invite=… for someone who
+ * has an account already); null elsewhere and on the server.
+ */
+function useInviteToken(): string | null {
+  return useSyncExternalStore(noSubscription, () => new URLSearchParams(window.location.search).get("invite"), () => null);
 }
 
 export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
   const router = useRouter();
-  const inviteToken = useInviteToken(mode);
+  const inviteToken = useInviteToken();
+  const accept = trpc.members.accept.useMutation();
   const invitation = trpc.members.invitation.useQuery({ token: inviteToken ?? "" }, { enabled: !!inviteToken && inviteToken.length >= 10, retry: false });
   const invite = inviteToken ? invitation.data : undefined;
   const [typed, setValues] = useState({ name: "", businessName: "", email: "", password: "" });
@@ -37,8 +37,9 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
   const [errors, setErrors] = useState<Partial<Record<FieldName, string>>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
-  // Already signed in: straight to the dashboard.
+  // Already signed in: straight to the dashboard (an invitation's sign-in page asks to sign in, then joins).
   useEffect(() => {
+    if (mode === "sign-in" && inviteToken) return;
     let cancelled = false;
     fetch("/api/auth/get-session", { credentials: "same-origin", cache: "no-store" })
       .then((r) => (r.ok ? r.json() : null))
@@ -49,7 +50,7 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
     return () => {
       cancelled = true;
     };
-  }, [router]);
+  }, [router, mode, inviteToken]);
   const set = (k: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
   function validate(): boolean {
@@ -73,11 +74,27 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
       mode === "sign-up"
         ? await signUp(invite && inviteToken ? { email, password: values.password, name: values.name.trim(), inviteToken } : { email, password: values.password, name: values.name.trim(), businessName: values.businessName.trim() })
         : await signIn({ email, password: values.password });
+    if (result.ok && mode === "sign-in" && invite && inviteToken) {
+      // Signed in with the invited account: the link's token makes it a member.
+      try {
+        await accept.mutateAsync({ token: inviteToken });
+        router.replace("/dashboard");
+      } catch (e) {
+        setPending(false);
+        setFormError((e as Error).message || "Something went wrong.");
+      }
+      return;
+    }
     if (result.ok) {
       router.replace(mode === "sign-up" ? (invited ? "/dashboard" : "/dashboard/get-started") : (safeNext() ?? "/dashboard"));
       return;
     }
     setPending(false);
+    if (mode === "sign-up" && invited && result.field === "email") {
+      // The invited email has an account already: it joins by signing in through the same link.
+      setFormError("An account with this email exists already: use “Sign in to join” below.");
+      return;
+    }
     if (result.field) setErrors({ [result.field]: result.message });
     else setFormError(result.message ?? "Something went wrong.");
   }
@@ -88,13 +105,13 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
         <div className="mb-8 text-center">
           <span className="inline-grid h-11 w-11 place-items-center rounded-xl bg-gradient-to-br from-indigo-500 to-violet-600 text-lg font-bold text-white shadow">R</span>
           <h1 className="mt-4 text-2xl font-semibold tracking-tight text-slate-900">{invite ? `Join ${invite.businessName}` : mode === "sign-up" ? "Create your business account" : "Sign in to your dashboard"}</h1>
-          <p className="mt-1 text-sm text-slate-600">{invite ? `You were invited as ${invite.email}. Choose your name and a password.` : mode === "sign-up" ? "Track referrals and reward the people who bring you customers." : "Welcome back."}</p>
+          <p className="mt-1 text-sm text-slate-600">{invite ? (mode === "sign-in" ? `You were invited as ${invite.email}. Sign in to that account to join.` : `You were invited as ${invite.email}. Choose your name and a password.`) : mode === "sign-up" ? "Track referrals and reward the people who bring you customers." : "Welcome back."}</p>
         </div>
         {inviteToken && invitation.isLoading && <LoadingRows rows={1} label="Checking the invitation" />}
         {inviteToken && invitation.error && (
           <div className="mb-4">
             <Notice tone="warning" title="This invitation link does not work">
-              It was used already, cancelled, or has expired. Ask the owner of the business for a new link. You can still create a business of your own below.
+              It was used already, cancelled, or has expired. Ask the owner of the business for a new link.{mode === "sign-up" ? " You can still create a business of your own below." : ""}
             </Notice>
           </div>
         )}
@@ -119,15 +136,15 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
             {(p) => <Input {...p} name="password" type="password" autoComplete={mode === "sign-up" ? "new-password" : "current-password"} value={values.password} onChange={set("password")} maxLength={128} />}
           </Field>
           <Button type="submit" loading={pending} className="w-full">
-            {invited ? "Join the team" : mode === "sign-up" ? "Create account" : "Sign in"}
+            {invited ? (mode === "sign-in" ? "Sign in and join" : "Join the team") : mode === "sign-up" ? "Create account" : "Sign in"}
           </Button>
         </form>
         <p className="mt-6 text-center text-sm text-slate-600">
           {mode === "sign-up" ? (
             <>
               Already have an account?{" "}
-              <Link href="/sign-in" className="font-medium text-indigo-600 hover:text-indigo-500">
-                Sign in
+              <Link href={invited && inviteToken ? `/sign-in?invite=${encodeURIComponent(inviteToken)}` : "/sign-in"} className="font-medium text-indigo-600 hover:text-indigo-500">
+                {invited ? "Sign in to join" : "Sign in"}
               </Link>
             </>
           ) : (

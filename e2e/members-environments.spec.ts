@@ -2,6 +2,7 @@
 // ownership, remove), honest environments (per-environment settings, a LIVE key created while
 // viewing TEST stays in view) and CSV exports.
 import { expect, test } from "@playwright/test";
+import { expectPageHealthy } from "./a11y";
 import { PASSWORD, readSecret, sdk, signInInBrowser, signUpInBrowser, uniqueEmail } from "./support";
 
 test("invite links: renew, cancel, join without a business name, transfer ownership, remove", async ({ page, browser }) => {
@@ -63,6 +64,27 @@ test("invite links: renew, cancel, join without a business name, transfer owners
   await page.getByTestId("member-row").filter({ hasText: ownerEmail }).getByRole("button", { name: "Remove" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Remove member" }).click();
   await expect(page.getByTestId("member-row")).toHaveCount(1);
+
+  // Invited again, the former owner (an account with no business now) is not attached by email:
+  // the link's sign-in page joins them once they sign in to that account.
+  await invite.getByLabel("Email address").fill(ownerEmail);
+  await invite.getByRole("button", { name: "Invite member" }).click();
+  await expect(page.getByTestId("member-row").filter({ hasText: ownerEmail }).getByText("INVITED")).toBeVisible();
+  const againUrl = (await page.getByTestId("invite-url").textContent())!.trim();
+  const back = await browser.newContext();
+  const former = await back.newPage();
+  await former.goto(againUrl.replace(/^https?:\/\/[^/]+/, ""));
+  await expect(former.getByRole("heading", { name: "Join Link Bakery" })).toBeVisible();
+  await former.getByRole("link", { name: "Sign in to join" }).click();
+  await expect(former).toHaveURL(/\/sign-in\?invite=/);
+  await expect(former.getByRole("heading", { name: "Join Link Bakery" })).toBeVisible();
+  await expect(former.getByLabel("Email")).toHaveValue(ownerEmail);
+  await expectPageHealthy(former, "sign-in through an invitation");
+  await former.getByLabel("Password").fill(PASSWORD);
+  await former.getByRole("button", { name: "Sign in and join" }).click();
+  await expect(former.getByTestId("user-role").first()).toHaveText("Member");
+  await expect(former.getByTestId("business-name").first()).toHaveText("Link Bakery");
+  await back.close();
 });
 
 test("settings per environment, a LIVE key created while viewing TEST stays in view, CSV exports", async ({ page, request }) => {

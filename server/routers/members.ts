@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { addMemberInput, changeMemberRoleInput, invitationOutput, invitationTokenInput, memberIdInput, memberOutput } from "../domain/members/schemas";
-import { addMember, changeMemberRole, getInvitation, listMembers, removeMember, renewInviteLink, transferOwnership } from "../domain/members/service";
+import { acceptInvitation, addMember, changeMemberRole, getInvitation, listMembers, removeMember, renewInviteLink, transferOwnership } from "../domain/members/service";
 import { env } from "../shared/env";
-import { businessProcedure, ownerProcedure, publicProcedure, router } from "../trpc/init";
+import { businessProcedure, ownerProcedure, publicProcedure, router, signedInProcedure } from "../trpc/init";
 
 export const membersRouter = router({
   list: businessProcedure
@@ -40,4 +40,9 @@ export const membersRouter = router({
     .input(invitationTokenInput)
     .output(invitationOutput)
     .query(({ input }) => getInvitation(input.token)),
+  // The sign-in page of an invitation link: a signed-in account with no business joins with the link's token.
+  accept: signedInProcedure
+    .input(invitationTokenInput)
+    .output(z.object({ businessId: z.string(), role: z.enum(["OWNER", "ADMIN", "MEMBER"]) }))
+    .mutation(({ ctx, input }) => acceptInvitation(ctx.user, input.token)),
 });

@@ -89,6 +89,14 @@ export async function requireBusinessCaller(session: () => Promise<SessionUser |
   return { user, membership, businessId: membership.businessId };
 }
 
+/** A signed-in dashboard user, with or without a business (accepting an invitation). */
+export const signedInProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const user = await ctx.session();
+  if (!user) throw new AppError("UNAUTHENTICATED", "Sign in: a valid session is required");
+  if (user.role !== "BUSINESS") throw new AppError("FORBIDDEN", "The BUSINESS role is required");
+  return next({ ctx: { user } });
+});
+
 export const businessProcedure = publicProcedure.use(async ({ ctx, type, path, getRawInput, next }) => {
   const caller = await requireBusinessCaller(ctx.session);
   if (type !== "mutation") return next({ ctx: caller });

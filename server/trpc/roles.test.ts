@@ -7,6 +7,8 @@ import { db } from "../db/client";
 import { addMember } from "../domain/members/service";
 import { env } from "../shared/env";
 import { handleBusinessRest } from "../rest/business-rest";
+import { appRouter } from "../routers/_app";
+import { createContext } from "./init";
 
 let seq = 0;
 const email = (p: string) => `${p}-${Date.now()}-${++seq}@example.com`;
@@ -37,7 +39,7 @@ async function team(role: "MEMBER" | "ADMIN" = "MEMBER") {
   const invited = await addMember(me.body.business.businessId, { email: mail, role }, env.appUrl);
   const token = new URL(invited.inviteUrl!).searchParams.get("invite")!;
   const member = await signUp({ email: mail, inviteToken: token });
-  return { owner, member, businessId: me.body.business.businessId as string, memberId: invited.memberId };
+  return { owner, member, mail, businessId: me.body.business.businessId as string, memberId: invited.memberId };
 }
 
 describe("joining a business", () => {
@@ -52,6 +54,21 @@ describe("joining a business", () => {
     expect(me.body.business.businessId).not.toBe(businessId);
     // The invitation was not used up by the email alone.
     expect(await db.member.findUnique({ where: { id: invited.memberId } })).toMatchObject({ status: "INVITED", userId: null });
+  });
+
+  it("an account with no business (a removed member) is invited again, not attached: it joins by signing in and accepting the link", async () => {
+    const { owner, member, mail, businessId, memberId } = await team("MEMBER");
+    expect((await call(owner, "DELETE", `/business/members/${memberId}`)).status).toBe(200);
+    const again = await call(owner, "POST", "/business/members", { email: mail, role: "ADMIN" });
+    expect(again.body).toMatchObject({ status: "INVITED", userId: null, inviteUrl: expect.stringContaining("invite=") });
+    expect((await call(member, "GET", "/business/me")).status).toBe(403);
+    const token = new URL(again.body.inviteUrl).searchParams.get("invite")!;
+    const as = (bearer: string) => appRouter.createCaller(createContext(new Request("http://127.0.0.1/api/trpc/members.accept", { method: "POST", headers: { authorization: `Bearer ${bearer}` } })));
+    // The owner (an account with a business) cannot take it; the invited account can, once.
+    await expect(as(owner).members.accept({ token })).rejects.toMatchObject({ code: "UNPROCESSABLE_CONTENT" });
+    expect(await as(member).members.accept({ token })).toEqual({ businessId, role: "ADMIN" });
+    expect((await call(member, "GET", "/business/me")).body).toMatchObject({ role: "ADMIN", business: { businessId } });
+    await expect(as(member).members.accept({ token })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("with the token, the invited person joins as the role the owner chose", async () => {

@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "../../db/client";
-import { addMember, findMembership, getInvitation, listMembers, onUserSignedUp, removeMember, renewInviteLink, transferOwnership } from "./service";
+import { acceptInvitation, addMember, findMembership, getInvitation, listMembers, onUserSignedUp, removeMember, renewInviteLink, transferOwnership } from "./service";
 
 const hex = () => randomBytes(5).toString("hex");
 const APP = "https://app.example.com";
@@ -22,6 +22,63 @@ async function ownerBusiness() {
 const tokenOf = (url: string | null) => new URL(url!).searchParams.get("invite")!;
 
 describe("members", () => {
+  it("an email with an account but no business is invited, not attached: it joins only by accepting the link signed in as that account", async () => {
+    const { businessId } = await ownerBusiness();
+    // An account anyone could have created with this email (accounts are not verified by mail).
+    const squatter = await user(`alice-${hex()}@corp.example`);
+    const added = await addMember(businessId, { email: squatter.email, role: "ADMIN" }, APP);
+    expect(added).toMatchObject({ status: "INVITED", userId: null, inviteUrl: expect.stringContaining("/sign-up?invite=") });
+    expect(await findMembership(squatter.id)).toBeNull();
+
+    // Another account cannot use the link; a wrong token is a 404.
+    const other = await user(`other-${hex()}@example.com`);
+    await expect(acceptInvitation(other, tokenOf(added.inviteUrl))).rejects.toMatchObject({ code: "UNPROCESSABLE" });
+    await expect(acceptInvitation(squatter, "x".repeat(43))).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(await findMembership(other.id)).toBeNull();
+
+    // The account with the link joins, once.
+    expect(await acceptInvitation(squatter, tokenOf(added.inviteUrl))).toEqual({ businessId, role: "ADMIN" });
+    expect(await findMembership(squatter.id)).toMatchObject({ businessId, role: "ADMIN" });
+    await expect(acceptInvitation(squatter, tokenOf(added.inviteUrl))).rejects.toMatchObject({ code: "NOT_FOUND" });
+
+    // An account that belongs to a business already cannot join a second one.
+    const late = await addMember(businessId, { email: `late-${hex()}@example.com`, role: "MEMBER" }, APP);
+    const lateUser = await user(late.email);
+    const second = await ownerBusiness();
+    await db.member.create({ data: { businessId: second.businessId, userId: lateUser.id, email: lateUser.email, role: "MEMBER" } });
+    await expect(acceptInvitation(lateUser, tokenOf(late.inviteUrl))).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(await findMembership(lateUser.id)).toMatchObject({ businessId: second.businessId });
+  });
+
+  it("the database keeps one owner per business", async () => {
+    const { businessId } = await ownerBusiness();
+    const ann = await user(`ann-${hex()}@example.com`);
+    const row = await addMember(businessId, { email: ann.email, role: "MEMBER" }, APP);
+    await acceptInvitation(ann, tokenOf(row.inviteUrl));
+    await expect(db.member.update({ where: { id: row.memberId }, data: { role: "OWNER" } })).rejects.toThrow(/Member_one_owner_key|Unique constraint/);
+  });
+
+  it("two transfers of ownership at once leave one owner; a member removed while ownership moves to them is not removed as the owner", async () => {
+    const { businessId, owner } = await ownerBusiness();
+    const people = await Promise.all([user(`x-${hex()}@example.com`), user(`y-${hex()}@example.com`)]);
+    const rows = [];
+    for (const p of people) {
+      const r = await addMember(businessId, { email: p.email, role: "MEMBER" }, APP);
+      await acceptInvitation(p, tokenOf(r.inviteUrl));
+      rows.push(r);
+    }
+    const results = await Promise.allSettled(rows.map((r) => transferOwnership(businessId, owner.id, r.memberId)));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const owners = (await listMembers(businessId)).filter((m) => m.role === "OWNER");
+    expect(owners).toHaveLength(1);
+    const business = await db.business.findUniqueOrThrow({ where: { id: businessId } });
+    expect(owners[0].userId).toBe(business.ownerId);
+
+    // The new owner's row cannot be removed, whatever the caller read before.
+    await expect(removeMember(businessId, owners[0].memberId)).rejects.toMatchObject({ code: "UNPROCESSABLE" });
+    expect((await listMembers(businessId)).filter((m) => m.role === "OWNER")).toHaveLength(1);
+  });
+
   it("an invitation link names the business, works once, and a new link replaces the old", async () => {
     const { businessId } = await ownerBusiness();
     const email = `mia-${hex()}@example.com`;
@@ -89,7 +146,7 @@ describe("members", () => {
 
     const bob = await user(`bob-${hex()}@example.com`);
     const added = await addMember(businessId, { email: bob.email, role: "MEMBER" }, APP);
-    expect(added).toMatchObject({ status: "ACTIVE", inviteUrl: null });
+    await acceptInvitation(bob, tokenOf(added.inviteUrl));
     expect(await findMembership(bob.id)).not.toBeNull();
     await removeMember(businessId, added.memberId);
     expect(await findMembership(bob.id)).toBeNull();
@@ -104,6 +161,7 @@ describe("members", () => {
     const { businessId, owner } = await ownerBusiness();
     const ann = await user(`ann-${hex()}@example.com`);
     const annRow = await addMember(businessId, { email: ann.email, role: "MEMBER" }, APP);
+    await acceptInvitation(ann, tokenOf(annRow.inviteUrl));
     const pending = await addMember(businessId, { email: `p-${hex()}@example.com`, role: "MEMBER" }, APP);
     await expect(transferOwnership(businessId, owner.id, pending.memberId)).rejects.toMatchObject({ code: "UNPROCESSABLE" });
     await transferOwnership(businessId, owner.id, annRow.memberId);

@@ -98,7 +98,12 @@ export async function listMembers(businessId: string): Promise<MemberOutput[]> {
   return rows.map(toOutput);
 }
 
-/** Adds a member by email: attached at once if that person already has an account with no business, else invited. */
+/**
+ * Invites a member by email: an invitation (INVITED) with its one-time link, whether or not that
+ * email has an account. Knowing an email proves nothing (accounts are not verified by mail), so
+ * nobody joins a business without the link: a new person signs up through it, someone with an
+ * account signs in through it (acceptInvitation).
+ */
 export async function addMember(businessId: string, input: { email: string; role: "ADMIN" | "MEMBER" }, appUrl: string): Promise<MemberOutput> {
   const email = input.email.toLowerCase();
   const existing = await db.member.findUnique({ where: { businessId_email: { businessId, email } } });
@@ -106,24 +111,42 @@ export async function addMember(businessId: string, input: { email: string; role
   const user = await db.user.findUnique({ where: { email }, include: { membership: true } });
   if (user?.membership) throw new AppError("CONFLICT", "This person already belongs to another business");
   try {
-    const invite = user ? null : newInvite();
+    const invite = newInvite();
     const m = await db.member.create({
-      data: {
-        businessId,
-        email,
-        role: input.role,
-        userId: user?.id ?? null,
-        status: user ? "ACTIVE" : "INVITED",
-        inviteTokenHash: invite?.inviteTokenHash ?? null,
-        inviteExpiresAt: invite?.inviteExpiresAt ?? null,
-      },
+      data: { businessId, email, role: input.role, userId: null, status: "INVITED", inviteTokenHash: invite.inviteTokenHash, inviteExpiresAt: invite.inviteExpiresAt },
       include: { user: { select: { name: true } } },
     });
-    return { ...toOutput(m), inviteUrl: invite ? inviteUrl(appUrl, invite.token) : null };
+    return { ...toOutput(m), inviteUrl: inviteUrl(appUrl, invite.token) };
   } catch (e) {
     if ((e as { code?: string }).code === "P2002") throw new AppError("CONFLICT", "This email is already a member of the business");
     throw e;
   }
+}
+
+/**
+ * A signed-in user with no business joins through an invitation for their email: the link's
+ * token and the account's password together (the sign-in page of an invitation link).
+ */
+export async function acceptInvitation(user: { id: string; email: string }, token: string): Promise<{ businessId: string; role: MemberRole }> {
+  return db.$transaction(async (tx) => {
+    const invite = await tx.member.findFirst({ where: pendingWhere(user.email, token) });
+    if (!invite) {
+      const any = await tx.member.findUnique({ where: { inviteTokenHash: hashToken(token) }, select: { email: true, status: true, inviteExpiresAt: true } });
+      if (any && any.status === "INVITED" && any.inviteExpiresAt && any.inviteExpiresAt > new Date() && any.email !== user.email.toLowerCase()) {
+        throw new AppError("UNPROCESSABLE", `This invitation is for ${any.email}: sign in with that account.`);
+      }
+      throw new AppError("NOT_FOUND", "This invitation link is not valid: it was used, cancelled or has expired. Ask the owner for a new one.");
+    }
+    // One business per account: the unique userId of Member refuses a second one, even concurrently.
+    if (await tx.member.findUnique({ where: { userId: user.id }, select: { id: true } })) throw new AppError("CONFLICT", "This account already belongs to a business");
+    try {
+      await tx.member.update({ where: { id: invite.id }, data: { userId: user.id, status: "ACTIVE", inviteTokenHash: null, inviteExpiresAt: null } });
+    } catch (e) {
+      if ((e as { code?: string }).code === "P2002") throw new AppError("CONFLICT", "This account already belongs to a business");
+      throw e;
+    }
+    return { businessId: invite.businessId, role: invite.role };
+  });
 }
 
 async function ownedMember(businessId: string, memberId: string) {
@@ -157,14 +180,20 @@ export async function changeMemberRole(businessId: string, memberId: string, rol
 /** Removes a member or cancels an invitation. The owner cannot be removed (transfer ownership first). */
 export async function removeMember(businessId: string, memberId: string): Promise<MemberOutput> {
   const m = await ownedMember(businessId, memberId);
-  if (m.role === "OWNER") throw new AppError("UNPROCESSABLE", "The owner cannot be removed: transfer ownership to another member first");
-  const removed = await db.member.delete({ where: { id: m.id }, include: { user: { select: { name: true } } } });
-  return toOutput(removed);
+  const ownerOnly = () => new AppError("UNPROCESSABLE", "The owner cannot be removed: transfer ownership to another member first");
+  if (m.role === "OWNER") throw ownerOnly();
+  // The role guard is in the delete: a transfer of ownership to this member meanwhile keeps them.
+  const user = m.userId ? await db.user.findUnique({ where: { id: m.userId }, select: { name: true } }) : null;
+  const { count } = await db.member.deleteMany({ where: { id: m.id, businessId, role: { not: "OWNER" } } });
+  if (count === 0) throw ownerOnly();
+  return toOutput({ ...m, user });
 }
 
 /** The owner hands the business to an active member and becomes a member. */
 export async function transferOwnership(businessId: string, fromUserId: string, memberId: string): Promise<MemberOutput[]> {
   await db.$transaction(async (tx) => {
+    // One transfer of a business at a time: two at once would each demote the same owner.
+    await tx.$queryRaw`SELECT id FROM "Business" WHERE id = ${businessId} FOR UPDATE`;
     const target = await tx.member.findFirst({ where: { id: memberId, businessId } });
     if (!target) throw notFound("Member");
     if (target.status !== "ACTIVE" || !target.userId) throw new AppError("UNPROCESSABLE", "Ownership can only go to a member who has joined");
@@ -172,7 +201,9 @@ export async function transferOwnership(businessId: string, fromUserId: string, 
     const current = await tx.member.findFirst({ where: { businessId, userId: fromUserId, role: "OWNER" } });
     if (!current) throw new AppError("NOT_OWNER", "Only the owner of the business can do this");
     await tx.member.update({ where: { id: current.id }, data: { role: "MEMBER" } });
-    await tx.member.update({ where: { id: target.id }, data: { role: "OWNER" } });
+    // Removed meanwhile (the delete does not wait for the business lock): nothing changes.
+    const promoted = await tx.member.updateMany({ where: { id: target.id, businessId, status: "ACTIVE" }, data: { role: "OWNER" } });
+    if (promoted.count !== 1) throw notFound("Member");
     await tx.business.update({ where: { id: businessId }, data: { ownerId: target.userId } });
   });
   return listMembers(businessId);
