@@ -28,7 +28,7 @@ export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(() => new QueryClient({ queryCache: new QueryCache({ onError: onAuthError }), mutationCache: new MutationCache({ onError: onAuthError }), defaultOptions: { queries: { retry: shouldRetry, staleTime: 0, refetchOnWindowFocus: true } } }));
   // staleTime 0: events, rewards and balances change behind the page's back (SDK traffic), so a
   // page always refetches when it mounts, showing the cached copy meanwhile.
-  const [trpcClient] = useState(() => trpc.createClient({ links: [httpBatchLink({ url: "/api/trpc" })] }));
+  const [trpcClient] = useState(() => trpc.createClient({ links: [httpBatchLink({ url: "/api/trpc", maxItems: 25 })] }));
   return (
     <trpc.Provider client={trpcClient} queryClient={queryClient}>
       <QueryClientProvider client={queryClient}>

@@ -35,6 +35,12 @@ export const auth = betterAuth({
     before: createAuthMiddleware(async (ctx) => {
       const problem = ctx.body === undefined ? null : inspectJson(ctx.body);
       if (problem) throw new APIError("BAD_REQUEST", { message: `${problem.path}: ${problem.message}`, code: "VALIDATION_ERROR" });
+      if (ctx.path === "/sign-up/email" || ctx.path === "/update-user") {
+        // The provider's own schema leaves these unbounded; they are shown on every members list.
+        const { name, image } = (ctx.body ?? {}) as { name?: unknown; image?: unknown };
+        if (typeof name === "string" && name.length > 100) throw new APIError("BAD_REQUEST", { message: "name: at most 100 characters", code: "VALIDATION_ERROR" });
+        if (typeof image === "string" && image.length > 2048) throw new APIError("BAD_REQUEST", { message: "image: at most 2048 characters", code: "VALIDATION_ERROR" });
+      }
       if (ctx.path !== "/sign-up/email") return;
       const body = (ctx.body ?? {}) as { email?: unknown; businessName?: unknown; inviteToken?: unknown };
       const businessName = typeof body.businessName === "string" ? body.businessName.trim() : "";

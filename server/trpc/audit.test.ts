@@ -4,6 +4,7 @@
 // participant's personal data is written to it.
 import { describe, expect, it } from "vitest";
 import { db } from "../db/client";
+import { audited } from "./audit";
 import { domainBusiness } from "../../tests/support/domain";
 import { staff } from "../../tests/support/staff";
 
@@ -27,6 +28,21 @@ describe("staff audit log", () => {
     expect(key.secret.length).toBeGreaterThan(20);
     expect(JSON.stringify(created)).not.toContain(key.secret);
     expect(await owner.caller.auditLog.verify()).toMatchObject({ ok: true, entries: 3 });
+  });
+
+  it("keeps a transaction hash (public, names what was credited) and drops every secret and its hash", async () => {
+    const { businessId } = await domainBusiness();
+    const owner = await staff(businessId, "OWNER");
+    const txHash = `0x${"ab".repeat(32)}`;
+    const input = { environment: "TEST", txHash, keyHash: "k-hash", previousKeyHash: "p-hash", secret: "s3cret", inviteTokenHash: "i-hash", rawTx: "0xraw" };
+    await audited({ businessId, user: owner.user, headers: new Headers() }, "funding.verify", input, async () => {
+      // As the funding route does: its change in a transaction, which carries the entry (input as `after`).
+      await db.$transaction(async (tx) => tx.business.findUnique({ where: { id: businessId } }));
+      return { ok: true as const, data: { credited: true } };
+    });
+    const { data } = await owner.caller.auditLog.list({});
+    expect(data[0]).toMatchObject({ action: "funding.verify", after: { environment: "TEST", txHash } });
+    for (const v of ["k-hash", "p-hash", "s3cret", "i-hash", "0xraw"]) expect(JSON.stringify(data[0])).not.toContain(v);
   });
 
   it("records nothing for a refused or failed mutation, and filters by actor, action and time", async () => {

@@ -35,7 +35,8 @@ const SETTINGS: Record<string, string[]> = {
 
 // Never in the log: secrets and their hashes; and, outside staff records, a participant's personal
 // data (the log is append-only, so an erasure could not take it back out).
-const SECRET = /hash|secret|ciphertext|token|^key$|rawTx|password|inviteUrl/i;
+// A transaction hash is public and names what was credited or paid: kept.
+const SECRET = /^(?!txHash$).*(hash|secret|ciphertext|token|password|inviteUrl)|^key$|rawTx/i;
 const PERSONAL = /^(email|name|handle|externalId|metadata|referredUserEmail|userEmail|referrerEmail)$/;
 
 function clean(value: unknown, personal: boolean): unknown {

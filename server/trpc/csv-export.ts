@@ -13,6 +13,7 @@ import { listAuditLogInput } from "../domain/audit/schemas";
 import { auditLogCsv } from "../domain/audit/service";
 import { ledgerExportLines } from "../domain/ledger/verify";
 import { AppError, errorResponse } from "../shared/errors";
+import { assertCleanUrl } from "../shared/json-guard";
 import { createContext, requireBusinessCaller } from "./init";
 
 const KINDS = {
@@ -64,7 +65,11 @@ export async function handleCsvExport(req: Request, kind: string): Promise<Respo
     const { businessId, membership } = await requireBusinessCaller(createContext(req).session);
     const spec = KINDS[kind as keyof typeof KINDS];
     if ("ownerOnly" in spec && membership.role !== "OWNER") throw new AppError("NOT_OWNER", "Only the owner of the business can do this");
-    const query = Object.fromEntries(new URL(req.url).searchParams);
+    const url = new URL(req.url);
+    // The text rules of every input (no NUL or other control characters) before the 200 goes out:
+    // the database would refuse such a filter mid-stream.
+    assertCleanUrl(url);
+    const query = Object.fromEntries(url.searchParams);
     const parsed = spec.input.safeParse(query);
     if (!parsed.success) throw parsed.error;
     const filters = parsed.data as z.infer<typeof spec.input>;

@@ -86,6 +86,33 @@ describe("bad input is a 400, never a 500", () => {
     }
   });
 
+  it("an oversized body to the dashboard's tRPC or the sign-up route is a 413 before it is parsed, signed in or not; a batch of too many calls is a 400", async () => {
+    const big = JSON.stringify({ 0: { json: { name: "x".repeat(100 * 1024) } } });
+    for (const headers of [{}, { authorization: `Bearer ${owner.token}` }] as Record<string, string>[]) {
+      const r = await raw("POST", "/api/trpc/apiKeys.create?batch=1", big, { origin: baseUrl(), ...headers });
+      expect(r.status).toBe(413);
+      expect(r.body.error.code).toBe("PAYLOAD_TOO_LARGE");
+    }
+    const signUpBig = await raw("POST", "/api/auth/sign-up/email", JSON.stringify({ email: "big@example.com", password: "password-1", name: "n", businessName: "x".repeat(20 * 1024) }), { origin: baseUrl() });
+    expect(signUpBig.status).toBe(413);
+    const longName = await raw("POST", "/api/auth/sign-up/email", JSON.stringify({ email: `long-${Date.now()}@example.com`, password: "password-1", name: "n".repeat(101), businessName: "B" }), { origin: baseUrl() });
+    expect(longName.status).toBe(400);
+    const calls = Array.from({ length: 26 }, () => "me.get").join(",");
+    const batch = await request(baseUrl(), "GET", `/api/trpc/${calls}?batch=1`, undefined, { authorization: `Bearer ${owner.token}` });
+    expect(batch.status, JSON.stringify(batch.body).slice(0, 300)).toBe(400);
+    // The dashboard's own sizes still pass.
+    const ok = await request(baseUrl(), "GET", `/api/trpc/me.get,me.get?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: {}, 1: {} }))}`, undefined, { authorization: `Bearer ${owner.token}` });
+    expect(ok.status, JSON.stringify(ok.body).slice(0, 300)).toBe(200);
+  });
+
+  it("an export filter with a NUL or another control character is a 400 before any line is sent, as the list routes answer it", async () => {
+    for (const path of ["/api/export/audit-log?actor=%00", "/api/export/events?environment=TEST&eventName=a%00b", "/api/export/referrals?environment=TEST&q=%01"]) {
+      const r = await owner.call("GET", path);
+      expect(r.status, path).toBe(400);
+      expect(r.body.error.code, path).toBe("VALIDATION_ERROR");
+    }
+  });
+
   it("fuzz: 4xx with the error shape or success, never 5xx (SDK and business)", async () => {
     const targets: Array<[string, string, Record<string, string>]> = [
       ["POST", "/track", { "x-api-key": secret }],

@@ -41,4 +41,24 @@ describe("authenticateApiKey, concurrent requests", () => {
     expect(await authenticateApiKey(k.secret)).toBeNull();
     expect((await inFlight).every((x) => x?.apiKeyId === other.apiKeyId)).toBe(true);
   });
+
+  it("two rotations at once: one hands out a secret that works, the other is a 409 (no secret dead on arrival); a rotation racing a revocation never hands out a secret that works", async () => {
+    const a = await testBusiness();
+    const k = await createApiKey(a.businessId, { environment: "TEST" });
+    const both = await Promise.allSettled([rotateApiKey(a.businessId, k.apiKeyId, 3600), rotateApiKey(a.businessId, k.apiKeyId, 3600)]);
+    const won = both.filter((r) => r.status === "fulfilled").map((r) => (r as PromiseFulfilledResult<{ secret: string }>).value);
+    const lost = both.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason as { code?: string });
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    for (const w of won) expect(await authenticateApiKey(w.secret), "every secret handed out works").not.toBeNull();
+    for (const l of lost) expect(l.code).toBe("CONFLICT");
+
+    // Revoked between a rotation's read and its write: the write finds nothing to rotate.
+    const r = await createApiKey(a.businessId, { environment: "TEST" });
+    const revoking = db.apiKey.update({ where: { id: r.apiKeyId }, data: { status: "REVOKED", revokedAt: new Date() } });
+    const rotating = rotateApiKey(a.businessId, r.apiKeyId, 0);
+    await revoking;
+    const out = await rotating.then((v) => v, (e: { code?: string }) => e);
+    if ("secret" in out) expect(await authenticateApiKey(out.secret)).toBeNull();
+    else expect(["CONFLICT", "UNPROCESSABLE"]).toContain(out.code);
+  });
 });

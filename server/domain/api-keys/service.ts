@@ -89,8 +89,11 @@ export async function rotateApiKey(businessId: string, apiKeyId: string, expires
   if (key.status === "REVOKED") throw new AppError("UNPROCESSABLE", "A revoked key cannot be rotated");
   const { secret, hash, prefix } = generateSecret(key.environment, key.kind);
   const now = new Date();
-  const row = await db.apiKey.update({
-    where: { id: key.id },
+  // Conditional on the secret read above and the key still active: of two rotations at once, the
+  // second would otherwise end the first's new secret at once (no grace), and a rotation racing a
+  // revocation would hand out a secret of a revoked key.
+  const { count } = await db.apiKey.updateMany({
+    where: { id: key.id, keyHash: key.keyHash, status: { not: "REVOKED" } },
     data: {
       keyHash: hash,
       prefix,
@@ -99,6 +102,8 @@ export async function rotateApiKey(businessId: string, apiKeyId: string, expires
       previousExpiresAt: expiresInSeconds > 0 ? new Date(now.getTime() + expiresInSeconds * 1000) : null,
     },
   });
+  if (count === 0) throw new AppError("CONFLICT", "The key was rotated or revoked meanwhile: reload it and try again");
+  const row = await db.apiKey.findUniqueOrThrow({ where: { id: key.id } });
   return { ...toApiKeyOutput(row), secret, warnings: warningsFor(row) };
 }
 
