@@ -47,7 +47,7 @@ describe("authenticateApiKey, concurrent requests", () => {
     const k = await createApiKey(a.businessId, { environment: "TEST" });
     const both = await Promise.allSettled([rotateApiKey(a.businessId, k.apiKeyId, 3600), rotateApiKey(a.businessId, k.apiKeyId, 3600)]);
     const won = both.filter((r) => r.status === "fulfilled").map((r) => (r as PromiseFulfilledResult<{ secret: string }>).value);
-    const lost = both.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason as { code?: string });
+    const lost = both.filter((r) => r.status === "rejected").map((r) => r.reason as { code?: string });
     expect(won.length).toBeGreaterThanOrEqual(1);
     for (const w of won) expect(await authenticateApiKey(w.secret), "every secret handed out works").not.toBeNull();
     for (const l of lost) expect(l.code).toBe("CONFLICT");
