@@ -54,6 +54,34 @@ describe("participant privacy", () => {
     expect(JSON.stringify(bodies)).not.toContain(referredEmail);
   }, 120_000);
 
+  it("erasing one person leaves another's messages alone when they share a name or a user id; finished referral applies lose the person's input", async () => {
+    const { businessId, scope } = await domainBusiness();
+    const owner = await staff(businessId, "OWNER");
+    const endpoint = await db.webhookEndpoint.create({ data: { businessId, environment: "TEST", url: "https://hooks.example.com/x", secretCiphertext: "x", secretPrefix: "whsec_x" } });
+    const erased = await participant(scope, { name: "Pat Common", userId: "1" });
+    const kept = await participant(scope, { name: "Pat Common", userId: "2" });
+    const message = (id: string, who: { participantId: string; email: string | null }, userId: string) =>
+      db.webhookMessage.create({
+        data: { id, endpointId: endpoint.id, businessId, environment: "TEST", eventType: "participant.updated", body: JSON.stringify({ type: "participant.updated", data: { participantId: who.participantId, name: "Pat Common", userId, email: who.email, environment: "TEST", note: "1" } }) },
+      });
+    const suffix = Math.random().toString(36).slice(2);
+    await message(`msg-erased-${suffix}`, erased, "1");
+    await message(`msg-kept-${suffix}`, kept, "2");
+    const job = await db.job.create({
+      data: { businessId, environment: "TEST", type: "SDK_REFERRAL_APPLY", status: "SUCCEEDED", payload: { referralCode: "X", referredUserEmail: erased.email, referredUserName: "Pat Common", referredUserId: "1" }, finishedAt: new Date() },
+    });
+
+    await owner.caller.participants.erase({ participantId: erased.participantId });
+    const after = await db.webhookMessage.findUniqueOrThrow({ where: { id: `msg-erased-${suffix}` } });
+    expect(after.body).not.toContain("Pat Common");
+    expect(after.body).not.toContain(erased.email!);
+    const other = JSON.parse((await db.webhookMessage.findUniqueOrThrow({ where: { id: `msg-kept-${suffix}` } })).body) as { data: Record<string, unknown> };
+    expect(other.data).toMatchObject({ name: "Pat Common", userId: "2", email: kept.email, environment: "TEST", note: "1" });
+    const payload = JSON.stringify((await db.job.findUniqueOrThrow({ where: { id: job.id } })).payload);
+    expect(payload).not.toContain(erased.email!);
+    expect(payload).not.toContain("Pat Common");
+  });
+
   it("answers 404 for another business's participant", async () => {
     const a = await domainBusiness();
     const b = await domainBusiness();

@@ -74,10 +74,24 @@ export async function eraseParticipant(businessId: string, participantId: string
           data: { metadata: scrub(e.metadata, values) as object, referrer: e.referrer && values.has(e.referrer.toLowerCase()) ? ERASED : e.referrer },
         });
       }
-      // Webhook bodies already written repeat the values; what was sent is gone, what is kept is scrubbed.
-      for (const v of [p.email, p.externalId, p.name].filter((x): x is string => !!x)) {
-        await tx.$executeRaw`UPDATE "WebhookMessage" SET "body" = replace("body", ${JSON.stringify(v)}, ${JSON.stringify(ERASED)})
-          WHERE "businessId" = ${businessId} AND "environment" = ${p.environment}::"Environment" AND strpos("body", ${JSON.stringify(v)}) > 0`;
+      // Webhook bodies already written repeat the values; what was sent is gone, what is kept is
+      // scrubbed. An email is the person's wherever it appears; a name or a user id can be anyone's
+      // ("John", "1"), so those go only from messages that name this participant (or their email:
+      // scrubbed last).
+      const pid = JSON.stringify(p.id);
+      const mail = p.email ? JSON.stringify(p.email) : null;
+      for (const v of [p.externalId, p.name, p.email].filter((x): x is string => !!x)) {
+        const quoted = JSON.stringify(v);
+        const anywhere = v === p.email;
+        await tx.$executeRaw`UPDATE "WebhookMessage" SET "body" = replace("body", ${quoted}, ${JSON.stringify(ERASED)})
+          WHERE "businessId" = ${businessId} AND "environment" = ${p.environment}::"Environment" AND strpos("body", ${quoted}) > 0
+            AND (${anywhere} OR strpos("body", ${pid}) > 0 OR (${mail}::text IS NOT NULL AND strpos("body", ${mail}::text) > 0))`;
+        // Finished referral applies keep their input (email, name, user id) until the job retention
+        // sweep: scrubbed the same way. Queued ones still need it to run.
+        await tx.$executeRaw`UPDATE "Job" SET "payload" = replace("payload"::text, ${quoted}, ${JSON.stringify(ERASED)})::jsonb
+          WHERE "businessId" = ${businessId} AND "environment" = ${p.environment}::"Environment" AND "status" IN ('SUCCEEDED', 'FAILED')
+            AND strpos("payload"::text, ${quoted}) > 0
+            AND (${anywhere} OR strpos(COALESCE("result"::text, ''), ${pid}) > 0 OR (${mail}::text IS NOT NULL AND strpos("payload"::text, ${mail}::text) > 0))`;
       }
     }
     if (!already) {
