@@ -17,6 +17,7 @@ import {
   mineBlocks,
   payoutBusiness,
   referrerWithWallet,
+  restartChain,
   rpcCall,
   runPayouts,
   startChainApp,
@@ -310,6 +311,21 @@ describe("payouts", () => {
     const paid = await runRaw(b);
     expect(paid.body.payouts).toMatchObject([{ participantId: ref.participantId, status: "CONFIRMED" }]);
     expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.01"));
+  }, 120_000);
+
+  it("the in-memory TEST chain restarts empty under the same database: the nonces recorded on the old one do not strand new payouts", async () => {
+    // Last in this suite: the chain it restarts is this suite's.
+    const { b, ref } = await earning(c);
+    expect(await runPayouts(b)).toMatchObject([{ status: "CONFIRMED", nonce: 0 }]);
+
+    await restartChain(c);
+    await fund(c, b.owner, "1");
+    const next = await referrerWithWallet(b);
+    await earn(b, next.referralCode);
+    const [paid] = await runPayouts(b);
+    expect(paid, JSON.stringify(paid)).toMatchObject({ participantId: next.participantId, status: "CONFIRMED", nonce: 0 });
+    expect(await balanceOf(c, next.wallet)).toBe(parseEther("0.01"));
+    expect(await balanceOf(c, ref.wallet)).toBe(0n); // the old chain's payment is gone with it
   }, 120_000);
 });
 

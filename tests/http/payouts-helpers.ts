@@ -61,7 +61,7 @@ export async function startChainApp(extraEnv: Record<string, string> = {}): Prom
   const proxy = await rpcProxy(rpc, faults);
   const app = await startApp({ CHAIN_RPC_URL_TEST: proxy.url, PAYOUT_INTERVAL_MS: "0", ...extraEnv });
   const client = createPublicClient({ transport: http(rpc) });
-  return {
+  const chainApp: ChainApp = {
     rpc,
     app,
     chain,
@@ -69,10 +69,22 @@ export async function startChainApp(extraEnv: Record<string, string> = {}): Prom
     faults,
     async stop() {
       await app.stop();
-      chain?.kill("SIGTERM");
+      this.chain?.kill("SIGTERM");
       await proxy.close();
     },
   };
+  return chainApp;
+}
+
+/** Stops the app's chain and starts an empty one on the same port, as a restart of the in-memory development chain does. */
+export async function restartChain(c: ChainApp) {
+  const old = c.chain;
+  if (old && old.exitCode === null) {
+    const exited = new Promise((r) => old.once("exit", r));
+    old.kill("SIGTERM");
+    await exited;
+  }
+  c.chain = await startLocalChain({ port: Number(new URL(c.rpc).port), reuse: false, log: "ignore" });
 }
 
 export const rpcCall = (c: ChainApp, method: string, params: unknown[] = []) => c.client.request({ method: method as never, params: params as never });

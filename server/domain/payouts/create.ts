@@ -17,7 +17,7 @@ import { emitWebhookEvent } from "../webhooks/emit";
 import { payoutWebhook, type PayoutRow } from "./list";
 import { owedOf, participantSumsCtes, participantSumsSelect, type ParticipantSums } from "./totals";
 import type { SkippedPayout } from "./schemas";
-import { estimateTransferGas, quoteFees, recordTransaction, signTransfer, TX_OPTIONS, type Sender } from "./sender";
+import { chainGenesisOf, estimateTransferGas, quoteFees, recordTransaction, signTransfer, TX_OPTIONS, type Sender } from "./sender";
 
 async function lockSender(tx: Tx, s: Sender) {
   await tx.$executeRaw`
@@ -33,11 +33,17 @@ export async function participantDebtWei(client: Tx | typeof db, participantId: 
   return sums ? owedOf(sums).owedBackWei : 0n;
 }
 
-/** The next nonce: the chain's pending count (read before the lock), never below the highest live nonce recorded. */
-async function nextNonce(tx: Tx, s: Sender, chainCount: number): Promise<number> {
+/**
+ * The next nonce: the chain's pending count (read before the lock), never below the highest live
+ * nonce recorded for this chain. A local development chain starts empty each time it starts (in
+ * memory) while the database keeps the payouts of its earlier lives: only those signed on this
+ * one (the same genesis) count.
+ */
+async function nextNonce(tx: Tx, s: Sender, chainCount: number, genesis: string | null): Promise<number> {
   const rows = await tx.$queryRaw<Array<{ n: number | null }>>`
     SELECT MAX("nonce") AS "n" FROM "Payout"
-    WHERE "environment" = ${s.environment}::"Environment" AND "fromAddress" = ${s.address} AND "status" <> 'FAILED'`;
+    WHERE "environment" = ${s.environment}::"Environment" AND "fromAddress" = ${s.address} AND "status" <> 'FAILED'
+      AND COALESCE("chainGenesis", '') = COALESCE(${genesis}::text, '')`;
   const recorded = rows[0]?.n;
   return Math.max(chainCount, recorded === null || recorded === undefined ? 0 : Number(recorded) + 1);
 }
@@ -171,6 +177,7 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
   if (refusal) return db.$transaction((tx) => refuse(tx, base, `WALLET_REFUSED: ${refusal}`, true), TX_OPTIONS);
   // The chain, before any lock.
   const chainId = s.chainId ?? (await onChain(s.target, "getChainId", () => s.client.getChainId()));
+  const genesis = s.genesis !== undefined ? s.genesis : await chainGenesisOf(s, chainId);
   const fees = s.fees ?? (await quoteFees(s));
   const estimate = await estimateTransferGas(s, c.walletAddress as Address, amountWei);
   if ("refused" in estimate) return db.$transaction((tx) => refuse(tx, { ...base, chainId }, estimate.refused, true), TX_OPTIONS);
@@ -197,7 +204,7 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
     if (onChainWei < amountWei + quotedReserveWei) {
       return refuse(tx, { ...base, chainId }, `INSUFFICIENT_FUNDS: the deposit address holds ${weiToEth(onChainWei)} ETH; this payout needs ${weiToEth(amountWei)} ETH plus up to ${weiToEth(quotedReserveWei)} ETH of gas`, false);
     }
-    const nonce = await nextNonce(tx, s, chainNonce);
+    const nonce = await nextNonce(tx, s, chainNonce, genesis);
     const signed = await signNew(tx, s, { to: c.walletAddress as Address, value: amountWei, nonce, gasLimit, fees, chainId });
     const reserveWei = gasLimit * signed.fees.maxFeePerGas;
     // The pool's lock, only for the gas reserve's debit.
@@ -207,7 +214,7 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
       return refuse(tx, { ...base, chainId }, `INSUFFICIENT_POOL_FOR_GAS: the pool has ${weiToEth(poolWei)} ETH available; gas needs up to ${weiToEth(reserveWei)} ETH`, false);
     }
     const payout = await tx.payout.create({
-      data: { ...base, status: "PENDING", chainId, nonce, txHash: signed.txHash, rawTx: signed.rawTx, gasReservedWei: weiToDb(reserveWei) },
+      data: { ...base, status: "PENDING", chainId, chainGenesis: genesis, nonce, txHash: signed.txHash, rawTx: signed.rawTx, gasReservedWei: weiToDb(reserveWei) },
     });
     await recordTransaction(tx, payout.id, signed);
     await claimRewards(tx, payout.id, seen.rewardIds, "IN_PAYOUT");

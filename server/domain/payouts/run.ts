@@ -27,7 +27,7 @@ import { createNextPayout, isShortage } from "./create";
 import { toPayoutOutput } from "./list";
 import type { PayoutOutput, SkippedPayout } from "./schemas";
 import { broadcastPayout, checkPayout, settlePayouts } from "./settle";
-import { quoteFees, receiptOf, senderFor, type Sender } from "./sender";
+import { chainGenesisOf, quoteFees, receiptOf, senderFor, type Sender } from "./sender";
 import { queueProofAfterPayouts } from "../jobs/proof-schedule";
 
 const MAX_PAYOUTS_PER_RUN = 500;
@@ -64,6 +64,7 @@ export async function runPayouts(businessId: string, environment: Environment): 
   const s = await senderFor(businessId, environment);
   // The chain must answer before anything is created: down → 503, nothing written.
   s.chainId = await onChain(s.target, "getChainId", () => s.client.getChainId());
+  s.genesis = await chainGenesisOf(s, s.chainId);
   s.fees = await quoteFees(s);
   await settlePayouts(s);
   await releaseHolds(businessId, environment);

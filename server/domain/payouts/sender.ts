@@ -3,7 +3,7 @@
 import { keccak256, type Address, type Hash, type Hex, type PublicClient, TransactionReceiptNotFoundError } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { db, type Tx } from "../../db/client";
-import { onChain, publicClientFor, requireChainTarget, type ChainTarget } from "../../chain/clients";
+import { LOCAL_DEV_CHAIN_IDS, onChain, publicClientFor, requireChainTarget, type ChainTarget } from "../../chain/clients";
 import { depositAccountFor } from "../../chain/deposit-address";
 import { AppError, notFound } from "../../shared/errors";
 import { env } from "../../shared/env";
@@ -16,6 +16,8 @@ export interface Sender {
   businessId: string;
   /** Read once per run (runPayouts) so that the locked section makes fewer chain calls. */
   chainId?: number;
+  /** The genesis hash of a local development chain (a new one each time it starts), else null: see chainGenesisOf. */
+  genesis?: string | null;
   fees?: FeeQuote;
   environment: Environment;
   target: ChainTarget;
@@ -34,6 +36,16 @@ export async function senderFor(businessId: string, environment: Environment): P
   const account = depositAccountFor(environment, b.depositIndex);
   if (!account) throw new AppError("CHAIN_UNAVAILABLE", `No ${environment} deposit key can be derived: check DEPOSIT_MNEMONIC`, { environment });
   return { businessId, environment, target, account, address: account.address, depositIndex: b.depositIndex, client: publicClientFor(target.rpcUrl) };
+}
+
+/**
+ * The genesis block hash when `chainId` is a local development chain's (in memory: each start
+ * is a new chain whose nonces start at 0 again), else null (a real chain's nonces never restart).
+ */
+export async function chainGenesisOf(s: Sender, chainId: number): Promise<string | null> {
+  if (!LOCAL_DEV_CHAIN_IDS.has(chainId)) return null;
+  const genesis = await onChain(s.target, "getBlock", () => s.client.getBlock({ blockNumber: 0n }));
+  return genesis.hash;
 }
 
 export interface FeeQuote {
