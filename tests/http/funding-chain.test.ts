@@ -9,11 +9,19 @@ import type { ChildProcess } from "node:child_process";
 import { startLocalChain } from "../../scripts/local-chain.mjs";
 import { chainRpcUrl, devAccount, mine, sendEth, testDepositAddress } from "../support/chain";
 
-describe("confirmations", () => {
+describe("confirmations, and a LIVE chain with a private deposit seed", () => {
   let app: RunningApp;
   beforeAll(async () => {
-    // Many confirmations, so that blocks mined meanwhile by parallel tests cannot reach them.
-    app = await startApp({ CHAIN_RPC_URL_TEST: chainRpcUrl(), FUNDING_CONFIRMATIONS_TEST: "1000" });
+    // One app for both: TEST asks many confirmations, so that blocks mined meanwhile by parallel
+    // tests cannot reach them; the local chain stands in for mainnet as LIVE, configured exactly
+    // as in production.
+    app = await startApp({
+      CHAIN_RPC_URL_TEST: chainRpcUrl(),
+      FUNDING_CONFIRMATIONS_TEST: "1000",
+      CHAIN_RPC_URL: chainRpcUrl(),
+      DEPOSIT_MNEMONIC: generateMnemonic(english),
+      FUNDING_CONFIRMATIONS: "1",
+    });
   });
   afterAll(() => app?.stop());
 
@@ -35,15 +43,6 @@ describe("confirmations", () => {
     expect(later.body).toMatchObject({ creditedEth: "4", balanceEth: "4", alreadyCredited: false });
     expect(later.body.confirmations).toBeGreaterThanOrEqual(1000);
   });
-});
-
-describe("LIVE chain with a private deposit seed", () => {
-  let app: RunningApp;
-  beforeAll(async () => {
-    // The local chain stands in for mainnet: LIVE is configured exactly as in production.
-    app = await startApp({ CHAIN_RPC_URL_TEST: chainRpcUrl(), CHAIN_RPC_URL: chainRpcUrl(), DEPOSIT_MNEMONIC: generateMnemonic(english), FUNDING_CONFIRMATIONS: "1" });
-  });
-  afterAll(() => app?.stop());
 
   it("derives separate LIVE and TEST addresses; a deposit counts only in the environment it was sent to", async () => {
     const owner = await signUp({ url: app.url });
