@@ -366,6 +366,28 @@ describe("reorg", () => {
     expect(await figures(b)).toMatchObject({ owedEth: "0", paidOutEth: "0.05", reconciled: true });
   });
 
+  it("a transfer the wallet reverts fails only once it has its confirmations (a reorg may mine it again, and a wallet may then accept it)", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.02" });
+    await fund(c, b.owner, "1", 3);
+    const ref = await referrerWithWallet(b);
+    await earn(b, ref.referralCode);
+    await rpcCall(c, "evm_setAutomine", [false]);
+    try {
+      expect(await runPayouts(b)).toMatchObject([{ status: "SENT" }]);
+      await rpcCall(c, "hardhat_setCode", [ref.wallet, "0x60006000fd"]); // REVERT from now on
+    } finally {
+      await rpcCall(c, "evm_setAutomine", [true]);
+    }
+    await rpcCall(c, "evm_mine");
+    await runPayouts(b);
+    const list = async () => (await b.owner.call("GET", "/business/payouts?environment=TEST")).body.data[0];
+    expect(await list()).toMatchObject({ status: "SENT" });
+    expect((await list()).blockNumber).not.toBeNull();
+    await mineBlocks(c, 2);
+    await runPayouts(b);
+    expect(await list()).toMatchObject({ status: "FAILED", error: expect.stringMatching(/^TX_REVERTED: /) });
+  });
+
   it("a transaction stuck under the base fee is replaced at the same nonce; only one version is mined", async () => {
     const b = await payoutBusiness(c, { rewardEth: "0.04" });
     await fund(c, b.owner, "1", 3);

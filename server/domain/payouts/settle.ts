@@ -133,15 +133,17 @@ export async function checkPayout(s: Sender, payoutId: string, now = new Date())
   if (mined) {
     const { receipt, version } = mined;
     const gasSpentWei = receipt.gasUsed * receipt.effectiveGasPrice;
-    if (receipt.status !== "success") {
-      // The receiver refused the ETH: nothing was transferred, the gas is spent.
-      return failPayout(s, p.id, `TX_REVERTED: the wallet ${p.walletAddress} refused the transfer (tx ${version.txHash}); runs skip this participant until their wallet changes`, "SENT", gasSpentWei, true);
-    }
+    // A reverted transfer waits for its confirmations too: a reorg may mine the same transaction
+    // again, and a receiver whose behaviour depends on state may then accept it.
     const head = await onChain(s.target, "getBlockNumber", () => s.client.getBlockNumber({ cacheTime: 0 }));
     const confirmations = Number(head - receipt.blockNumber + 1n);
     if (confirmations < s.target.confirmations) {
       await db.payout.update({ where: { id: p.id }, data: { blockNumber: receipt.blockNumber, txHash: version.txHash, rawTx: version.rawTx } });
       return db.payout.findUniqueOrThrow({ where: { id: p.id } });
+    }
+    if (receipt.status !== "success") {
+      // The receiver refused the ETH: nothing was transferred, the gas is spent.
+      return failPayout(s, p.id, `TX_REVERTED: the wallet ${p.walletAddress} refused the transfer (tx ${version.txHash}); runs skip this participant until their wallet changes`, "SENT", gasSpentWei, true);
     }
     await confirmPayout(s, p, version.txHash, receipt.blockNumber, gasSpentWei, now);
     return db.payout.findUniqueOrThrow({ where: { id: p.id } });
