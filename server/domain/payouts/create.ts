@@ -201,6 +201,13 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
       exclude.delete(c.participantId);
       return { kind: "retry" };
     }
+    // The wallet again, now: changed, cleared or marked failed during the chain calls above (a
+    // participant replacing a compromised wallet in the portal), the payout is not signed to the old one.
+    const now = await tx.participant.findUnique({ where: { id: c.participantId }, select: { walletAddress: true, walletFailedAt: true } });
+    if (!now || now.walletAddress !== c.walletAddress || now.walletFailedAt) {
+      exclude.delete(c.participantId);
+      return { kind: "retry" };
+    }
     if (onChainWei < amountWei + quotedReserveWei) {
       return refuse(tx, { ...base, chainId }, `INSUFFICIENT_FUNDS: the deposit address holds ${weiToEth(onChainWei)} ETH; this payout needs ${weiToEth(amountWei)} ETH plus up to ${weiToEth(quotedReserveWei)} ETH of gas`, false);
     }
