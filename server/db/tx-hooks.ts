@@ -1,7 +1,7 @@
 // Work to add to the next transaction of the current request: the staff audit log records a
 // change in the same transaction as the change (server/trpc/audit.ts). Within txScope.run(...),
 // the first interactive db.$transaction runs `beforeCommit(tx)` after its callback, before it
-// commits; the hook runs once.
+// commits; the hook runs once per committed transaction (a rolled-back one gives it back).
 import { AsyncLocalStorage } from "node:async_hooks";
 
 export interface TxScope<T = unknown> {
@@ -20,14 +20,21 @@ export function withTxHook(client: { $transaction: TransactionFn }): Transaction
   return (arg, options) => {
     if (typeof arg !== "function") return run(arg, options);
     const fn = arg as (tx: unknown) => Promise<unknown>;
+    let taken: TxScope["beforeCommit"];
     return run(async (tx: unknown) => {
       const result = await fn(tx);
       const hook = scope.beforeCommit;
       if (hook) {
         scope.beforeCommit = undefined;
+        taken = hook;
         await hook(tx);
       }
       return result;
-    }, options);
+    }, options).catch((e: unknown) => {
+      // Rolled back (the hook's own work with it): the hook goes back to the scope, so that the
+      // transaction run again (transactionRetried) or the caller's fallback still records it.
+      if (taken && !scope.beforeCommit) scope.beforeCommit = taken;
+      throw e;
+    });
   };
 }

@@ -45,6 +45,36 @@ describe("staff audit log", () => {
     for (const v of ["k-hash", "p-hash", "s3cret", "i-hash", "0xraw"]) expect(JSON.stringify(data[0])).not.toContain(v);
   });
 
+  it("a transaction that fails after the entry was added gives it back: the mutation's retry records it once", async () => {
+    const { businessId } = await domainBusiness();
+    const owner = await staff(businessId, "OWNER");
+    // The entry's insert fails in a transaction that asks for it (SET LOCAL), after the change.
+    await db.$executeRawUnsafe(`CREATE FUNCTION "audit_test_once"() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF current_setting('rts.refuse_audit', true) = 'on' THEN RAISE EXCEPTION 'audit refused'; END IF; RETURN NEW; END $$`);
+    await db.$executeRawUnsafe(`CREATE TRIGGER "audit_test_once" BEFORE INSERT ON "AuditLog" FOR EACH ROW EXECUTE FUNCTION "audit_test_once"()`);
+    let attempt = 0;
+    try {
+      await audited({ businessId, user: owner.user, headers: new Headers() }, "tiers.update", { environment: "TEST" }, async () => {
+        for (;;) {
+          attempt += 1;
+          try {
+            await db.$transaction(async (tx) => {
+              if (attempt === 1) await tx.$executeRawUnsafe(`SET LOCAL rts.refuse_audit = 'on'`);
+            });
+            return { ok: true as const, data: {} };
+          } catch (e) {
+            if (attempt > 1) throw e;
+          }
+        }
+      });
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER "audit_test_once" ON "AuditLog"`);
+      await db.$executeRawUnsafe(`DROP FUNCTION "audit_test_once"()`);
+    }
+    expect(attempt).toBe(2);
+    const { data } = await owner.caller.auditLog.list({ action: "tiers.update" });
+    expect(data).toHaveLength(1);
+  });
+
   it("records nothing for a refused or failed mutation, and filters by actor, action and time", async () => {
     const { businessId } = await domainBusiness();
     const owner = await staff(businessId, "OWNER");
