@@ -12,7 +12,7 @@ import { installQueryPlanCache } from "./query-plan-cache";
 import { directOff, openDirectChannel, setDirectTypes, type DirectSql } from "./direct-sql";
 import { connectionBounds, openAppPool, QUEUE_WAIT_MS, UTC_SESSION, utcTypeParsers } from "./pg-pool";
 import type { PGlite } from "@electric-sql/pglite";
-import { withPgliteErrors } from "./pglite-errors";
+import { recordTransactionEnds, withPgliteErrors } from "./pglite-errors";
 
 export { Prisma };
 export type Db = PrismaClient;
@@ -43,6 +43,7 @@ async function openPglite(dir: string): Promise<Opened> {
 
 async function wrapPglite(pg: PGlite): Promise<Opened> {
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
+  recordTransactionEnds(pg as never);
   return {
     runner: {
       query: (sql, params) => pg.query(sql, params),

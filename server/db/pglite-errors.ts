@@ -6,6 +6,44 @@
 // such error also carries its code and message where this Prisma looks for them, as
 // @prisma/adapter-pg reports them on PostgreSQL. Model queries keep the error they had.
 
+//
+// It also keeps a transaction's COMMIT from failing silently: the adapter's commit() awaits a
+// promise whose rejection it has already caught, so a COMMIT that PGlite refuses (a deferred
+// constraint, a write that fails) answered as committed while PGlite rolled it back. The PGlite
+// client's transactions record how they ended (recordTransactionEnds), and a transaction's
+// commit() throws what its COMMIT threw.
+import { DriverAdapterError } from "@prisma/driver-adapter-utils";
+
+/** How each PGlite transaction that failed ended, by its transaction object (see recordTransactionEnds). */
+const failedTransactions = new WeakMap<object, unknown>();
+
+interface PgliteTransacting {
+  transaction<T>(callback: (tx: never) => Promise<T>): Promise<T>;
+}
+
+/** Makes the PGlite client remember the error each of its transactions ended with, for commit() to throw. */
+export function recordTransactionEnds(pg: PgliteTransacting): void {
+  const real = pg.transaction.bind(pg);
+  pg.transaction = <T>(callback: (tx: never) => Promise<T>) => {
+    let txObject: object | undefined;
+    const ended = real(async (tx: never) => {
+      txObject = tx;
+      return callback(tx);
+    });
+    ended.catch((e: unknown) => {
+      if (txObject) failedTransactions.set(txObject, e);
+    });
+    return ended;
+  };
+}
+
+/** A PGlite error as the adapter reports one (DriverAdapterError), with its code and message where this Prisma reads them. */
+function asAdapterError(e: unknown): unknown {
+  const d = e as { name?: unknown; code?: unknown; severity?: unknown; message?: unknown; detail?: unknown; column?: unknown; hint?: unknown };
+  if (typeof d?.code !== "string" || typeof d.severity !== "string") return e;
+  return withOriginal(new DriverAdapterError({ kind: "postgres", code: d.code, severity: String(d.severity ?? "ERROR"), message: String(d.message), detail: d.detail as string | undefined, column: d.column as string | undefined, hint: d.hint as string | undefined }));
+}
+
 /** The driver adapter's methods that run statements (the adapter's and its transactions'). */
 const RUNS = new Set<PropertyKey>(["queryRaw", "executeRaw", "executeScript"]);
 
@@ -41,7 +79,18 @@ function wrap<T extends object>(target: T): T {
           }
         };
       }
-      if (key === "startTransaction") return async (...args: unknown[]) => wrap((await fn.apply(t, args)) as object);
+      if (key === "startTransaction") {
+        return async (...args: unknown[]) => {
+          const tx = (await fn.apply(t, args)) as { client?: object; commit: () => Promise<void> };
+          const commit = tx.commit.bind(tx);
+          tx.commit = async () => {
+            await commit();
+            const failed = tx.client ? failedTransactions.get(tx.client) : undefined;
+            if (failed !== undefined) throw asAdapterError(failed);
+          };
+          return wrap(tx);
+        };
+      }
       return fn.bind(t);
     },
   });
