@@ -12,7 +12,14 @@
 // constraint, a write that fails) answered as committed while PGlite rolled it back. The PGlite
 // client's transactions record how they ended (recordTransactionEnds), and a transaction's
 // commit() throws what its COMMIT threw.
-import { DriverAdapterError } from "@prisma/driver-adapter-utils";
+
+/** The adapter's error class, as Prisma recognises it (by its name and an object cause): not a dependency of ours. */
+class DriverAdapterError extends Error {
+  override name = "DriverAdapterError";
+  constructor(override cause: Record<string, unknown>) {
+    super(typeof cause.message === "string" ? cause.message : String(cause.kind));
+  }
+}
 
 /** How each PGlite transaction that failed ended, by its transaction object (see recordTransactionEnds). */
 const failedTransactions = new WeakMap<object, unknown>();
@@ -41,7 +48,7 @@ export function recordTransactionEnds(pg: PgliteTransacting): void {
 function asAdapterError(e: unknown): unknown {
   const d = e as { name?: unknown; code?: unknown; severity?: unknown; message?: unknown; detail?: unknown; column?: unknown; hint?: unknown };
   if (typeof d?.code !== "string" || typeof d.severity !== "string") return e;
-  return withOriginal(new DriverAdapterError({ kind: "postgres", code: d.code, severity: String(d.severity ?? "ERROR"), message: String(d.message), detail: d.detail as string | undefined, column: d.column as string | undefined, hint: d.hint as string | undefined }));
+  return withOriginal(new DriverAdapterError({ kind: "postgres", code: d.code, severity: d.severity, message: String(d.message), detail: d.detail, column: d.column, hint: d.hint }));
 }
 
 /** The driver adapter's methods that run statements (the adapter's and its transactions'). */
