@@ -59,12 +59,16 @@ describe("bad input is a 400, never a 500", () => {
     expect((await owner.call("GET", "/business/events?limit=16")).status).toBe(200);
   });
 
-  it("dates the database cannot hold (year 0, a day that does not exist) are a 400 on every route that takes one", async () => {
+  it("dates the database cannot hold (year 0, a day that does not exist, a range ending in year 10000) are a 400 on every route that takes one", async () => {
     const rule = { eventName: "purchase", recipient: "REFERRER", type: "PERCENT", percent: "5" };
     const calls: Array<[string, string, unknown?]> = [
       ["GET", "/business/analytics?environment=TEST&from=0000-06-01&to=0000-06-10"],
       ["GET", "/business/analytics?environment=TEST&from=2026-02-30"],
       ["GET", "/business/analytics/funnel?environment=TEST&from=0000-06-01&to=0000-06-10"],
+      // The last day of year 9999: its range would end in year 10000.
+      ["GET", "/business/analytics?environment=TEST&from=9999-12-31&to=9999-12-31"],
+      ["GET", "/business/analytics/commissions?environment=TEST&from=9999-12-31&to=9999-12-31"],
+      ["GET", "/business/analytics/funnel?environment=TEST&from=9999-12-30&to=9999-12-31"],
       ["GET", "/business/events?environment=TEST&from=0000-06-01"],
       ["GET", "/business/rewards?environment=TEST&to=0000-06-01T00:00:00Z"],
       ["GET", "/business/referrals?environment=TEST&from=0000-06-01"],

@@ -19,14 +19,17 @@ export async function referralStats(businessId: string, environment: Environment
   const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
   const kinds = { REFERRAL: 0n, BONUS: 0n, MANUAL: 0n, COMMISSION: 0n };
   for (const p of paid) kinds[p.kind] = toBigInt(p._sum.amountWei ?? 0);
+  // Every PAID reward, commissions included: ethReversed counts their reversals, and ethEarned is
+  // the sum of the participants' earnedEth (payouts/totals.ts), which counts every kind.
+  const rewarded = kinds.REFERRAL + kinds.BONUS + kinds.MANUAL + kinds.COMMISSION;
   return {
     environment,
     total,
     byStatus,
     conversionRate: total ? Math.round(((byStatus.QUALIFIED + byStatus.REWARDED) / total) * 10_000) / 10_000 : 0,
-    ethRewarded: weiToEth(kinds.REFERRAL + kinds.BONUS + kinds.MANUAL),
+    ethRewarded: weiToEth(rewarded),
     ethReversed: weiToEth(toBigInt(reversed._sum.reversedWei ?? 0)),
-    ethEarned: weiToEth(kinds.REFERRAL + kinds.BONUS + kinds.MANUAL - toBigInt(reversed._sum.reversedWei ?? 0)),
+    ethEarned: weiToEth(rewarded - toBigInt(reversed._sum.reversedWei ?? 0)),
     ethRewardedByKind: { REFERRAL: weiToEth(kinds.REFERRAL), BONUS: weiToEth(kinds.BONUS), MANUAL: weiToEth(kinds.MANUAL), COMMISSION: weiToEth(kinds.COMMISSION) },
     rejectedReferralsByReason: Object.fromEntries(rejected.map((r) => [r.reason ?? "UNSPECIFIED", r._count._all])),
     topReferrers: top,

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "../../db/client";
 import { referralStats } from "./referral-stats";
 import { getAnalytics } from "./service";
+import { participantTotals } from "../payouts/totals";
 
 const hex = () => randomBytes(5).toString("hex");
 
@@ -56,6 +57,16 @@ describe("analytics", () => {
     expect(live.totals.events).toBe(1);
     await db.trackedEvent.create({ data: { businessId, environment: "TEST", eventName: "now" } });
     expect((await getAnalytics(businessId, { from: today, to: today, environment: "TEST" })).totals.events).toBe(2);
+  });
+
+  it("referral stats count commissions in what was rewarded, so what was earned is the participants' earnedEth (a refunded commission leaves 0, not less)", async () => {
+    const { businessId, alice } = await seed();
+    // A commission of 2000 wei, refunded whole.
+    await db.reward.create({ data: { businessId, environment: "TEST", participantId: alice.id, kind: "COMMISSION", requestedWei: "2000", amountWei: "2000", reversedWei: "2000", status: "PAID", paidAt: new Date() } });
+    const s = await referralStats(businessId, "TEST");
+    expect(s).toMatchObject({ ethRewarded: "0.000000000000003", ethReversed: "0.000000000000002", ethEarned: "0.000000000000001", ethRewardedByKind: { COMMISSION: "0.000000000000002" } });
+    const totals = await participantTotals(businessId, [alice.id]);
+    expect(totals.get(alice.id)?.earnedEth).toBe(s.ethEarned);
   });
 
   it("referral stats by status and reason", async () => {

@@ -70,8 +70,9 @@ export async function updateTier(
     if (clash) throw overlap(input.minReferrals);
   }
   try {
-    await db.tier.update({
-      where: { id: tier.id },
+    // Deleted meanwhile (a concurrent DELETE): 404, as if it had been gone before.
+    const { count } = await db.tier.updateMany({
+      where: { id: tier.id, businessId },
       data: {
         name: input.name,
         minReferrals: input.minReferrals,
@@ -79,6 +80,7 @@ export async function updateTier(
         bonusWei: input.bonusEth === undefined ? undefined : weiToDb(ethToWei(input.bonusEth)),
       },
     });
+    if (count === 0) throw notFound("Tier");
   } catch (e) {
     if (isUniqueViolation(e)) throw overlap(input.minReferrals!);
     throw e;
@@ -90,7 +92,9 @@ export async function deleteTier(businessId: string, tierId: string): Promise<Ti
   const all = await listTiers(businessId);
   const out = all.find((t) => t.tierId === tierId);
   if (!out) throw notFound("Tier");
-  await db.tier.delete({ where: { id: tierId } });
+  // Two deletes at once: the second finds nothing to delete, 404.
+  const { count } = await db.tier.deleteMany({ where: { id: tierId, businessId } });
+  if (count === 0) throw notFound("Tier");
   return { ...out, maxReferrals: null };
 }
 
