@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther } from "viem";
 import { Webhook } from "standardwebhooks";
 import { startReceiver } from "../support/webhook-receiver";
-import { signUp, uniqueEmail } from "../support/http";
+import { request, signUp, uniqueEmail } from "../support/http";
 import {
   balanceOf,
   earn,
@@ -364,6 +364,34 @@ describe("reorg", () => {
     expect(again).toMatchObject({ status: "CONFIRMED", txHash: p.txHash });
     expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.05"));
     expect(await figures(b)).toMatchObject({ owedEth: "0", paidOutEth: "0.05", reconciled: true });
+  });
+
+  it("a proof of liabilities follows a run that created or settled a payout, not every run while one waits for its confirmations", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.03" });
+    await fund(c, b.owner, "1", 3);
+    await earn(b, (await referrerWithWallet(b)).referralCode);
+    const businessId = (await b.owner.call("GET", "/business/me")).body.business.businessId as string;
+    const latest = async () => (await request(c.app.url, "GET", `/proofs/${businessId}/TEST/latest`)).body as { proofId?: string; reason?: string };
+    const nextProof = async (after: string | undefined) => {
+      for (let i = 0; i < 100; i++) {
+        const p = await latest();
+        if (p.proofId && p.proofId !== after) return p;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      throw new Error("no new proof");
+    };
+    expect(await runPayouts(b)).toMatchObject([{ status: "SENT" }]);
+    const first = await nextProof(undefined);
+    expect(first.reason).toBe("PAYOUT");
+    // Still waiting (2 of 3 confirmations): the run moved nothing.
+    await mineBlocks(c, 1);
+    expect(await runPayouts(b)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await latest()).proofId).toBe(first.proofId);
+    // Confirmed by this run: a new proof.
+    await mineBlocks(c, 1);
+    await runPayouts(b);
+    expect((await nextProof(first.proofId)).reason).toBe("PAYOUT");
   });
 
   it("a transfer the wallet reverts fails only once it has its confirmations (a reorg may mine it again, and a wallet may then accept it)", async () => {

@@ -16,7 +16,8 @@ const DAY_MS = 86_400_000;
 
 async function queueProof(businessId: string, environment: Environment, reason: ProofReason): Promise<QueuedJob | null> {
   if ("problem" in chainTarget(environment)) return null;
-  const busy = await db.job.findFirst({ where: { businessId, environment, type: "LIABILITY_PROOF", status: "QUEUED" }, select: { id: true } });
+  // One waiting or in progress is enough: a proof reads the books when it runs.
+  const busy = await db.job.findFirst({ where: { businessId, environment, type: "LIABILITY_PROOF", status: { in: ["QUEUED", "RUNNING"] } }, select: { id: true } });
   if (busy) return null;
   return db.$transaction((tx) => insertJob(tx, { businessId, environment, apiKeyId: null }, "LIABILITY_PROOF", { reason }));
 }

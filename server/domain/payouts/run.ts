@@ -61,6 +61,7 @@ async function waitMined(s: Sender, hashes: Hash[], ms: number) {
  * Safe to run concurrently, in any number of processes.
  */
 export async function runPayouts(businessId: string, environment: Environment): Promise<{ payouts: PayoutOutput[]; skipped: SkippedPayout[] }> {
+  const started = new Date();
   const s = await senderFor(businessId, environment);
   // The chain must answer before anything is created: down → 503, nothing written.
   s.chainId = await onChain(s.target, "getChainId", () => s.client.getChainId());
@@ -97,7 +98,10 @@ export async function runPayouts(businessId: string, environment: Environment): 
     for (const p of sent) await checkPayout(s, p.id);
   }
   const rows = await db.payout.findMany({ where: { id: { in: created } }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
-  // Money moved: publish what is still owed (a LIABILITY_PROOF job, docs/trust.md).
-  if (created.length || sent.length) await queueProofAfterPayouts(businessId, environment);
+  // Money moved: publish what is still owed (a LIABILITY_PROOF job, docs/trust.md). A payout
+  // merely still SENT moved nothing (the schedule runs every interval while one waits for its
+  // confirmations); one that reached CONFIRMED or FAILED in this run did.
+  const settled = created.length ? 0 : await db.payout.count({ where: { businessId, environment, OR: [{ confirmedAt: { gte: started } }, { failedAt: { gte: started } }] } });
+  if (created.length || settled) await queueProofAfterPayouts(businessId, environment);
   return { payouts: rows.map(toPayoutOutput), skipped };
 }
