@@ -5,6 +5,10 @@ import { db } from "../db/client";
 import { upsertParticipant } from "../domain/participants/service";
 import { claimJob } from "./claim";
 import { backoffMs, executeClaimedJob, runJob } from "./execute";
+import { executeClaimedJobs } from "./lanes";
+import type { Job } from "../db/generated";
+
+let job0 = 0;
 import { PAST, queuedEvent, queuedJob, testBusiness } from "../../tests/support/jobs-fixtures";
 
 describe("job execution", () => {
@@ -41,6 +45,26 @@ describe("job execution", () => {
     expect((await executeClaimedJob(fresh!)).status).toBe("SUCCEEDED");
     expect(await db.referral.count({ where: { businessId: scope.businessId } })).toBe(1);
     expect(await db.participant.count({ where: { businessId: scope.businessId } })).toBe(2);
+  });
+
+  it("a job whose every attempt ended with its process (lease expired each time) is FAILED when taken again, not run, alone or in a batch, with its event marked FAILED", async () => {
+    const scope = await testBusiness();
+    const referrer = await upsertParticipant(scope, { userId: "r-crash" });
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    for (const run of [(j: Job) => executeClaimedJob(j), async (j: Job) => (await executeClaimedJobs([j])).get(j.id)!]) {
+      const { job, event } = await queuedEvent(scope, { eventName: "signup", referrer: referrer.referralCode, metadata: { referredUserEmail: `crash-${job0++}@example.com` } }, 2);
+      // Two attempts, each claimed and never finished (the process died): the lease ran out each time.
+      for (let i = 0; i < 2; i++) {
+        expect(await claimJob(job.id)).not.toBeNull();
+        await db.job.update({ where: { id: job.id }, data: { lockedUntil: new Date(Date.now() - 1000) } });
+      }
+      const third = await claimJob(job.id);
+      expect(third!.attempts).toBe(3);
+      expect(await run(third!)).toMatchObject({ status: "FAILED", error: expect.stringMatching(/LEASE_EXPIRED/) });
+      expect(await db.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ status: "FAILED", lockedBy: null });
+      expect((await db.trackedEvent.findUniqueOrThrow({ where: { id: event.id } })).status).toBe("FAILED");
+      expect(await db.referral.count({ where: { businessId: scope.businessId } })).toBe(0);
+    }
   });
 
   it("retries an unexpected error with backoff, then FAILED after maxAttempts with the event marked FAILED", async () => {

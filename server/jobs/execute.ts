@@ -44,6 +44,7 @@ async function ownsJob(tx: Prisma.TransactionClient, job: Job) {
  * perform step already ran (the webhook pool's POST, whose bulk record failed): only record it.
  */
 export async function executeClaimedJob(job: Job, done?: { performed: unknown }): Promise<RunOutcome> {
+  if (leaseExhausted(job)) return failExhausted(job);
   const handler = handlers[job.type];
   try {
     const performed = done ? done.performed : handler.perform ? await handler.perform(job) : undefined;
@@ -114,6 +115,18 @@ export async function deferJobs(tx: Prisma.TransactionClient, jobs: Job[]): Prom
     new Date(Date.now() + WAIT_RETRY_MS).toISOString(),
     new Date().toISOString(),
   );
+}
+
+/**
+ * True for a job taken again after its lease expired once its attempts are spent: every attempt
+ * ended with the process that ran it (killed, out of memory), which recordFailure never saw. Run
+ * again it would only take a process down once more, with the jobs claimed beside it.
+ */
+export const leaseExhausted = (job: Job) => job.attempts > job.maxAttempts;
+
+/** Fails a job whose attempts all ended with their process (leaseExhausted), as a last failed attempt would. */
+export function failExhausted(job: Job): Promise<RunOutcome> {
+  return recordFailure(job, new AppError("INTERNAL", `LEASE_EXPIRED: each of its ${job.maxAttempts} attempts ended without an outcome (the process running it stopped)`));
 }
 
 /** A claimed job's attempt failed (nothing of it committed): schedule the retry, or fail it for good. */

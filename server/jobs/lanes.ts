@@ -8,7 +8,7 @@ import { env } from "../shared/env";
 import { lockPool } from "../domain/ledger/service";
 import { processEventRun, readRunInputs, settled, type BatchItem, type RunInputs } from "../domain/tracking/event-batch";
 import { claimJob } from "./claim";
-import { deferJobs, executeClaimedJob, isWaiting, markSucceeded, recordFailure, runJob, WAIT_RETRY_MS, type RunOutcome } from "./execute";
+import { deferJobs, executeClaimedJob, failExhausted, isWaiting, leaseExhausted, markSucceeded, recordFailure, runJob, WAIT_RETRY_MS, type RunOutcome } from "./execute";
 import { handlers } from "./handlers";
 import { applyReferralInput } from "../domain/referrals/schemas";
 
@@ -80,8 +80,11 @@ const arrival = (a: Job, b: Job) => a.runAt.getTime() - b.runAt.getTime() || a.c
  * environment run as one batch (executeEventBatch); other jobs, and a batch of one, run alone (executeClaimedJob). Batches of
  * different businesses run side by side, at most `parallel` at a time.
  */
-export async function executeClaimedJobs(jobs: Job[], parallel = 4): Promise<Map<string, RunOutcome>> {
+export async function executeClaimedJobs(claimed: Job[], parallel = 4): Promise<Map<string, RunOutcome>> {
   const out = new Map<string, RunOutcome>();
+  // Jobs whose every attempt ended with its process are failed, not run with the others again.
+  for (const job of claimed.filter(leaseExhausted)) out.set(job.id, await failExhausted(job));
+  const jobs = claimed.filter((j) => !leaseExhausted(j));
   const units: Job[][] = [];
   const groups = new Map<string, Job[]>();
   for (const job of jobs) {
