@@ -138,6 +138,22 @@ describe("POST /track: idempotency", () => {
     expect(mismatch.status).toBe(400);
   });
 
+  it("a key's request is the body as sent: a retry after the default currency changed replays, and so does the same event through /track/batch", async () => {
+    const { owner, call } = await setup();
+    const body = { eventName: "purchase", amount: "12.50", idempotencyKey: `amt-${Date.now()}` };
+    const first = await call("POST", "/track", body);
+    expect(first.status).toBeLessThan(300);
+    expect((await owner.call("PATCH", "/business/config/general", { environment: "TEST", defaultCurrency: "EUR" })).status).toBe(200);
+    const again = await call("POST", "/track", body);
+    expect(again.status).toBe(first.status);
+    expect(again.body).toEqual(first.body);
+    const batch = await call("POST", "/track/batch", { events: [body] });
+    expect(batch.body.results[0]).toMatchObject({ success: true });
+    expect(batch.body.results[0].eventId).toBe(first.body.eventId);
+    // A different body under the key: its currency named where the first left it to the default.
+    expect((await call("POST", "/track", { ...body, currency: "USD" })).status).toBe(409);
+  });
+
   it("keys are scoped to the business and environment", async () => {
     const { call, owner } = await setup();
     const live = sdkAt(baseUrl(), (await createKey(owner, "LIVE")).secret);

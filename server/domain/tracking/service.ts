@@ -132,12 +132,14 @@ export interface AcceptResult {
 export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptOptions = {}): Promise<AcceptResult> {
   assertCleanJson(rawInput);
   const one = { index: 0, input: trackInput.parse(rawInput) };
+  // The body as sent, before the business's defaults fill it in (as /track/batch hashes it): a
+  // retry matches its first request whatever the settings became meanwhile, through either route.
+  const key = pickIdempotencyKey(one.input.idempotencyKey, opts.idempotencyKeyHeader ?? null);
+  const hash = key ? requestHash(ROUTE, one.input) : "";
   await applyDefaultCurrency(scope, [one], (_, e) => {
     throw e;
   });
   const input = one.input;
-  const key = pickIdempotencyKey(input.idempotencyKey, opts.idempotencyKeyHeader ?? null);
-  const hash = key ? requestHash(ROUTE, input) : "";
   let mode = opts.mode;
   // Fast path: when this event is queued in the likely case (AUTO with a referred user, or a
   // forced ASYNC), one statement reads the mode and writes event + job (+ idempotency claim).
