@@ -59,6 +59,15 @@ const toDbOrNull = (eth: string | null) => (eth === null ? null : weiToDb(ethToW
 type EnvData = Partial<Record<(typeof ENVIRONMENT_FIELDS)[number], string | boolean | null>>;
 
 /**
+ * One settings change of a business at a time: an environment's own row is created from the
+ * business-wide values read in the same transaction (writeEnvironmentFields), so a change of
+ * those values committed meanwhile would be lost for that environment.
+ */
+async function lockConfig(tx: Tx, businessId: string) {
+  await tx.$queryRaw`SELECT "businessId" FROM "BusinessConfig" WHERE "businessId" = ${businessId} FOR UPDATE`;
+}
+
+/**
  * Writes the environment-specific fields: to that environment's own row (created from the values
  * in force so that the other fields keep them), or, without an environment, to the business-wide
  * row and to every environment's own row, so that both environments change.
@@ -83,6 +92,7 @@ async function writeEnvironmentFields(tx: Tx, businessId: string, environment: E
 export async function updateGeneralConfig(businessId: string, input: UpdateGeneralInput): Promise<ConfigOutput> {
   await db.$transaction(async (tx) => {
     await loadConfig(tx, businessId, input.environment ?? "LIVE");
+    await lockConfig(tx, businessId);
     if (input.businessName !== undefined || input.website !== undefined) {
       await tx.business.update({
         where: { id: businessId },
@@ -115,6 +125,7 @@ export async function updateGeneralConfig(businessId: string, input: UpdateGener
 export async function updateSpendConfig(businessId: string, input: UpdateSpendInput): Promise<ConfigOutput> {
   await db.$transaction(async (tx) => {
     await loadConfig(tx, businessId, input.environment ?? "LIVE");
+    await lockConfig(tx, businessId);
     await writeEnvironmentFields(tx, businessId, input.environment, {
         maxEthPerDayPerUserWei: input.maxEthPerDayPerUser === undefined ? undefined : toDbOrNull(input.maxEthPerDayPerUser),
         maxReferralEthPerEventWei: input.maxReferralEthPerEvent === undefined ? undefined : toDbOrNull(input.maxReferralEthPerEvent),
