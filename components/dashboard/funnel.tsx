@@ -99,6 +99,7 @@ export function FunnelCard() {
               ))}
             </tbody>
           </Table>
+          {q.data?.truncated && <p className="text-sm text-slate-600">Showing the {rows.length} groups with the most clicks; the others are left out.</p>}
           {signals.length > 0 && (
             <p className="text-sm text-slate-600">
               Held or refused by fraud signals: {signals.map(([s, n]) => `${reasonText(s)} (${n})`).join("; ")}.

@@ -73,6 +73,9 @@ const funnelSql = (g: Group) => {
   return g === "referrer" ? `SELECT m.*, p."referralCode" AS code FROM (${merged}) m JOIN "Participant" p ON p.id = m.k AND p."businessId" = $1` : merged;
 };
 
+/** Groups a funnel lists at most (days: the range's, which is bounded). */
+export const FUNNEL_MAX_GROUPS = 200;
+
 export async function getFunnel(businessId: string, q: FunnelInput): Promise<FunnelOutput> {
   const { from, to, lo, hi } = resolveRange(q);
   const g = q.groupBy;
@@ -112,10 +115,13 @@ export async function getFunnel(businessId: string, q: FunnelInput): Promise<Fun
   }));
   if (g === "day") data.sort((a, b) => (a.key ?? "").localeCompare(b.key ?? ""));
   else data.sort((a, b) => b.clicks - a.clicks || b.referrals - a.referrals || (a.key ?? "").localeCompare(b.key ?? ""));
+  // utm_source and utm_campaign come from anyone's link clicks: as many groups as visitors invent.
+  const truncated = g !== "day" && data.length > FUNNEL_MAX_GROUPS;
+  if (truncated) data.length = FUNNEL_MAX_GROUPS;
 
   const counts = Object.fromEntries(FRAUD_SIGNALS.map((s) => [s, 0])) as FunnelOutput["signals"];
   for (const s of signals) for (const code of s.reason.split(",")) if (code in counts) counts[code as keyof typeof counts] += s.n;
-  return { data, signals: counts };
+  return { data, truncated, signals: counts };
 }
 
 /** A participant's counted clicks: all time, and per day over the last 30 days. */

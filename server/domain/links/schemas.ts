@@ -40,6 +40,8 @@ const funnelRow = z.object({
 
 export const funnelOutput = z.object({
   data: z.array(funnelRow),
+  /** True when there were more groups than the FUNNEL_MAX_GROUPS listed (the ones with most clicks, then referrals). */
+  truncated: z.boolean(),
   /** Referrals of the range that a fraud signal flagged or rejected, per signal. */
   signals: z.object(Object.fromEntries(FRAUD_SIGNALS.map((s) => [s, z.number().int()])) as Record<(typeof FRAUD_SIGNALS)[number], z.ZodNumber>),
 });
