@@ -157,9 +157,12 @@ export const env = {
   get payoutConcurrency() {
     return Math.min(20, Math.max(1, int(process.env.PAYOUT_CONCURRENCY, 2)));
   },
-  /** Finished (SUCCEEDED / FAILED) jobs are deleted this many days after they finished. */
+  /**
+   * Finished (SUCCEEDED / FAILED) jobs are deleted this many days after they finished; at least 1,
+   * as long as an idempotent replay may still name a job (its key's 24 hours) for GET /sdk/jobs/:id.
+   */
   get jobRetentionDays() {
-    return int(process.env.JOB_RETENTION_DAYS, 7);
+    return Math.max(1, int(process.env.JOB_RETENTION_DAYS, 7));
   },
   /** How often the embedded retention sweep runs (the Inngest cron runs hourly). */
   get retentionIntervalMs() {

@@ -148,7 +148,7 @@ describe("commissions end to end", () => {
 });
 
 describe("CHAINLINK prices on the local chain", () => {
-  it("reads latestRoundData and decimals from an AggregatorV3 feed, refuses stale or non-positive answers, and pays at the feed's price", async () => {
+  it("reads latestRoundData and decimals from an AggregatorV3 feed, refuses stale, future or non-positive answers, and pays at the feed's price", async () => {
     const feed = await deployFeed();
     const now = () => Math.floor(Date.now() / 1000);
     await setFeed(feed, 3000n * 10n ** 8n, now());
@@ -160,6 +160,13 @@ describe("CHAINLINK prices on the local chain", () => {
     await setFeed(feed, 3000n * 10n ** 8n, now() - 3600);
     const stale = await owner.call("PATCH", "/business/config/pricing", { environment: "TEST", maxAgeSeconds: 600 });
     expect(stale.body.prices.USD).toMatchObject({ rate: null, problem: expect.stringMatching(/old/) });
+    // A time ahead of ours, or past any date: a broken feed, not a fresh answer (it was a 500 on the pricing page).
+    for (const at of [now() + 3600, 10 ** 13]) {
+      await setFeed(feed, 3000n * 10n ** 8n, at);
+      const future = await owner.call("PATCH", "/business/config/pricing", { environment: "TEST", maxAgeSeconds: 600 });
+      expect(future.status, JSON.stringify(future.body)).toBe(200);
+      expect(future.body.prices.USD).toMatchObject({ rate: null, problem: expect.stringMatching(/impossible time/) });
+    }
     await setFeed(feed, 0n, now());
     const zero = await owner.call("PATCH", "/business/config/pricing", { environment: "TEST", maxAgeSeconds: 600 });
     expect(zero.body.prices.USD).toMatchObject({ rate: null, problem: expect.stringMatching(/not positive/) });

@@ -81,7 +81,10 @@ async function readFeed(rpcUrl: string, feed: Address) {
   return value;
 }
 
-/** The price of one feed, or why it is not usable (not positive, stale, unreachable). */
+/** How far ahead of this server's clock a feed's updatedAt may be (block times and clocks differ a little). */
+const FEED_CLOCK_SKEW_S = 300;
+
+/** The price of one feed, or why it is not usable (not positive, stale, from the future, unreachable). */
 async function chainlinkPrice(environment: Environment, feed: string, maxAgeSeconds: number, now: Date): Promise<Price | { problem: string }> {
   const target = chainTarget(environment);
   if ("problem" in target) return { problem: target.problem };
@@ -89,6 +92,10 @@ async function chainlinkPrice(environment: Environment, feed: string, maxAgeSeco
     const r = await readFeed(target.rpcUrl, feed as Address);
     if (r.answer <= 0n) return { problem: "The feed's answer is not positive" };
     const age = Math.floor(now.getTime() / 1000) - r.updatedAt;
+    // A time ahead of ours (beyond clock skew) or past any date is a broken feed, not a fresh one.
+    if (!Number.isSafeInteger(r.updatedAt) || age < -FEED_CLOCK_SKEW_S || Number.isNaN(new Date(r.updatedAt * 1000).getTime())) {
+      return { problem: `The feed's answer has an impossible time (updatedAt ${r.updatedAt})` };
+    }
     if (age > maxAgeSeconds) return { problem: `The feed's answer is ${age} s old (maxAgeSeconds ${maxAgeSeconds})` };
     const rate = feedRate(r.answer, r.decimals);
     if (rate === null) return { problem: "The feed's answer is out of range" };
