@@ -5,7 +5,7 @@
 import { db } from "../../db/client";
 import { decimalText, weiToEth } from "../../shared/money";
 import type { ListBusinessReferralsInput } from "../referrals/browse-schemas";
-import { referralWhere } from "../referrals/browse";
+import { paidBy, referralWhere } from "../referrals/browse";
 import { eventWhere, type EventFilters } from "../events/service";
 import { rewardWhere, type RewardFilters } from "../rewards/service";
 import { rewardStateOf } from "../rewards/state";
@@ -23,15 +23,22 @@ export function csvCell(v: Cell): string {
 }
 const csvLine = (cells: Cell[]) => `${cells.map(csvCell).join(",")}\r\n`;
 
-/** Newest first, `BATCH` rows per query, keyed on (createdAt, id) through Prisma's cursor. */
-async function* pages<T extends { id: string }>(fetch: (args: { take: number; cursor?: { id: string }; skip?: number; orderBy: Array<Record<string, "desc">> }) => Promise<T[]>): AsyncGenerator<T> {
+type Fetch<T> = (args: { take: number; cursor?: { id: string }; skip?: number; orderBy: Array<Record<string, "desc">> }) => Promise<T[]>;
+
+/** Newest first, `BATCH` rows per query, keyed on (createdAt, id) through Prisma's cursor: a page at a time. */
+async function* pageLists<T extends { id: string }>(fetch: Fetch<T>): AsyncGenerator<T[]> {
   let cursor: string | undefined;
   for (;;) {
     const rows = await fetch({ take: BATCH, orderBy: [{ createdAt: "desc" }, { id: "desc" }], ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}) });
-    for (const r of rows) yield r;
+    if (rows.length) yield rows;
     if (rows.length < BATCH) return;
     cursor = rows[rows.length - 1].id;
   }
+}
+
+/** The same, row by row. */
+async function* pages<T extends { id: string }>(fetch: Fetch<T>): AsyncGenerator<T> {
+  for await (const rows of pageLists(fetch)) yield* rows;
 }
 
 const who = (p: { email: string | null; name: string | null; externalId: string | null; referralCode: string }) => [p.name, p.email, p.externalId, p.referralCode];
@@ -39,9 +46,12 @@ const who = (p: { email: string | null; name: string | null; externalId: string 
 export async function* referralsCsv(businessId: string, q: Omit<ListBusinessReferralsInput, "limit" | "cursor">): AsyncGenerator<string> {
   yield csvLine(["referralId", "environment", "status", "reason", "createdAt", "qualifiedAt", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "apiKeyId", "apiKeyName", "source", "campaign", "ethPaid"]);
   const where = referralWhere(businessId, q);
-  for await (const r of pages((a) => db.referral.findMany({ ...a, where, include: { referrer: true, referred: true, apiKey: { select: { name: true, prefix: true } }, rewards: { where: { status: "PAID" }, select: { amountWei: true } } } }))) {
-    const paid = r.rewards.reduce((s, w) => s + BigInt(w.amountWei.toFixed()), 0n);
-    yield csvLine([r.id, r.environment, r.status, r.reason, r.createdAt, r.qualifiedAt, ...who(r.referrer), ...who(r.referred), r.apiKeyId, r.apiKey ? (r.apiKey.name ?? r.apiKey.prefix) : null, r.source, r.campaign, weiToEth(paid)]);
+  // ethPaid as the referrals list reads it (paidBy): reversed rewards and refunded shares left out.
+  for await (const page of pageLists((a) => db.referral.findMany({ ...a, where, include: { referrer: true, referred: true, apiKey: { select: { name: true, prefix: true } } } }))) {
+    const paid = await paidBy("referralId", page.map((r) => r.id));
+    for (const r of page) {
+      yield csvLine([r.id, r.environment, r.status, r.reason, r.createdAt, r.qualifiedAt, ...who(r.referrer), ...who(r.referred), r.apiKeyId, r.apiKey ? (r.apiKey.name ?? r.apiKey.prefix) : null, r.source, r.campaign, weiToEth(paid.get(r.id) ?? 0n)]);
+    }
   }
 }
 
@@ -65,9 +75,11 @@ export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGene
   yield csvLine(["eventId", "environment", "eventName", "status", "reason", "referrerSent", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "referralId", "campaign", "source", "apiKeyId", "createdAt", "processedAt", "ethPaid", "amount", "currency"]);
   const where = eventWhere(businessId, q);
   const none = [null, null, null, null];
-  for await (const e of pages((a) => db.trackedEvent.findMany({ ...a, where, include: { referral: { include: { referrer: true, referred: true } }, rewards: { where: { status: "PAID" }, select: { amountWei: true } } } }))) {
-    const paid = e.rewards.reduce((s, w) => s + BigInt(w.amountWei.toFixed()), 0n);
-    yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid), e.amount === null ? null : decimalText(e.amount), e.currency]);
+  for await (const page of pageLists((a) => db.trackedEvent.findMany({ ...a, where, include: { referral: { include: { referrer: true, referred: true } } } }))) {
+    const paid = await paidBy("eventId", page.map((e) => e.id));
+    for (const e of page) {
+      yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid.get(e.id) ?? 0n), e.amount === null ? null : decimalText(e.amount), e.currency]);
+    }
   }
 }
 

@@ -41,12 +41,16 @@ const referralInclude = {
 } satisfies Prisma.ReferralInclude;
 type ReferralRow = Prisma.ReferralGetPayload<{ include: typeof referralInclude }>;
 
-/** ETH paid per referral (PAID rewards of every kind, less what partial refunds reversed), for one page of referrals. */
-async function paidByReferral(ids: string[]): Promise<Map<string, bigint>> {
+/**
+ * ETH paid per referral or per event (PAID rewards of every kind, less what partial refunds
+ * reversed), for one page of them: the `ethPaid` of the referrals list and of both CSV exports.
+ */
+export async function paidBy(by: "referralId" | "eventId", ids: string[]): Promise<Map<string, bigint>> {
   if (!ids.length) return new Map();
-  const sums = await db.reward.groupBy({ by: ["referralId"], where: { referralId: { in: ids }, ...earnedRewardWhere }, _sum: { amountWei: true, reversedWei: true } });
-  return new Map(sums.map((s) => [s.referralId!, toBigInt(s._sum.amountWei ?? 0) - toBigInt(s._sum.reversedWei ?? 0)]));
+  const sums = await db.reward.groupBy({ by: [by], where: { [by]: { in: ids }, ...earnedRewardWhere }, _sum: { amountWei: true, reversedWei: true } });
+  return new Map(sums.map((s) => [s[by]!, toBigInt(s._sum.amountWei ?? 0) - toBigInt(s._sum.reversedWei ?? 0)]));
 }
+const paidByReferral = (ids: string[]) => paidBy("referralId", ids);
 
 function toBusinessReferral(r: ReferralRow, paid: Map<string, bigint>): BusinessReferralOutput {
   return {

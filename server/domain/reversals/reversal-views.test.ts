@@ -8,7 +8,7 @@ import { db } from "../../db/client";
 import { ethToWei } from "../../shared/money";
 import { referralStats } from "../analytics/referral-stats";
 import { loadConfig } from "../effective-config/load";
-import { rewardsCsv } from "../exports/csv";
+import { referralsCsv, rewardsCsv } from "../exports/csv";
 import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
 import { getBusinessParticipant, getBusinessReferral } from "../referrals/browse";
 import { payReward } from "../rewards/payout";
@@ -97,6 +97,15 @@ describe("staff reverse one reward", () => {
     expect(detail.timeline.find((t) => t.type === "REWARD")).toMatchObject({ status: "REVERSED" });
     expect(detail.timeline.find((t) => t.type === "REVERSAL")).toMatchObject({ reason: "Order cancelled", amountEth: "0.25" });
     expect(detail.ethPaid).toBe("0");
+    // The exports read ethPaid as the list does: the reversed reward paid nothing.
+    const paidCell = async (lines: AsyncGenerator<string>) => {
+      let text = "";
+      for await (const line of lines) text += line;
+      const [head, ...rows] = text.trim().split("\r\n");
+      const at = head.split(",").indexOf("ethPaid");
+      return rows.map((row) => row.split(",")[at]);
+    };
+    expect(await paidCell(referralsCsv(b.id, { environment: ENV }))).toEqual(["0"]);
     let csv = "";
     for await (const line of rewardsCsv(b.id, { environment: ENV })) csv += line;
     const [header, row] = csv.trim().split("\r\n");
