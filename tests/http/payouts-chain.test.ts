@@ -25,10 +25,10 @@ import {
   type PayoutBusiness,
 } from "./payouts-helpers";
 
-/** A funded business with one referrer who earned 0.01 ETH and has a wallet. */
-async function earning(c: ChainApp) {
-  const b = await payoutBusiness(c, { rewardEth: "0.01" });
-  await fund(c, b.owner, "1");
+/** A funded business (its deposit credited after `confirmations`) with one referrer who earned `rewardEth` and has a wallet. */
+async function earning(c: ChainApp, rewardEth = "0.01", confirmations = 1) {
+  const b = await payoutBusiness(c, { rewardEth });
+  await fund(c, b.owner, "1", confirmations);
   const ref = await referrerWithWallet(b);
   await earn(b, ref.referralCode);
   return { b, ref };
@@ -338,10 +338,7 @@ describe("reorg", () => {
   afterAll(() => c?.stop());
 
   it("a payout dropped by a reorg goes back and is rebroadcast (same transaction); CONFIRMED only after the confirmations; paid once", async () => {
-    const b = await payoutBusiness(c, { rewardEth: "0.05" });
-    await fund(c, b.owner, "1", 3);
-    const ref = await referrerWithWallet(b);
-    await earn(b, ref.referralCode);
+    const { b, ref } = await earning(c, "0.05", 3);
     const snapshot = await rpcCall(c, "evm_snapshot");
 
     const [p] = await runPayouts(b);
@@ -367,9 +364,7 @@ describe("reorg", () => {
   });
 
   it("a proof of liabilities follows a run that created or settled a payout, not every run while one waits for its confirmations", async () => {
-    const b = await payoutBusiness(c, { rewardEth: "0.03" });
-    await fund(c, b.owner, "1", 3);
-    await earn(b, (await referrerWithWallet(b)).referralCode);
+    const { b } = await earning(c, "0.03", 3);
     const businessId = (await b.owner.call("GET", "/business/me")).body.business.businessId as string;
     const latest = async () => (await request(c.app.url, "GET", `/proofs/${businessId}/TEST/latest`)).body as { proofId?: string; reason?: string };
     const nextProof = async (after: string | undefined) => {
@@ -395,10 +390,7 @@ describe("reorg", () => {
   });
 
   it("a transfer the wallet reverts fails only once it has its confirmations (a reorg may mine it again, and a wallet may then accept it)", async () => {
-    const b = await payoutBusiness(c, { rewardEth: "0.02" });
-    await fund(c, b.owner, "1", 3);
-    const ref = await referrerWithWallet(b);
-    await earn(b, ref.referralCode);
+    const { b, ref } = await earning(c, "0.02", 3);
     await rpcCall(c, "evm_setAutomine", [false]);
     try {
       expect(await runPayouts(b)).toMatchObject([{ status: "SENT" }]);
@@ -417,10 +409,7 @@ describe("reorg", () => {
   });
 
   it("a transaction stuck under the base fee is replaced at the same nonce; only one version is mined", async () => {
-    const b = await payoutBusiness(c, { rewardEth: "0.04" });
-    await fund(c, b.owner, "1", 3);
-    const ref = await referrerWithWallet(b);
-    await earn(b, ref.referralCode);
+    const { b, ref } = await earning(c, "0.04", 3);
     await rpcCall(c, "evm_setAutomine", [false]);
     try {
       const [p] = await runPayouts(b);

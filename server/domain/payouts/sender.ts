@@ -1,6 +1,6 @@
 // The business's sending account (deposit address and key), fee quotes, gas estimates, local
 // signing, and the signed versions of a payout's transaction (PayoutTransaction).
-import { keccak256, type Address, type Hash, type Hex, type PublicClient, TransactionReceiptNotFoundError } from "viem";
+import { keccak256, type Address, type Hash, type Hex, type PublicClient, TransactionNotFoundError, TransactionReceiptNotFoundError } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { db, type Tx } from "../../db/client";
 import { LOCAL_DEV_CHAIN_IDS, onChain, publicClientFor, requireChainTarget, type ChainTarget } from "../../chain/clients";
@@ -175,6 +175,18 @@ export async function receiptOf(s: Sender, hash: Hash) {
       return await s.client.getTransactionReceipt({ hash });
     } catch (e) {
       if (e instanceof TransactionReceiptNotFoundError) return null;
+      throw e;
+    }
+  });
+}
+
+/** The transaction the node holds under `hash` (pending or mined), or null. */
+export async function transactionOf(s: Sender, hash: Hash) {
+  return onChain(s.target, "getTransaction", async () => {
+    try {
+      return await s.client.getTransaction({ hash });
+    } catch (e) {
+      if (e instanceof TransactionNotFoundError) return null;
       throw e;
     }
   });

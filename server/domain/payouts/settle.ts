@@ -1,7 +1,7 @@
 // Steps 2 and 3 of a payout: broadcast the recorded transaction (PENDING → SENT), then check it
 // on chain (CONFIRMED, back after a reorg, replaced when stuck under the base fee), or FAILED
 // while nothing of it can be mined.
-import { TransactionNotFoundError, type Address, type Hash, type Hex } from "viem";
+import type { Address, Hash, Hex } from "viem";
 import { db } from "../../db/client";
 import { isChainDown, onChain } from "../../chain/clients";
 import { AppError } from "../../shared/errors";
@@ -12,7 +12,7 @@ import { debitLedger } from "../rules/debit";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { markWalletFailed } from "./create";
 import { payoutWebhook, type PayoutRow } from "./list";
-import { minedVersion, recordTransaction, rpcMessage, signTransfer, TX_OPTIONS, type Sender } from "./sender";
+import { minedVersion, recordTransaction, rpcMessage, signTransfer, transactionOf, TX_OPTIONS, type Sender } from "./sender";
 
 /** Fee bump of a replacement: nodes require at least +10% on both fees; use +25%. */
 const BUMP_NUM = 125n;
@@ -68,17 +68,7 @@ export async function broadcastPayout(s: Sender, payoutId: string): Promise<Payo
 /** True when the node holds a signed version of the payout, pending or mined. */
 async function heldByNode(s: Sender, payoutId: string): Promise<boolean> {
   const versions = await db.payoutTransaction.findMany({ where: { payoutId }, select: { txHash: true } });
-  for (const v of versions) {
-    const found = await onChain(s.target, "getTransaction", async () => {
-      try {
-        return await s.client.getTransaction({ hash: v.txHash as Hash });
-      } catch (e) {
-        if (e instanceof TransactionNotFoundError) return null;
-        throw e;
-      }
-    });
-    if (found) return true;
-  }
+  for (const v of versions) if (await transactionOf(s, v.txHash as Hash)) return true;
   return false;
 }
 
