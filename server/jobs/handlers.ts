@@ -7,7 +7,7 @@ import { AppError } from "../shared/errors";
 import type { Scope } from "../shared/scope";
 import { processEvent } from "../domain/tracking/service";
 import { performReferralApply } from "../domain/referrals/service";
-import { applyReferralInput } from "../domain/referrals/schemas";
+import { applyJobOf, applyReferralInput } from "../domain/referrals/schemas";
 import { runPayouts } from "../domain/payouts/run";
 import { publishLiabilityProof } from "../domain/trust/proofs";
 import type { ProofReason } from "../domain/jobs/proof-schedule";
@@ -67,8 +67,8 @@ export const handlers: Record<JobType, JobHandler> = {
   },
   SDK_REFERRAL_APPLY: {
     async run(tx, job) {
-      const input = applyReferralInput.parse(job.payload);
-      const out = await performReferralApply(tx, scopeOf(job), input);
+      const apply = applyJobOf(job.payload);
+      const out = await performReferralApply(tx, { ...scopeOf(job), untrusted: apply.untrusted }, applyReferralInput.parse(apply.input));
       const { success: _s, processedSynchronously: _p, queued: _q, ...result } = out;
       return result;
     },

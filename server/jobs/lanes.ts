@@ -10,7 +10,7 @@ import { processEventRun, readRunInputs, settled, type BatchItem, type RunInputs
 import { claimJob } from "./claim";
 import { deferJobs, executeClaimedJob, failExhausted, isWaiting, leaseExhausted, markSucceeded, recordFailure, runJob, WAIT_RETRY_MS, type RunOutcome } from "./execute";
 import { handlers } from "./handlers";
-import { applyReferralInput } from "../domain/referrals/schemas";
+import { applyJobOf, applyReferralInput } from "../domain/referrals/schemas";
 
 /**
  * runJob for several jobs at once (Inngest's batched EVENT_PROCESS function): the due ones are
@@ -62,8 +62,9 @@ const BATCHED: ReadonlySet<Job["type"]> = new Set(["EVENT_PROCESS", "SDK_REFERRA
 const eventItemOf = (job: Job): BatchItem => {
   if (job.type === "SDK_REFERRAL_APPLY") {
     // An input the handler would refuse matches no event either: the run stops there and the handler answers its error alone.
-    const input = applyReferralInput.safeParse(job.payload);
-    return { key: job.id, eventId: "", apiKeyId: job.apiKeyId, apply: input.success ? input.data : undefined };
+    const apply = applyJobOf(job.payload);
+    const input = applyReferralInput.safeParse(apply.input);
+    return { key: job.id, eventId: "", apiKeyId: job.apiKeyId, apply: input.success ? input.data : undefined, untrusted: apply.untrusted };
   }
   const id = (job.payload as { eventId?: unknown } | null)?.eventId;
   // A payload without an event id matches no event: the one-by-one handler then answers its error.

@@ -27,6 +27,18 @@ export const applyReferralInput = z
   });
 export type ApplyReferralInput = z.infer<typeof applyReferralInput>;
 
+/**
+ * An SDK_REFERRAL_APPLY job's payload: the apply as sent, and `untrusted: true` when a
+ * publishable key sent it (its referral stays provisional when the job runs, as it would have
+ * synchronously). `applyJobOf` takes it apart again; the input is checked by its caller.
+ */
+export const applyJobPayload = <T extends object>(input: T, untrusted: boolean) => (untrusted ? { ...input, untrusted: true } : input);
+export function applyJobOf(payload: unknown): { input: unknown; untrusted: boolean } {
+  if (!payload || typeof payload !== "object" || Array.isArray(payload)) return { input: payload, untrusted: false };
+  const { untrusted, ...input } = payload as Record<string, unknown>;
+  return { input, untrusted: untrusted === true };
+}
+
 /** `limit`: integer, default 50, clamped into 1..200; anything that is not an integer → 400. */
 
 export const listReferralsQuery = z.strictObject({

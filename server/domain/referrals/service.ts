@@ -9,7 +9,7 @@ import { applyItem, type ApplyInput } from "../rules/state";
 import type { Scope } from "../../shared/scope";
 import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../../shared/idempotency";
 import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
-import type { ApplyQueuedOutput, ApplyReferralInput, ApplySyncOutput, ReferralListOutput, ReferralOutput } from "./schemas";
+import { applyJobPayload, type ApplyQueuedOutput, type ApplyReferralInput, type ApplySyncOutput, type ReferralListOutput, type ReferralOutput } from "./schemas";
 
 export interface RecordReferralInput {
   referrer: Participant;
@@ -60,7 +60,7 @@ export async function applyReferral(scope: Scope, input: ApplyReferralInput): Pr
     if (sync) {
       res = { status: 200, body: await performReferralApply(tx, scope, work) };
     } else {
-      const job = await insertJob(tx, scope, "SDK_REFERRAL_APPLY", work);
+      const job = await insertJob(tx, scope, "SDK_REFERRAL_APPLY", applyJobPayload(work, scope.untrusted === true));
       queuedJob = job;
       res = { status: 202, body: { success: true, queued: true, jobId: job.id, jobType: "SDK_REFERRAL_APPLY", message: REFERRAL_QUEUED_MESSAGE } };
     }

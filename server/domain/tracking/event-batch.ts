@@ -28,6 +28,8 @@ export interface BatchItem {
   apiKeyId: string | null;
   /** A referral apply (an SDK_REFERRAL_APPLY job's input) instead of an event: decided in the same run. */
   apply?: ApplyInput;
+  /** The apply was sent with a publishable key (referrals/schemas.ts applyJobOf). */
+  untrusted?: boolean;
 }
 
 /** The job result of an event, as the EVENT_PROCESS handler returns it. */
@@ -78,7 +80,7 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
   const items: RuleItem[] = [];
   for (const it of slice) {
     if (it.apply) {
-      items.push(applyItem(it.key, it.apply, it.apiKeyId));
+      items.push(applyItem(it.key, it.apply, it.apiKeyId, it.untrusted === true));
       continue;
     }
     const e = events.get(it.eventId);
