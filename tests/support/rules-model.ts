@@ -123,7 +123,8 @@ export function stateOf(s: Store, items: readonly RuleItem[], now: Date): RulesS
     for (const r of s.referrals) if (pred(r)) m.set(r.referrerId, (m.get(r.referrerId) ?? 0) + 1);
     return m;
   };
-  const today = count((r) => ids.has(r.referrerId) && r.status !== "REJECTED" && r.createdAt >= day);
+  const today = count((r) => ids.has(r.referrerId) && r.status !== "REJECTED" && r.createdAt >= day && !r.provisional);
+  const provisionalToday = count((r) => ids.has(r.referrerId) && r.status !== "REJECTED" && r.createdAt >= day && r.provisional);
   const qualified = count((r) => r.status === "QUALIFIED" || r.status === "REWARDED");
   const paid = new Map<string, bigint>();
   for (const w of s.rewards) if (w.status === "PAID" && w.paidAt && w.paidAt >= day) paid.set(w.participantId, (paid.get(w.participantId) ?? 0n) + w.amountWei);
@@ -138,6 +139,7 @@ export function stateOf(s: Store, items: readonly RuleItem[], now: Date): RulesS
     referrals,
     settledReferrals: new Set(s.rewards.filter((w) => w.referralId && (w.kind === "REFERRAL" || w.kind === "BONUS")).map((w) => w.referralId!)),
     referralsToday: today,
+    provisionalToday,
     qualified,
     clicks: new Map(),
     referrerVisitors: new Map(),

@@ -193,6 +193,42 @@ describe("rules core: provisional referrals and the active referral", () => {
     expect(s.referrals.find((r) => r.referrerId === "mal")).toMatchObject({ status: "REJECTED", reason: "SUPERSEDED" });
   });
 
+  it("a publishable key's referrals count toward its own daily limit, never toward a secret key's", () => {
+    const s = store({ settings: baseSettings({ maxReferralsPerReferrerPerDay: 2 }) });
+    // Anyone with the browser key fills Ann's day with made-up customers.
+    const spam = run(s, ["a", "b", "c"].map((x) => event({ referrer: "ANN", email: `${x}@example.com`, untrusted: true })));
+    expect(spam.outcomes.map((o) => (o.kind === "event" ? o.referral?.reason : null))).toEqual([null, null, "REFERRER_DAILY_LIMIT"]);
+    // The business's server still records Ann's real referrals of the day, up to the limit.
+    const real = run(s, ["d", "e", "f"].map((x) => event({ referrer: "ANN", email: `${x}@example.com` })));
+    expect(real.outcomes.map((o) => (o.kind === "event" ? o.referral?.reason : null))).toEqual([null, null, "REFERRER_DAILY_LIMIT"]);
+  });
+
+  it("a pair rejected while provisional (another provisional referral came first) is screened again when a secret key confirms it", () => {
+    const s = store();
+    s.participants.push(person("mal", { email: "mal@example.com" }));
+    // Mallory's browser apply comes first; Ann's own browser apply for the same customer is then ALREADY_REFERRED.
+    run(s, [event({ referrer: "MAL", email: "bob@example.com", untrusted: true })]);
+    const ann = only(run(s, [event({ name: "signup", referrer: "ANN", email: "bob@example.com", untrusted: true })]));
+    expect(ann.referral).toMatchObject({ status: "REJECTED", reason: "ALREADY_REFERRED", provisional: true });
+    // The business's server confirms Ann's pair: it is screened as the secret key's (only a provisional one stands in its way) and pays.
+    const confirmed = only(run(s, [event({ referrer: "ANN", email: "bob@example.com" })]));
+    expect(confirmed).toMatchObject({ reason: null, referral: { referrerId: "ann", provisional: false, status: "REWARDED" } });
+    expect(s.referrals.find((r) => r.referrerId === "mal")).toMatchObject({ status: "REJECTED", reason: "SUPERSEDED" });
+    // A pair a secret key's referral superseded stays rejected when confirmed.
+    const mal = only(run(s, [event({ referrer: "MAL", email: "bob@example.com" })]));
+    expect(mal.referral).toMatchObject({ referrerId: "mal", status: "REJECTED", reason: "SUPERSEDED" });
+  });
+
+  it("a publishable key changes nothing of an existing participant: no user id, email or name of theirs", () => {
+    const s = store();
+    s.participants.push(person("bob", { email: "bob@example.com" }));
+    run(s, [event({ referrer: "ANN", email: "bob@example.com", userId: "taken-id", userName: "Mallory", untrusted: true })]);
+    expect(s.participants.find((p) => p.id === "bob")).toMatchObject({ email: "bob@example.com", externalId: null, name: null });
+    // The business's own key still fills what is missing.
+    run(s, [event({ referrer: "ANN", email: "bob@example.com", userId: "bob-1", userName: "Bob" })]);
+    expect(s.participants.find((p) => p.id === "bob")).toMatchObject({ externalId: "bob-1", name: "Bob" });
+  });
+
   it("a provisional referral is confirmed when the same pair comes with a secret key", () => {
     const s = store();
     run(s, [event({ referrer: "ANN", email: "bob@example.com", untrusted: true })]);

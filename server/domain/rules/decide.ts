@@ -88,8 +88,14 @@ export interface RulesState {
   referrals: readonly Referral[];
   /** Referrals that have a REFERRAL or BONUS reward already (paid, held or refused). */
   settledReferrals: ReadonlySet<string>;
-  /** Per referrer: referrals created today (UTC) that are not rejected. */
+  /** Per referrer: referrals created today (UTC) that are not rejected nor provisional. */
   referralsToday: ReadonlyMap<string, number>;
+  /**
+   * Per referrer: provisional referrals (a publishable key's) created today that are not rejected.
+   * They count toward a publishable key's daily cap, never toward a secret key's: anyone can send
+   * them, and the cap must not let them lock a referrer out for the day.
+   */
+  provisionalToday?: ReadonlyMap<string, number>;
   /** Per referrer: QUALIFIED or REWARDED referrals (the tier count). */
   qualified: ReadonlyMap<string, number>;
   /** Per click id an item names (its own business's, not a bot's): the attributed click. */
@@ -263,6 +269,8 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
   const inserted = new Set<string>(); // referrals inserted by an item already decided
   const settledRefs = new Set(state.settledReferrals);
   const madeToday = new Map(state.referralsToday);
+  const provisionalToday = new Map(state.provisionalToday ?? []);
+  const bump = (m: Map<string, number>, id: string, by: number) => m.set(id, Math.max(0, (m.get(id) ?? 0) + by));
   const qualified = new Map(state.qualified);
   const dayStart = utcDayStart(now);
   const tiers = [...state.tiers].sort((a, b) => b.minReferrals - a.minReferrals);
@@ -366,8 +374,10 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
       }
       if (email || userId) {
         referred = (userId ? byUserId.get(userId) : undefined) ?? (email ? byEmail.get(email) : undefined) ?? null;
-        if (referred) {
-          // participants/service fillMissing: the name follows the latest; identity fields are only filled.
+        if (referred && !item.untrusted) {
+          // participants/service fillMissing: the name follows the latest; identity fields are only
+          // filled. Not from a publishable key: anyone can send one, and binding a user id or an
+          // email to someone else's participant would take their identity.
           const p = referred;
           let touched = false;
           if (name && name !== p.name) {
@@ -389,7 +399,7 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
             // A participant this run inserts is inserted as it was at its item (its chunk may be written already): later fills are updates.
             out.participantUpdates.set(p.id, p);
           }
-        } else {
+        } else if (!referred) {
           referred = {
             id: opts.newId(),
             businessId,
@@ -420,31 +430,66 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
       }
 
       if (referrer && referred) {
-        const pair = byPair.get(`${referrer.id}\u0000${referred.id}`);
-        if (pair) {
-          referral = pair;
-          if (pair.provisional && !item.untrusted) {
-            pair.provisional = false; // confirmed by a secret key
-            changed(pair);
-          }
-        } else {
-          const others = (ofReferred.get(referred.id) ?? []).filter((r) => r.referrerId !== referrer!.id && r.status !== "REJECTED");
+        const by = referrer;
+        const to = referred;
+        // The anti-abuse screen of this pair as the item makes it, against the referred user's other referrals.
+        const screenPair = () => {
+          const others = (ofReferred.get(to.id) ?? []).filter((r) => r.referrerId !== by.id && r.status !== "REJECTED");
           const blocking = others.some((r) => item.untrusted || !r.provisional);
           const shared = (p: Participant) => !!p.walletAddress && state.sharedWallets.has(p.walletAddress);
           const signal = evaluateSignals(signalRules(settings), settings.clickVelocityPerHour, {
             click: click ? { visitorHash: click.visitorHash } : null,
-            referrerVisitors: state.referrerVisitors.get(referrer.id) ?? new Set(),
+            referrerVisitors: state.referrerVisitors.get(by.id) ?? new Set(),
             visitorClicksThisHour: click?.visitorClicksThisHour ?? 0,
-            walletShared: shared(referrer) || shared(referred),
+            walletShared: shared(by) || shared(to),
           });
-          const s = screen(settings, referrer, referred, blocking, madeToday.get(referrer.id) ?? 0, signal);
+          const made = (madeToday.get(by.id) ?? 0) + (item.untrusted ? (provisionalToday.get(by.id) ?? 0) : 0);
+          return { others, s: screen(settings, by, to, blocking, made, signal) };
+        };
+        // A secret key's referral supersedes the provisional ones of other referrers.
+        const supersede = (others: Referral[]) => {
+          for (const r of others.filter((x) => x.provisional)) {
+            r.status = "REJECTED";
+            r.reason = REFERRAL_REASONS.SUPERSEDED;
+            changed(r);
+            if (r.createdAt >= dayStart) bump(provisionalToday, r.referrerId, -1);
+            hook(referralWebhook("referral.rejected", { ...r }));
+          }
+        };
+        const pair = byPair.get(`${by.id}\u0000${to.id}`);
+        if (pair) {
+          referral = pair;
+          if (pair.provisional && !item.untrusted) {
+            pair.provisional = false; // confirmed by a secret key
+            if (pair.status !== "REJECTED") {
+              if (pair.createdAt >= dayStart) {
+                bump(provisionalToday, pair.referrerId, -1);
+                bump(madeToday, pair.referrerId, 1);
+              }
+            } else if (pair.reason !== REFERRAL_REASONS.SUPERSEDED) {
+              // Rejected while provisional (another provisional referral, the publishable keys'
+              // daily count): screened again as the secret key's, as if it came first.
+              const { others, s: again } = screenPair();
+              if (again.status !== "REJECTED") {
+                pair.status = again.status;
+                pair.reason = again.status === "PENDING" ? null : (again.reason ?? null);
+                pair.updatedAt = now;
+                if (pair.createdAt >= dayStart) bump(madeToday, pair.referrerId, 1);
+                if (again.status === "FLAGGED") hook([referralWebhook("referral.flagged", { ...pair })]);
+                supersede(others);
+              }
+            }
+            changed(pair);
+          }
+        } else {
+          const { others, s } = screenPair();
           referral = {
             id: opts.newId(),
             businessId,
             environment,
             apiKeyId: item.apiKeyId,
-            referrerId: referrer.id,
-            referredId: referred.id,
+            referrerId: by.id,
+            referredId: to.id,
             source: item.source,
             campaign: item.campaign,
             status: s.status,
@@ -458,20 +503,11 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
           created = true;
           if (click) out.referralClicks.push({ referralId: referral.id, clickId: click.id });
           referrals.set(referral.id, referral);
-          byPair.set(`${referrer.id}\u0000${referred.id}`, referral);
-          ofReferred.set(referred.id, [...(ofReferred.get(referred.id) ?? []), referral]);
-          if (s.status !== "REJECTED") madeToday.set(referrer.id, (madeToday.get(referrer.id) ?? 0) + 1);
+          byPair.set(`${by.id}\u0000${to.id}`, referral);
+          ofReferred.set(to.id, [...(ofReferred.get(to.id) ?? []), referral]);
+          if (s.status !== "REJECTED") bump(item.untrusted ? provisionalToday : madeToday, by.id, 1);
           hook(newReferralWebhooks(referral));
-          if (!item.untrusted && s.status !== "REJECTED") {
-            // A secret key's referral supersedes the provisional ones of other referrers.
-            for (const r of others.filter((x) => x.provisional)) {
-              r.status = "REJECTED";
-              r.reason = REFERRAL_REASONS.SUPERSEDED;
-              changed(r);
-              if (r.createdAt >= dayStart && madeToday.has(r.referrerId)) madeToday.set(r.referrerId, madeToday.get(r.referrerId)! - 1);
-              hook(referralWebhook("referral.rejected", { ...r }));
-            }
-          }
+          if (!item.untrusted && s.status !== "REJECTED") supersede(others);
         }
       } else if (referred) {
         referral = activeReferralOf(referred.id);

@@ -212,8 +212,8 @@ export async function loadState(
       ? sql.query<{ id: string }>(`SELECT DISTINCT "referralId" AS id FROM "Reward" WHERE "referralId" = ANY($1::text[]) AND kind IN ('REFERRAL', 'BONUS')`, open)
       : Promise.resolve([]),
     countToday && ids.length
-      ? sql.query<{ id: string; n: number }>(
-          `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral"
+      ? sql.query<{ id: string; n: number; p: number }>(
+          `SELECT "referrerId" AS id, COUNT(*) FILTER (WHERE NOT provisional)::int AS n, COUNT(*) FILTER (WHERE provisional)::int AS p FROM "Referral"
             WHERE "businessId" = $1 AND environment = $2::"Environment" AND "referrerId" = ANY($3::text[]) AND status <> 'REJECTED' AND "createdAt" >= $4::timestamp(3) GROUP BY 1`,
           businessId,
           environment,
@@ -245,6 +245,7 @@ export async function loadState(
     referrals,
     settledReferrals: new Set(settled.map((r) => r.id)),
     referralsToday: new Map(today.map((r) => [r.id, r.n])),
+    provisionalToday: new Map(today.map((r) => [r.id, r.p])),
     qualified: new Map(qualified.map((r) => [r.id, r.n])),
     clicks,
     referrerVisitors,
@@ -301,10 +302,10 @@ async function loadReferrerVisitors(sql: DirectSql, ids: string[]): Promise<Map<
   if (!ids.length) return out;
   const rows = await sql.query<{ pid: string; h: string }>(
     `SELECT DISTINCT x.pid, c."visitorHash" AS h FROM (
-        SELECT r."referrerId" AS pid, rc."clickId" FROM "Referral" r JOIN "ReferralClick" rc ON rc."referralId" = r.id WHERE r."referrerId" = ANY($1::text[])
+        SELECT r."referrerId" AS pid, rc."clickId", r."businessId", r.environment FROM "Referral" r JOIN "ReferralClick" rc ON rc."referralId" = r.id WHERE r."referrerId" = ANY($1::text[])
         UNION ALL
-        SELECT r."referredId", rc."clickId" FROM "Referral" r JOIN "ReferralClick" rc ON rc."referralId" = r.id WHERE r."referredId" = ANY($1::text[])
-      ) x JOIN "LinkClick" c ON c.id = x."clickId"
+        SELECT r."referredId", rc."clickId", r."businessId", r.environment FROM "Referral" r JOIN "ReferralClick" rc ON rc."referralId" = r.id WHERE r."referredId" = ANY($1::text[])
+      ) x JOIN "LinkClick" c ON c.id = x."clickId" AND c."businessId" = x."businessId" AND c.environment = x.environment
      UNION
      SELECT s."participantId", s."visitorHash" FROM "PortalSession" s WHERE s."participantId" = ANY($1::text[]) AND s."visitorHash" IS NOT NULL`,
     ids,
