@@ -3,6 +3,8 @@
 import { z } from "zod";
 
 export const WEI_PER_ETH = 10n ** 18n;
+/** The largest amount a wei column (NUMERIC(78,0)) holds. */
+export const MAX_STORED_WEI = 10n ** 78n - 1n;
 const ETH_RE = /^(0|[1-9]\d{0,59})(\.\d{1,18})?$/;
 
 /** "1.5" → 1500000000000000000n. Throws on negative, over-precise or malformed input. */

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { apply, baseConfig, baseSettings, DAY, event, ids, milli, NOW, person, referral, stateOf, store, type Store } from "../../../tests/support/rules-model";
-import { weiOf, type Currency } from "../../shared/money";
+import { MAX_STORED_WEI, weiOf, type Currency } from "../../shared/money";
 import type { Prices } from "./prices";
 import { addMonthsUtc, countKey, type CommissionRuleFact } from "./commissions";
 import { decide, type Decisions, type RewardRow, type RuleItem } from "./decide";
@@ -70,6 +70,16 @@ describe("commission rules in the rules core", () => {
     expect(w.requestedWei).toBe(3333333333333333n);
     expect(w.amountWei).toBe(3333333333333333n);
     expect(d.debits.map((x) => x.amountWei)).toContain(3333333333333333n);
+  });
+
+  it("a share worth more than a reward row holds (60 digits at a rate below 1) is asked for as the most it holds; the pool decides", () => {
+    const s = referred();
+    const d = run(s, [purchase("9".repeat(60), "USD")], [rule({ id: "r100", percent: "100" })], fixedPrices({ USD: "0.000000000000000001" }));
+    const [w] = commissions(d);
+    expect(w.requestedWei).toBe(MAX_STORED_WEI);
+    // More than the pool holds: refused as any reward the pool cannot pay, nothing debited.
+    expect(w).toMatchObject({ status: "REFUSED", amountWei: 0n });
+    expect(s.balanceWei).toBe(E);
   });
 
   it("pays a FIXED rule to the referred user, in ETH without a price, and a PERCENT of an ETH amount exactly", () => {

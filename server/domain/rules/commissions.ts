@@ -4,7 +4,7 @@
 // qualified it) and pays the result through the same caps, pool and holds as the one-time
 // rewards (pay.ts capPayout); simulate calls them over stored events without writing.
 import type { PayoutCaps } from "./pay";
-import { decimalText, weiOf, type Currency } from "../../shared/money";
+import { decimalText, MAX_STORED_WEI, weiOf, type Currency } from "../../shared/money";
 import type { Price, Prices } from "./prices";
 
 export interface CommissionRuleFact {
@@ -125,7 +125,10 @@ export function planCommissions(c: CommissionState, counts: ReadonlyMap<string, 
     const price = base.currency === "ETH" ? ETH_PRICE(now) : c.prices.get(base.currency);
     if (!price || !("rate" in price)) throw new Error(`planCommissions: no price for ${base.currency} (call missingPrice first)`);
     const percent = rule.type === "PERCENT" ? ((tierId !== null ? rule.tierPercents[tierId] : undefined) ?? rule.percent!) : undefined;
-    const requestedWei = weiOf(base.amount, base.currency, base.currency === "ETH" ? null : price.rate, percent);
+    // A share of an amount of up to 60 digits at a rate below 1 can exceed what a reward row
+    // holds: asked for as that much (the pool and the caps decide what is paid).
+    const worth = weiOf(base.amount, base.currency, base.currency === "ETH" ? null : price.rate, percent);
+    const requestedWei = worth > MAX_STORED_WEI ? MAX_STORED_WEI : worth;
     out.push({
       rule,
       participantId,
