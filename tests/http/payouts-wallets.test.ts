@@ -32,6 +32,26 @@ async function deploy(runtime: string): Promise<Address> {
   return receipt.contractAddress;
 }
 
+/**
+ * Runtime code that reverts with Error("insufficient funds"): CODECOPY of the 100 bytes of the
+ * encoded error that follow it, then REVERT with them. Init code: CODECOPY of the runtime, RETURN.
+ */
+function revertsWithReason(reason: string): string {
+  const text = Buffer.from(reason).toString("hex");
+  const data = `08c379a0${"20".padStart(64, "0")}${reason.length.toString(16).padStart(64, "0")}${text.padEnd(64, "0")}`;
+  const size = (data.length / 2).toString(16).padStart(2, "0");
+  return `60${size}600c600039` + `60${size}6000fd` + data;
+}
+async function deployLong(runtime: string): Promise<Address> {
+  const n = (runtime.length / 2).toString(16).padStart(2, "0");
+  const init = `0x60${n}600c60003960${n}6000f3${runtime}` as Hex;
+  const hash = await createWalletClient({ transport: http(c.rpc) }).sendTransaction({ account: devAccount(6), data: init, gas: 300_000n, chain: null });
+  const receipt = await c.client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+  if (!receipt.contractAddress) throw new Error("deployment failed");
+  expect(await c.client.getCode({ address: receipt.contractAddress })).toBe(`0x${runtime}`);
+  return receipt.contractAddress;
+}
+
 async function run(b: PayoutBusiness) {
   const r = await b.owner.call("POST", "/business/payouts/run", { environment: "TEST" });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -41,6 +61,17 @@ async function run(b: PayoutBusiness) {
 const nonceOf = (a: Address) => c.client.getTransactionCount({ address: a });
 
 describe("payout wallets", () => {
+  it("a wallet whose revert reason reads \"insufficient funds\" is refused before signing, not taken for the pool's shortage: no gas spent", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.01" });
+    const deposit = await fund(c, b.owner, "1");
+    const liar = await referrerWithWallet(b, await deployLong(revertsWithReason("insufficient funds")));
+    await earn(b, liar.referralCode);
+    const { payouts } = await run(b);
+    expect(payouts).toMatchObject([{ participantId: liar.participantId, status: "FAILED", txHash: null, nonce: null, error: expect.stringMatching(/^WALLET_REFUSED: a transfer to .* fails/) }]);
+    expect(await nonceOf(deposit)).toBe(0);
+    expect(await run(b)).toEqual({ payouts: [], skipped: [] });
+  }, 120_000);
+
   it("REVERT, endless-loop and gas-hungry contract wallets fail their own payouts with a reason; everyone else is paid in the same run; later runs skip them until the wallet changes", async () => {
     const b = await payoutBusiness(c, { rewardEth: "0.01" });
     const deposit = await fund(c, b.owner, "1");

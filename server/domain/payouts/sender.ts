@@ -87,8 +87,9 @@ export async function estimateTransferGas(s: Sender, to: Address, value: bigint)
   } catch (e) {
     if (e instanceof AppError) throw e;
     const msg = rpcMessage(e);
-    // Too little ETH to simulate the transfer: a plain transfer's gas (the balance check refuses the payout).
-    if (/insufficient funds/i.test(msg)) return { gas: 21_000n };
+    // Too little ETH to simulate the transfer: a plain transfer's gas (the balance check refuses the
+    // payout). Not a revert whose reason says so: that is the wallet's own answer.
+    if (/insufficient funds/i.test(msg) && !REVERTED.test(msg)) return { gas: 21_000n };
     if (/out of gas|exceeds allowance|gas required exceeds|intrinsic gas/i.test(msg)) return tooHungry;
     // The node's own trouble (internal error, rate limit, missing state) says nothing of the
     // wallet: 503, nothing written, the next run asks again.

@@ -54,16 +54,20 @@ async function participantWithTotals(businessId: string, participantId: string):
 }
 
 /**
- * Saving a wallet, even the same one, clears its earlier refusal: the next run tries it again.
- * `verifiedAt`: the wallet was proven by signature (portal); a verified wallet has one owner per
- * business and environment.
+ * Saving a wallet clears its earlier refusal: the next run tries it again. Staff may retry the
+ * same wallet so; the participant (`verifiedAt`: proven by signature in the portal) only by
+ * changing it: signing the wallet that was refused again must not make every run pay for another
+ * failed transfer. A verified wallet has one owner per business and environment.
  */
 export async function updateParticipantWallet(businessId: string, input: UpdateParticipantInput, verifiedAt?: Date): Promise<ParticipantWithTotals> {
   await assertPayoutWallet(businessId, input.walletAddress);
   const verified = verifiedAt && input.walletAddress ? { walletVerified: true, walletVerifiedAt: verifiedAt } : {};
+  const clear = { walletFailure: null, walletFailedAt: null };
+  const same = (a: string | null) => !!a && !!input.walletAddress && a.toLowerCase() === input.walletAddress.toLowerCase();
+  const keepFailure = verifiedAt ? same((await db.participant.findFirst({ where: { id: input.participantId, businessId }, select: { walletAddress: true } }))?.walletAddress ?? null) : false;
   let count: number;
   try {
-    ({ count } = await db.participant.updateMany({ where: { id: input.participantId, businessId }, data: { walletAddress: input.walletAddress, walletFailure: null, walletFailedAt: null, ...verified } }));
+    ({ count } = await db.participant.updateMany({ where: { id: input.participantId, businessId }, data: { walletAddress: input.walletAddress, ...(keepFailure ? {} : clear), ...verified } }));
   } catch (e) {
     if (isUniqueViolation(e)) {
       throw new AppError("WALLET_IN_USE", "This wallet is already verified by another participant");
