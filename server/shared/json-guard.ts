@@ -30,6 +30,15 @@ export function storableText(s: string): string {
   return s.replace(new RegExp(FORBIDDEN_CONTROL.source, "g"), "\uFFFD");
 }
 
+/**
+ * The first `max` UTF-16 units of `s`, without a surrogate pair cut in two (a lone surrogate is
+ * text JSON-encoded rows cannot carry into PostgreSQL).
+ */
+export function clipText(s: string, max: number): string {
+  const cut = s.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 /** Why a string may not be stored, or null. */
 export function textProblem(s: string): string | null {
   if (FORBIDDEN_CONTROL.test(s)) return "must not contain control characters (tab, newline and carriage return excepted)";

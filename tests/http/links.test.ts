@@ -15,8 +15,8 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => {});
 });
 
-async function follow(path: string, opts: { method?: string; ua?: string; url?: string } = {}) {
-  const res = await fetch(`${opts.url ?? baseUrl()}${path}`, { method: opts.method ?? "GET", redirect: "manual", headers: { "user-agent": opts.ua ?? BROWSER } });
+async function follow(path: string, opts: { method?: string; ua?: string; url?: string; headers?: Record<string, string> } = {}) {
+  const res = await fetch(`${opts.url ?? baseUrl()}${path}`, { method: opts.method ?? "GET", redirect: "manual", headers: { "user-agent": opts.ua ?? BROWSER, ...opts.headers } });
   const text = await res.text();
   return { status: res.status, location: res.headers.get("location"), cacheControl: res.headers.get("cache-control"), body: text ? (JSON.parse(text) as { error: { code: string } }) : null };
 }
@@ -95,6 +95,16 @@ describe("GET /r/:code", () => {
     expect(new URL(head.headers.get("location")!).searchParams.get("rts_click")).toBeNull();
     const bot = await follow(`/r/${p.code}`, { ua: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)" });
     expect(bot.status).toBe(302);
+    // What is not a page navigation (an <img> or <iframe> on another site, a prefetch) lands
+    // without a click id: no click is recorded for it. A navigation is.
+    const notClicks: Record<string, string>[] = [{ "sec-fetch-dest": "image" }, { "sec-fetch-dest": "iframe" }, { "sec-fetch-dest": "document", "sec-purpose": "prefetch" }];
+    for (const headers of notClicks) {
+      const r = await follow(`/r/${p.code}`, { headers });
+      expect(r.status).toBe(302);
+      expect(new URL(r.location!).searchParams.get("rts_click"), JSON.stringify(headers)).toBeNull();
+    }
+    const clicked = await follow(`/r/${p.code}`, { headers: { "sec-fetch-dest": "document", "sec-fetch-mode": "navigate" } });
+    expect(new URL(clicked.location!).searchParams.get("rts_click")).toEqual(expect.any(String));
     const bare = await signUp();
     const { secret } = await createKey(bare);
     const nobody = await makeParticipant(secret, { userId: "no-destination" });

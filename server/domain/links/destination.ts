@@ -2,6 +2,7 @@
 // paths (`to`), with the code, the click id and the link's utm_* parameters added. Pure. A `to`
 // that could leave the destination's origin in any reading (scheme, //host, backslashes,
 // percent-encoded forms of those, control characters) is ignored: never an open redirect.
+import { clipText } from "../../shared/json-guard";
 
 const CLICK_PARAM = "rts_click";
 const MAX_UTM_PARAMS = 10;
@@ -48,7 +49,7 @@ export function buildLocation({ destination, attribution, query }: LocationInput
   let utm = 0;
   for (const [k, v] of query) {
     if (!/^utm_[a-z0-9_]{1,30}$/i.test(k) || utm >= MAX_UTM_PARAMS) continue;
-    target.searchParams.set(k.toLowerCase(), v.slice(0, MAX_UTM_LENGTH));
+    target.searchParams.set(k.toLowerCase(), clipText(v, MAX_UTM_LENGTH));
     utm++;
   }
   if (attribution) {
@@ -64,7 +65,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/g;
 
 /** The utm_* fields stored with a click (control characters removed, first 200 characters each). */
 export function utmFields(query: URLSearchParams) {
-  const get = (k: string) => query.get(k)?.replace(CONTROL, "").trim().slice(0, MAX_UTM_LENGTH) || null;
+  const get = (k: string) => clipText(query.get(k)?.replace(CONTROL, "").trim() ?? "", MAX_UTM_LENGTH) || null;
   return { utmSource: get("utm_source"), utmMedium: get("utm_medium"), utmCampaign: get("utm_campaign"), utmTerm: get("utm_term"), utmContent: get("utm_content") };
 }
 

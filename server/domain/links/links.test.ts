@@ -137,6 +137,14 @@ describe("followLink", () => {
     expect(await db.linkClick.findUnique({ where: { id: out.clickId! } })).toMatchObject({ businessId, utmSource: "mail", utmMedium: null, utmCampaign: "fall" });
   });
 
+  it("a utm_* value cut at its 200th unit inside an emoji keeps the whole character out: the click is recorded", async () => {
+    const { businessId, ann } = await linkedBusiness();
+    const out = await visit(ann.referralCode, { query: new URLSearchParams(`utm_campaign=${"a".repeat(199)}%F0%9F%98%80&utm_source=x`) });
+    await flushClicks();
+    expect(bufferedClicks()).toBe(0);
+    expect(await db.linkClick.findUnique({ where: { id: out.clickId! } })).toMatchObject({ businessId, utmCampaign: "a".repeat(199), utmSource: "x" });
+  });
+
   it("a click the database refuses is set aside: the clicks around it are written, nothing stays stuck in the buffer", async () => {
     const { businessId, scope, ann } = await linkedBusiness();
     const environment = scope.environment;

@@ -20,6 +20,7 @@ import { newId } from "../../shared/ids";
 import { emitWebhookEvent, reversedRewardWebhook } from "../webhooks/emit";
 import type { Scope } from "../../shared/scope";
 import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../../shared/idempotency";
+import { clipText } from "../../shared/json-guard";
 import type { ReversalOutput, ReverseRewardsInput, ReverseRewardsOutput } from "./reversal-schemas";
 
 const ROUTE = "/sdk/rewards/reverse";
@@ -112,7 +113,7 @@ async function reverseLockedRewards(tx: Tx, scope: Pick<Scope, "businessId" | "e
     if (rev.outcome === "CLAWBACK") clawback += r.share;
     else {
       returned += r.share;
-      credits.push({ amountWei: r.share, kind: "REVERSAL", memo: `Reward ${r.id} reversed: ${o.reason}`.slice(0, 500) });
+      credits.push({ amountWei: r.share, kind: "REVERSAL", memo: clipText(`Reward ${r.id} reversed: ${o.reason}`, 500) });
     }
     out.push({
       reversalId: rev.id,
@@ -239,7 +240,7 @@ export async function reverseForTrackedEvent(tx: Tx, scope: Scope, event: Tracke
   if (event.untrusted) return null; // a browser key cannot claw back rewards
   if (!referredId) return { reversals: [], returnedWei: 0n, clawbackWei: 0n };
   const given = (event.metadata as { reason?: unknown } | null)?.reason;
-  const reason = (typeof given === "string" && given.trim() ? given.trim() : `Event ${event.eventName}`).slice(0, 500);
+  const reason = clipText(typeof given === "string" && given.trim() ? given.trim() : `Event ${event.eventName}`, 500);
   return reverseReferredRewards(tx, scope, referredId, { reason, eventName: event.eventName, eventId: event.id });
 }
 

@@ -1,20 +1,30 @@
 // GET|HEAD /r/:code: a participant's referral link (public, no key). 302 to the environment's
 // destination with the code and a click id; errors in the contract's shape. One address's clicks
 // are recorded up to the publishable keys' rate: past it the visitor still lands, unrecorded, so
-// that a flood from one address inflates no participant's clicks and no funnel.
+// that a flood from one address inflates no participant's clicks and no funnel. Only a page
+// navigation is a click: a browser says what a request is for (Sec-Fetch-Dest, Sec-Purpose), and
+// an <img> or <iframe> on someone else's page, or a prefetch, must not record a click that then
+// takes the attribution from the link the visitor did click (same visitor, later click).
 import { followLink } from "../../domain/links/redirect";
 import { requestClientIp } from "../../shared/client-ip";
 import { errorResponse } from "../../shared/errors";
 import { consumeRateLimit } from "../rate-limit";
 
 type Ctx = { params: Promise<{ code: string }> };
+
+/** The request is a top-level navigation (or from a client that does not say: curl, old browsers), not a prefetch. */
+function navigation(h: Headers): boolean {
+  const dest = h.get("sec-fetch-dest");
+  if (dest !== null && dest !== "document") return false;
+  return !/prefetch|prerender/i.test(`${h.get("sec-purpose") ?? ""} ${h.get("purpose") ?? ""} ${h.get("x-moz") ?? ""}`);
+}
 const NO_STORE = { "Cache-Control": "no-store" };
 
 async function answer(req: Request, ctx: Ctx, method: "GET" | "HEAD"): Promise<Response> {
   try {
     const { code } = await ctx.params;
     const ip = requestClientIp(req.headers);
-    const record = method === "GET" && (await consumeRateLimit(`link:${ip ?? "unknown"}`, "PUBLISHABLE")).allowed;
+    const record = method === "GET" && navigation(req.headers) && (await consumeRateLimit(`link:${ip ?? "unknown"}`, "PUBLISHABLE")).allowed;
     const { location } = await followLink({
       code,
       method,
