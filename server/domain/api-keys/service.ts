@@ -1,6 +1,7 @@
 // API key lifecycle: create, rotate (same apiKeyId, new secret, optional grace for the old one),
 // revoke, and the lookup the SDK wrapper runs on every request. Only a SHA-256 hash and a
 // short display prefix are stored; the secret is returned once.
+import { lockBusiness } from "../../db/business-lock";
 import { db, rawRows } from "../../db/client";
 import { coalescer } from "../../db/coalesce";
 import { AppError, notFound } from "../../shared/errors";
@@ -47,6 +48,14 @@ function warningsFor(k: Row): string[] {
     : [];
 }
 
+/**
+ * Keys a business may have that are not revoked. Each key has its own rate limit: a cap keeps one
+ * business from multiplying its share of the service by creating keys, and keeps the list whole.
+ */
+export const MAX_ACTIVE_KEYS = 100;
+/** Keys listed at most: every key that is not revoked (at most MAX_ACTIVE_KEYS), then the newest revoked ones. */
+const LISTED_KEYS = 500;
+
 export async function createApiKey(
   businessId: string,
   input: { environment: Environment; kind?: ApiKeyKind; name?: string; allowedOrigins?: string[]; scopes?: ApiKeyScope[] },
@@ -57,24 +66,33 @@ export async function createApiKey(
   }
   const scopes = kind === "PUBLISHABLE" ? [...PUBLISHABLE_SCOPES] : API_KEY_SCOPES.filter((s) => (input.scopes ?? API_KEY_SCOPES).includes(s));
   const { secret, hash, prefix } = generateSecret(input.environment, kind);
-  const row = await db.apiKey.create({
-    data: {
-      businessId,
-      kind,
-      scopes,
-      environment: input.environment,
-      name: input.name ?? null,
-      allowedOrigins: [...new Set(input.allowedOrigins ?? [])],
-      keyHash: hash,
-      prefix,
-    },
+  const row = await db.$transaction(async (tx) => {
+    // One creation at a time per business, so that concurrent creations cannot pass the cap together.
+    await lockBusiness(tx, businessId);
+    const active = await tx.apiKey.count({ where: { businessId, status: { not: "REVOKED" } } });
+    if (active >= MAX_ACTIVE_KEYS) throw new AppError("UNPROCESSABLE", `A business can have at most ${MAX_ACTIVE_KEYS} API keys that are not revoked; revoke one first`);
+    return tx.apiKey.create({
+      data: {
+        businessId,
+        kind,
+        scopes,
+        environment: input.environment,
+        name: input.name ?? null,
+        allowedOrigins: [...new Set(input.allowedOrigins ?? [])],
+        keyHash: hash,
+        prefix,
+      },
+    });
   });
   return { ...toApiKeyOutput(row), secret, warnings: warningsFor(row) };
 }
 
 export async function listApiKeys(businessId: string): Promise<ApiKeyOutput[]> {
-  const rows = await db.apiKey.findMany({ where: { businessId }, orderBy: { createdAt: "desc" }, take: 500 });
-  return rows.map(toApiKeyOutput);
+  const [active, revoked] = await Promise.all([
+    db.apiKey.findMany({ where: { businessId, status: { not: "REVOKED" } }, orderBy: { createdAt: "desc" } }),
+    db.apiKey.findMany({ where: { businessId, status: "REVOKED" }, orderBy: { createdAt: "desc" }, take: LISTED_KEYS }),
+  ]);
+  return [...active, ...revoked.slice(0, Math.max(0, LISTED_KEYS - active.length))].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).map(toApiKeyOutput);
 }
 
 /** The key of this business, or 404 (never another business's data). */

@@ -2,6 +2,7 @@
 // read. What a rule pays is decided by the rules core (rules/commissions.ts); changing or
 // deleting a rule never touches rewards already granted (they carry their rule id, base amount
 // and rate; a deleted rule is kept, marked deleted, and no longer applies).
+import { lockBusiness } from "../../db/business-lock";
 import { db } from "../../db/client";
 import type { CommissionRule } from "../../db/generated";
 import { AppError, notFound } from "../../shared/errors";
@@ -50,24 +51,28 @@ const invalid = (problems: [string, string][]) =>
 
 export async function createRule(businessId: string, input: CreateRuleInput): Promise<CommissionRuleOutput> {
   await assertTiers(businessId, input.tierPercents);
-  const count = await db.commissionRule.count({ where: { businessId, environment: input.environment, deletedAt: null } });
-  if (count >= MAX_RULES) throw new AppError("UNPROCESSABLE", `An environment can have at most ${MAX_RULES} commission rules`);
-  const row = await db.commissionRule.create({
-    data: {
-      businessId,
-      environment: input.environment,
-      name: input.name,
-      eventName: input.eventName,
-      recipient: input.recipient,
-      type: input.type,
-      percent: input.type === "PERCENT" ? input.percent : null,
-      amount: input.type === "FIXED" ? input.amount : null,
-      currency: input.type === "FIXED" ? input.currency : null,
-      durationMonths: input.durationMonths ?? null,
-      maxRewardsPerReferral: input.maxRewardsPerReferral ?? null,
-      tierPercents: (input.tierPercents ?? {}),
-      enabled: input.enabled ?? true,
-    },
+  const row = await db.$transaction(async (tx) => {
+    // One creation at a time per business, so that concurrent creations cannot pass the cap together.
+    await lockBusiness(tx, businessId);
+    const count = await tx.commissionRule.count({ where: { businessId, environment: input.environment, deletedAt: null } });
+    if (count >= MAX_RULES) throw new AppError("UNPROCESSABLE", `An environment can have at most ${MAX_RULES} commission rules`);
+    return tx.commissionRule.create({
+      data: {
+        businessId,
+        environment: input.environment,
+        name: input.name,
+        eventName: input.eventName,
+        recipient: input.recipient,
+        type: input.type,
+        percent: input.type === "PERCENT" ? input.percent : null,
+        amount: input.type === "FIXED" ? input.amount : null,
+        currency: input.type === "FIXED" ? input.currency : null,
+        durationMonths: input.durationMonths ?? null,
+        maxRewardsPerReferral: input.maxRewardsPerReferral ?? null,
+        tierPercents: input.tierPercents ?? {},
+        enabled: input.enabled ?? true,
+      },
+    });
   });
   return toRuleOutput(row);
 }

@@ -3,6 +3,7 @@
 // which case the user joins that business: an invited email alone never joins.
 // Invitations carry a one-time link (only the SHA-256 of its token is stored) that expires after
 // INVITE_TTL_DAYS; the owner can remove members, cancel invitations and hand over ownership.
+import { lockBusiness } from "../../db/business-lock";
 import { createHash, randomBytes } from "node:crypto";
 import { db } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
@@ -193,7 +194,7 @@ export async function removeMember(businessId: string, memberId: string): Promis
 export async function transferOwnership(businessId: string, fromUserId: string, memberId: string): Promise<MemberOutput[]> {
   await db.$transaction(async (tx) => {
     // One transfer of a business at a time: two at once would each demote the same owner.
-    await tx.$queryRaw`SELECT id FROM "Business" WHERE id = ${businessId} FOR UPDATE`;
+    await lockBusiness(tx, businessId);
     const target = await tx.member.findFirst({ where: { id: memberId, businessId } });
     if (!target) throw notFound("Member");
     if (target.status !== "ACTIVE" || !target.userId) throw new AppError("UNPROCESSABLE", "Ownership can only go to a member who has joined");

@@ -1,5 +1,6 @@
 // Reward tiers: a referrer's tier is the one with the highest minReferrals not above their count
 // of qualified (or rewarded) referrals. Thresholds are unique per business, so tiers never overlap.
+import { lockBusiness } from "../../db/business-lock";
 import { db, type Prisma } from "../../db/client";
 import { isUniqueViolation } from "../../db/unique-violation";
 import { AppError, notFound } from "../../shared/errors";
@@ -33,18 +34,22 @@ const overlap = (minReferrals: number) =>
   new AppError("TIER_OVERLAP", `Another tier already starts at ${minReferrals} referrals; tier thresholds must be distinct`, { minReferrals });
 
 export async function createTier(businessId: string, input: { name: string; minReferrals: number; referralRewardEth: string; bonusEth: string }): Promise<TierOutput> {
-  const existing = await db.tier.findMany({ where: { businessId }, select: { minReferrals: true } });
-  if (existing.length >= MAX_TIERS) throw new AppError("UNPROCESSABLE", `A business can have at most ${MAX_TIERS} tiers`);
-  if (existing.some((t) => t.minReferrals === input.minReferrals)) throw overlap(input.minReferrals);
   try {
-    const row = await db.tier.create({
-      data: {
-        businessId,
-        name: input.name,
-        minReferrals: input.minReferrals,
-        referralRewardWei: weiToDb(ethToWei(input.referralRewardEth)),
-        bonusWei: weiToDb(ethToWei(input.bonusEth)),
-      },
+    const row = await db.$transaction(async (tx) => {
+      // One creation at a time per business, so that concurrent creations cannot pass the cap together.
+      await lockBusiness(tx, businessId);
+      const existing = await tx.tier.findMany({ where: { businessId }, select: { minReferrals: true } });
+      if (existing.length >= MAX_TIERS) throw new AppError("UNPROCESSABLE", `A business can have at most ${MAX_TIERS} tiers`);
+      if (existing.some((t) => t.minReferrals === input.minReferrals)) throw overlap(input.minReferrals);
+      return tx.tier.create({
+        data: {
+          businessId,
+          name: input.name,
+          minReferrals: input.minReferrals,
+          referralRewardWei: weiToDb(ethToWei(input.referralRewardEth)),
+          bonusWei: weiToDb(ethToWei(input.bonusEth)),
+        },
+      });
     });
     return (await listTiers(businessId)).find((t) => t.tierId === row.id)!;
   } catch (e) {

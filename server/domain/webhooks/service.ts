@@ -2,6 +2,7 @@
 // rotate the signing secret (the old one keeps signing during the overlap), send a test event
 // (WEBHOOK_TEST_PER_MINUTE per endpoint), read the delivery log and retry a delivery. Every
 // lookup is scoped to the caller's business: another business's webhook or delivery id is a 404.
+import { lockBusiness } from "../../db/business-lock";
 import { db } from "../../db/client";
 import type { WebhookEndpoint } from "../../db/generated";
 import { actionLimit } from "../../shared/action-limit";
@@ -42,7 +43,7 @@ export async function createWebhook(businessId: string, input: CreateWebhookInpu
   const secret = generateWebhookSecret();
   const row = await db.$transaction(async (tx) => {
     // The business row is locked while counting, so that concurrent creates cannot pass the cap together.
-    await tx.$queryRawUnsafe(`SELECT 1 FROM "Business" WHERE id = $1 FOR UPDATE`, businessId);
+    await lockBusiness(tx, businessId);
     const count = await tx.webhookEndpoint.count({ where: { businessId } });
     if (count >= MAX_ENDPOINTS_PER_BUSINESS) {
       throw new AppError("UNPROCESSABLE", `A business can have at most ${MAX_ENDPOINTS_PER_BUSINESS} webhook endpoints`);
