@@ -59,6 +59,22 @@ describe("analytics", () => {
     expect((await getAnalytics(businessId, { from: today, to: today, environment: "TEST" })).totals.events).toBe(2);
   });
 
+  it("what the cache keeps is bounded by the data: nothing for days before the first event, nothing for a campaign without events", async () => {
+    const { businessId } = await seed();
+    const long = await getAnalytics(businessId, { from: "2024-03-03", to: "2025-03-02", environment: "TEST" });
+    expect(long.totals.events).toBe(3);
+    expect(long.days).toHaveLength(365);
+    // The seeded events are of 2025-03-01 and 02: only those two days are kept.
+    expect(await db.analyticsEventDay.count({ where: { businessId, campaignKey: "" } })).toBe(2);
+    for (const campaign of ["made-up-1", "made-up-2"]) {
+      const none = await getAnalytics(businessId, { from: "2025-03-01", to: "2025-03-02", environment: "TEST", campaign });
+      expect(none.totals.events).toBe(0);
+    }
+    expect(await db.analyticsEventDay.count({ where: { businessId, campaignKey: { not: "" } } })).toBe(0);
+    await getAnalytics(businessId, { from: "2025-03-01", to: "2025-03-02", environment: "TEST", campaign: "spring" });
+    expect(await db.analyticsEventDay.count({ where: { businessId, campaignKey: "spring" } })).toBe(2);
+  });
+
   it("referral stats count commissions in what was rewarded, so what was earned is the participants' earnedEth (a refunded commission leaves 0, not less)", async () => {
     const { businessId, alice } = await seed();
     // A commission of 2000 wei, refunded whole.

@@ -73,13 +73,29 @@ function countEvents(businessId: string, environment: Environment, lo: string, h
  * Events per day for [from, to] (UTC days, inclusive). Days that closed over an hour ago come
  * from the AnalyticsEventDay cache (computed once, on first request, in one grouped query);
  * the remaining (open) days are counted live. See the model's comment in prisma/schema.prisma.
+ * What the cache may hold is bounded by the data, not by the requests: days before the first
+ * event are zero without a row, and a campaign's days are cached only once it has an event in
+ * them (any string may be asked for).
  */
 async function eventsPerDay(businessId: string, environment: Environment, from: Date, to: Date, campaign?: string): Promise<DayRow[]> {
   const key = campaign ?? "";
   const closedBefore = new Date(Date.parse(isoDay(new Date(Date.now() - HOUR_MS)))); // start of the first open day
   const end = new Date(to.getTime() + DAY_MS);
+  // The open days, counted live.
+  const openDays = async (): Promise<DayRow[]> => {
+    const liveFrom = from > closedBefore ? from : closedBefore;
+    return liveFrom < end ? countEvents(businessId, environment, `${isoDay(liveFrom)} 00:00:00`, `${isoDay(end)} 00:00:00`, campaign) : [];
+  };
   const rows: DayRow[] = [];
   const closedEnd = end < closedBefore ? end : closedBefore;
+  const first = await db.trackedEvent.findFirst({ where: { businessId, environment }, orderBy: { createdAt: "asc" }, select: { createdAt: true } });
+  const firstDay = new Date(Date.parse(isoDay(first?.createdAt ?? new Date())));
+  if (from < firstDay) {
+    // Before the first event of the environment: nothing to count or keep.
+    const upTo = firstDay < end ? firstDay : end;
+    for (let t = from.getTime(); t < upTo.getTime(); t += DAY_MS) rows.push({ d: isoDay(new Date(t)), n: 0 });
+    from = upTo;
+  }
   if (from < closedEnd) {
     const p = new Params();
     const cached = await run<DayRow[]>(
@@ -98,7 +114,9 @@ async function eventsPerDay(businessId: string, environment: Environment, from: 
       const counted = new Map((await countEvents(businessId, environment, lo, hi, campaign)).map((r) => [r.d, r.n]));
       const fill = missing.map((d) => ({ d, n: counted.get(d) ?? 0 }));
       rows.push(...fill);
-      // Zero days are cached too, so that they are not recounted; concurrent fillers agree (DO NOTHING).
+      // Zero days are cached too, so that they are not recounted; concurrent fillers agree (DO
+      // NOTHING). A campaign with no event in them caches nothing.
+      if (campaign && !fill.some((f) => f.n > 0)) return [...rows, ...(await openDays())];
       const ins = new Params();
       const values = fill.map((f) => `(${ins.add(businessId)}, ${ins.add(environment)}::"Environment", ${ins.add(key)}, ${ins.add(f.d)}::date, ${ins.add(f.n)}::int)`);
       await db.$executeRawUnsafe(
@@ -108,9 +126,7 @@ async function eventsPerDay(businessId: string, environment: Environment, from: 
       );
     }
   }
-  const liveFrom = from > closedBefore ? from : closedBefore;
-  if (liveFrom < end) rows.push(...(await countEvents(businessId, environment, `${isoDay(liveFrom)} 00:00:00`, `${isoDay(end)} 00:00:00`, campaign)));
-  return rows;
+  return [...rows, ...(await openDays())];
 }
 
 export async function getAnalytics(businessId: string, q: AnalyticsQuery): Promise<AnalyticsOutput> {
