@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 import type pg from "pg";
-import { dbNow, freshDb, seed } from "./drain";
+import { dbNow, freshDb, queue, seed } from "./drain";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -167,6 +167,27 @@ export async function mixDrain(events: number, prior: number, endpoints: number)
  * One business's endpoint answers after `hangMs`; once the worker has one of its deliveries in
  * hand, another business's event is queued: the seconds from its queueing to its job's finish.
  */
+/** A second business ('other', funded, a referrer OTHERREF) beside the bench business. */
+async function addOtherBusiness(c: pg.Client) {
+  await c.query(`
+    INSERT INTO "Business" (id, name, "ownerId", "updatedAt") VALUES ('other', 'Other', 'o-other', now());
+    INSERT INTO "BusinessConfig" ("businessId", "referralRewardWei", "bonusWei", "updatedAt") VALUES ('other', 1000, 500, now());
+    INSERT INTO "ReferralSettings" ("businessId", "updatedAt") VALUES ('other', now());
+    INSERT INTO "Participant" (id, "businessId", environment, "externalId", "referralCode", "updatedAt") VALUES ('other-ref', 'other', 'TEST', 'other-ref', 'OTHERREF', now());
+    INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei") VALUES ('other-fund', 'other', 'TEST', 'FUNDING', 1000000000000000);`);
+}
+
+/** The other business's event and its job 'other-job', as queueEvents writes them (one statement). */
+async function queueOtherEvent(c: pg.Client) {
+  await c.query(`
+    WITH e AS (
+      INSERT INTO "TrackedEvent" (id, "businessId", environment, "eventName", referrer, metadata, status, "createdAt", "updatedAt")
+      VALUES ('other-event', 'other', 'TEST', 'purchase', 'OTHERREF', '{"referredUserEmail":"someone@example.com"}', 'QUEUED', (now() AT TIME ZONE 'UTC'), (now() AT TIME ZONE 'UTC'))
+      RETURNING id, "createdAt")
+    INSERT INTO "Job" (id, "businessId", environment, type, status, payload, "runAt", "createdAt", "updatedAt")
+    SELECT 'other-job', 'other', 'TEST', 'EVENT_PROCESS', 'QUEUED', jsonb_build_object('eventId', id), "createdAt", "createdAt", "createdAt" FROM e`);
+}
+
 export async function otherBusinessWhileHanging(hangMs: number): Promise<{ seconds: number; hangingWhenDone: number; status: string }> {
   const d = await freshDb();
   const rx = await startReceiver(hangMs);
@@ -175,26 +196,14 @@ export async function otherBusinessWhileHanging(hangMs: number): Promise<{ secon
     await seed(d.c, 0);
     // The slow business: the bench business, its endpoint hanging, 200 events (and their messages) queued.
     await tsx(["--eval", mixScript(200, 1, "bench", [`${rx.url}/hang`])], { DATABASE_URL: d.url });
-    await d.c.query(`
-      INSERT INTO "Business" (id, name, "ownerId", "updatedAt") VALUES ('other', 'Other', 'o-other', now());
-      INSERT INTO "BusinessConfig" ("businessId", "referralRewardWei", "bonusWei", "updatedAt") VALUES ('other', 1000, 500, now());
-      INSERT INTO "ReferralSettings" ("businessId", "updatedAt") VALUES ('other', now());
-      INSERT INTO "Participant" (id, "businessId", environment, "externalId", "referralCode", "updatedAt") VALUES ('other-ref', 'other', 'TEST', 'other-ref', 'OTHERREF', now());
-      INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei") VALUES ('other-fund', 'other', 'TEST', 'FUNDING', 1000000000000000);`);
+    await addOtherBusiness(d.c);
     worker = startWorker(d.url);
     const until = Date.now() + 120_000;
     while (rx.hanging() === 0) {
       if (Date.now() > until) throw new Error("no delivery reached the hanging endpoint");
       await sleep(20);
     }
-    // The other business's event and its job, as queueEvents writes them (one statement).
-    await d.c.query(`
-      WITH e AS (
-        INSERT INTO "TrackedEvent" (id, "businessId", environment, "eventName", referrer, metadata, status, "createdAt", "updatedAt")
-        VALUES ('other-event', 'other', 'TEST', 'purchase', 'OTHERREF', '{"referredUserEmail":"someone@example.com"}', 'QUEUED', (now() AT TIME ZONE 'UTC'), (now() AT TIME ZONE 'UTC'))
-        RETURNING id, "createdAt")
-      INSERT INTO "Job" (id, "businessId", environment, type, status, payload, "runAt", "createdAt", "updatedAt")
-      SELECT 'other-job', 'other', 'TEST', 'EVENT_PROCESS', 'QUEUED', jsonb_build_object('eventId', id), "createdAt", "createdAt", "createdAt" FROM e`);
+    await queueOtherEvent(d.c);
     for (;;) {
       const r = await d.c.query(`SELECT status::text AS status, EXTRACT(EPOCH FROM "finishedAt" - "createdAt")::float8 AS s FROM "Job" WHERE id = 'other-job'`);
       const { status, s } = r.rows[0] as { status: string; s: number | null };
@@ -209,6 +218,43 @@ export async function otherBusinessWhileHanging(hangMs: number): Promise<{ secon
   }
 }
 
+/**
+ * Another business's queued event while one business has a backlog of `backlog` full-path events
+ * being drained by one worker: seconds from queued to done, and how much of the backlog was still
+ * queued then (claims take turns among businesses: server/jobs/claim.ts).
+ */
+export async function otherBusinessBehindBacklog(backlog: number): Promise<{ seconds: number; backlogLeft: number; status: string }> {
+  const d = await freshDb();
+  let worker: ChildProcess | undefined;
+  try {
+    await seed(d.c, 0);
+    await queue(d.url, backlog);
+    await addOtherBusiness(d.c);
+    worker = startWorker(d.url);
+    const until = Date.now() + 120_000;
+    // The drain is under way (a few batches done) when the other business's event arrives.
+    while (Number((await d.c.query(`SELECT count(*)::int AS n FROM "Job" WHERE status = 'SUCCEEDED'`)).rows[0].n) < 3000) {
+      if (Date.now() > until) throw new Error("the backlog's drain did not start");
+      await sleep(20);
+    }
+    await queueOtherEvent(d.c);
+    for (;;) {
+      const r = await d.c.query(
+        `SELECT status::text AS status, EXTRACT(EPOCH FROM "finishedAt" - "createdAt")::float8 AS s,
+                (SELECT count(*)::int FROM "Job" WHERE "businessId" = 'bench' AND status = 'QUEUED') AS left
+           FROM "Job" WHERE id = 'other-job'`,
+      );
+      const { status, s, left } = r.rows[0] as { status: string; s: number | null; left: number };
+      if (status === "SUCCEEDED" || status === "FAILED") return { seconds: Number(s), backlogLeft: left, status };
+      if (Date.now() > until + 600_000) return { seconds: Number.POSITIVE_INFINITY, backlogLeft: left, status };
+      await sleep(20);
+    }
+  } finally {
+    if (worker) await stopWorker(worker);
+    await d.drop();
+  }
+}
+
 async function main() {
   const events = Number(process.env.MIX_EVENTS ?? 20_000);
   const prior = Number(process.env.MIX_PRIOR ?? 10_000);
@@ -219,7 +265,11 @@ async function main() {
   console.log(JSON.stringify(none));
   const hang = await otherBusinessWhileHanging(hangMs);
   console.log(JSON.stringify(hang));
-  console.log(`\nmix with two endpoints ${Math.round(two.rate)} events/s, without ${Math.round(none.rate)} events/s (${(two.rate / none.rate).toFixed(2)}×); another business's event while an endpoint hangs: ${hang.seconds.toFixed(2)} s`);
+  const behind = await otherBusinessBehindBacklog(Number(process.env.MIX_BACKLOG ?? 50_000));
+  console.log(JSON.stringify(behind));
+  console.log(
+    `\nmix with two endpoints ${Math.round(two.rate)} events/s, without ${Math.round(none.rate)} events/s (${(two.rate / none.rate).toFixed(2)}×); another business's event while an endpoint hangs: ${hang.seconds.toFixed(2)} s; behind another's backlog: ${behind.seconds.toFixed(2)} s (${behind.backlogLeft} of the backlog still queued)`,
+  );
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {

@@ -15,10 +15,11 @@
 //   6. the product's mix (bench/mix.ts: new referred users, later events of known ones, existing
 //      pairs, events naming nobody) drained by one worker with two webhook endpoints on a local
 //      receiver and without, and the time another business's queued event takes while an
-//      endpoint hangs for PROC_HANG_MS; and the commission workload (bench/mix.ts commissionDrain:
+//      endpoint hangs for PROC_HANG_MS, and while one business's backlog of PROC_BACKLOG events
+//      drains; and the commission workload (bench/mix.ts commissionDrain:
 //      later purchases with USD and ETH amounts under commission rules, one webhook endpoint).
 // Knobs: BENCH_PG_URL, PROC_EVENTS (drain size, 30000), PROC_RATE (1000), PROC_SECONDS (30),
-// PROC_PRIOR_LARGE (1000000), PROC_ACCEPT_SECONDS (10), PROC_MIX_EVENTS (20000), PROC_HANG_MS (10000). Prints a markdown report (append it to
+// PROC_PRIOR_LARGE (1000000), PROC_ACCEPT_SECONDS (10), PROC_MIX_EVENTS (20000), PROC_HANG_MS (10000), PROC_BACKLOG (50000). Prints a markdown report (append it to
 // bench/RESULTS.md). Never run by the tests: speed is measured here only.
 import autocannon from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -30,7 +31,7 @@ import { ensureBuild, ensurePrismaClient } from "../scripts/ensure.mjs";
 import { call, signUpWithTestKey } from "./api";
 import { ROOT, startBenchApp, UNCAPPED_INTAKE, type BenchApp } from "./app";
 import { dbNow, drainOnce, freshDb, waitForDrain } from "./drain";
-import { commissionDrain, mixDrain, otherBusinessWhileHanging } from "./mix";
+import { commissionDrain, mixDrain, otherBusinessBehindBacklog, otherBusinessWhileHanging } from "./mix";
 
 const EVENTS = Number(process.env.PROC_EVENTS ?? 30_000);
 const RATE = Number(process.env.PROC_RATE ?? 1000);
@@ -39,6 +40,7 @@ const PRIOR_LARGE = Number(process.env.PROC_PRIOR_LARGE ?? 1_000_000);
 const ACCEPT_SECONDS = Number(process.env.PROC_ACCEPT_SECONDS ?? 10);
 const MIX_EVENTS = Number(process.env.PROC_MIX_EVENTS ?? 20_000);
 const HANG_MS = Number(process.env.PROC_HANG_MS ?? 10_000);
+const BACKLOG = Number(process.env.PROC_BACKLOG ?? 50_000);
 const LOAD_AT_START = os.loadavg();
 /** Requests answered with anything but 2xx are not counted as accepted: say how many there were. */
 const refused = (l: { non2xx: number }) => (l.non2xx ? `; ${l.non2xx} requests refused (not 2xx)` : "");
@@ -294,6 +296,8 @@ async function main() {
   console.log(JSON.stringify(mixPlain));
   const hang = await otherBusinessWhileHanging(HANG_MS);
   console.log(JSON.stringify(hang));
+  const behind = await otherBusinessBehindBacklog(BACKLOG);
+  console.log(JSON.stringify(behind));
   console.log("▸ commissions: later purchases with USD and ETH amounts, two PERCENT rules and one FIXED rule, one webhook endpoint");
   const commission = await commissionDrain(MIX_EVENTS, 10_000);
   console.log(JSON.stringify(commission));
@@ -340,6 +344,7 @@ async function main() {
   );
   lines.push(`| the same mix, no endpoint | ${fmt(mixPlain.rate)} events/s; **with endpoints / without = ${fmt(mixHooks.rate / mixPlain.rate, 2)}** |`);
   lines.push(`| another business's queued event while an endpoint hangs ${fmt(HANG_MS / 1000)} s | **${fmt(hang.seconds, 2)} s** from queued to done (${hang.status}; ${hang.hangingWhenDone} deliveries still hanging then) |`);
+  lines.push(`| another business's queued event while one business's backlog of ${fmt(BACKLOG)} events drains (1 worker) | **${fmt(behind.seconds, 2)} s** from queued to done (${behind.status}; ${fmt(behind.backlogLeft)} of the backlog still queued then) |`);
   lines.push(
     `| commissions: ${fmt(MIX_EVENTS)} later purchases of known referred users (USD and ETH amounts), two PERCENT rules and one FIXED rule, one webhook endpoint, 1 worker | ${fmt(commission.rate)} events/s (${fmt(commission.seconds, 1)} s, ${fmt(commission.rewards)} rewards); **commission / mix with endpoints = ${fmt(commission.rate / mixHooks.rate, 2)}**; no wei lost or invented (sum of rewards = SQL's sum of each rule's share, rounded down per reward; pool = ledger): ${commission.exact ? "yes" : "NO"} |`,
   );

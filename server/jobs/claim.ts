@@ -11,35 +11,132 @@ import { env } from "../shared/env";
 const ALL_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY", "WEBHOOK_DELIVER", "REWARD_PAYOUT", "LIABILITY_PROOF"];
 
 /**
+ * Where a loop's claims take turns among businesses (claimDueJobs' `turns`): the last business
+ * served, so that the next claim starts after it.
+ */
+export interface ClaimTurns {
+  after: string;
+  /**
+   * How many jobs of a business the claim may take at most (the runner's pools: the places it
+   * holds). With it, a claim is the businesses' shares only, each within its room.
+   */
+  room?: (businessId: string) => number;
+}
+
+/** Businesses with queued jobs a claim looks at, at most: beyond them, the next claims do (turns). */
+const FAIR_BUSINESSES = 64;
+
+/**
+ * Businesses with due queued jobs of these types, in id order from the one after `after` (around
+ * to the first again), at most FAIR_BUSINESSES: a skip scan of the index on (type, businessId,
+ * runAt) of queued jobs (migration 0167), a probe or two per business with queued jobs, whatever
+ * the backlog. `dueForMs` as claimDueJobs'.
+ */
+async function queuedBusinesses(types: readonly JobType[], after: string, dueForMs: number): Promise<string[]> {
+  // Businesses in (start, upTo], upTo null: to the end.
+  const between = async (start: string, upTo: string | null, limit: number) => {
+    if (limit <= 0) return [];
+    const t = (i: number) => `$${i + 5}::"JobType"`;
+    const scans = types.map(
+      (_, i) => `s${i} AS (
+        (SELECT "businessId" AS b FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "businessId" > $1 ORDER BY "businessId" LIMIT 1)
+        UNION ALL
+        SELECT (SELECT j."businessId" FROM "Job" j WHERE j.type = ${t(i)} AND j.status = 'QUEUED' AND j."businessId" > s${i}.b ORDER BY j."businessId" LIMIT 1)
+          FROM s${i} WHERE s${i}.b IS NOT NULL AND ($3::text IS NULL OR s${i}.b < $3::text))`,
+    );
+    const due = (i: number) =>
+      `EXISTS (SELECT 1 FROM "Job" d WHERE d.type = ${t(i)} AND d.status = 'QUEUED' AND d."businessId" = s${i}.b AND d."runAt" <= (now() AT TIME ZONE 'UTC') - ($4::int * interval '1 millisecond'))`;
+    const rows = await rawRows<{ b: string }>(
+      `WITH RECURSIVE ${scans.join(",\n      ")}
+       SELECT b FROM (${types.map((_, i) => `(SELECT b FROM s${i} WHERE b IS NOT NULL AND ($3::text IS NULL OR b <= $3::text) AND ${due(i)} LIMIT $2)`).join(" UNION ")}) u ORDER BY b LIMIT $2`,
+      start,
+      limit,
+      upTo,
+      Math.max(0, Math.round(dueForMs)),
+      ...types,
+    );
+    return rows.map((r) => r.b);
+  };
+  const later = await between(after, null, FAIR_BUSINESSES);
+  const earlier = after ? await between("", after, FAIR_BUSINESSES - later.length) : [];
+  return [...later, ...earlier];
+}
+
+/**
  * Claims up to `limit` due jobs of each of the given types: QUEUED and due, or RUNNING with an
  * expired lease. Two index scans per type on (type, status, runAt), each stopping after `limit`
  * rows, so a backlog of queued jobs (of these types or of others) does not make a poll sort it.
  * `dueForMs`: a queued job only once it has been due that long (the webhook pool yielding to a
  * backlog of events, runner.ts).
+ *
+ * With `turns` (the runner's loops), no business's backlog holds another's jobs back: when
+ * several businesses have queued jobs, each one's oldest due jobs, up to an equal share of the
+ * claim, come first, the businesses taken in turn from the one after the last served; what the
+ * shares leave of `limit` goes to the oldest due jobs of any business. A business alone gets
+ * the whole claim. `turns.room`: how many jobs of each business the claim may take (a pool's
+ * places); the claim is then the shares only, each within its room.
  */
-export async function claimDueJobs(limit: number, types: readonly JobType[] = ALL_JOB_TYPES, dueForMs = 0): Promise<Job[]> {
+export async function claimDueJobs(limit: number, types: readonly JobType[] = ALL_JOB_TYPES, dueForMs = 0, turns?: ClaimTurns): Promise<Job[]> {
   const token = randomUUID();
-  // $1 lease, $2 token, $3 limit, $4 how long a queued job must have been due (ms), then one parameter per type.
+  const queued = turns ? await queuedBusinesses(types, turns.after, dueForMs) : [];
+  // With rooms, only the businesses' shares within them (no oldest-first fill, which could take
+  // more of one business, and would read through a backlog of those that have no room).
+  const roomOf = turns?.room;
+  const sharesOnly = roomOf !== undefined;
+  const share = Math.ceil(limit / Math.max(1, queued.length));
+  const room = queued.map((b) => Math.min(share, roomOf ? Math.max(0, Math.floor(roomOf(b))) : share));
+  const businesses = queued.filter((_, i) => room[i] > 0);
+  if (sharesOnly && !businesses.length) return [];
+  const fair = sharesOnly || businesses.length > 1;
+  // $1 lease, $2 token, $3 limit, $4 how long a queued job must have been due (ms), one parameter
+  // per type, then (in turns) the businesses in turn and how many jobs of each at most.
+  const params: unknown[] = [env.jobLeaseMs, token, limit, Math.max(0, Math.round(dueForMs)), ...types];
+  const param = (v: unknown) => `$${params.push(v)}`;
+  const inTurn = fair ? `unnest(${param(businesses)}::text[], ${param(room.filter((r) => r > 0))}::int[]) WITH ORDINALITY AS b(id, most, n)` : "";
+  const withRoom = sharesOnly ? ` AND "businessId" = ANY(${param(businesses)}::text[])` : "";
+  const due = `(now() AT TIME ZONE 'UTC') - ($4::int * interval '1 millisecond')`;
+  const t = (i: number) => `$${i + 5}::"JobType"`;
   const scans = types.flatMap((_, i) => [
-    `queued${i} AS (SELECT id FROM "Job" WHERE type = $${i + 5}::"JobType" AND status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC') - ($4::int * interval '1 millisecond')
-        ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
-    `expired${i} AS (SELECT id FROM "Job" WHERE type = $${i + 5}::"JobType" AND status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')
+    ...(fair
+      ? [
+          `shares${i} AS (SELECT j.id, b.n AS turn, j."runAt" FROM ${inTurn}
+            CROSS JOIN LATERAL (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "businessId" = b.id AND "runAt" <= ${due}
+                                 ORDER BY "runAt" LIMIT b.most FOR UPDATE SKIP LOCKED) j)`,
+        ]
+      : []),
+    ...(sharesOnly
+      ? []
+      : [
+          `queued${i} AS (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "runAt" <= ${due}
+            ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
+        ]),
+    `expired${i} AS (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')${withRoom}
         ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
   ]);
-  const ids = types.flatMap((_, i) => [`SELECT id FROM queued${i}`, `SELECT id FROM expired${i}`]).join(" UNION ALL ");
+  // Expired leases first, then the shares (in turn), then the oldest; each job once, `limit` in all.
+  const candidates = types
+    .flatMap((_, i) => [
+      `SELECT id, 0::bigint AS turn, "runAt" FROM expired${i}`,
+      ...(fair ? [`SELECT id, turn, "runAt" FROM shares${i}`] : []),
+      ...(sharesOnly ? [] : [`SELECT id, ${FAIR_BUSINESSES + 1}::bigint AS turn, "runAt" FROM queued${i}`]),
+    ])
+    .join(" UNION ALL ");
   // Up to a thousand rows back: straight to the pool on PostgreSQL (rawRows, db/client.ts).
   const rows = await rawRows<Job>(
-    `WITH ${scans.join(",\n      ")}
+    `WITH ${scans.join(",\n      ")},
+      chosen AS (SELECT id FROM (SELECT DISTINCT ON (id) id, turn, "runAt" FROM (${candidates}) c ORDER BY id, turn) d ORDER BY turn, "runAt" LIMIT $3)
      UPDATE "Job" SET status = 'RUNNING', attempts = attempts + 1, "lockedUntil" = (now() AT TIME ZONE 'UTC') + ($1::int * interval '1 millisecond'),
         "lockedBy" = $2 || ':' || id, "startedAt" = COALESCE("startedAt", (now() AT TIME ZONE 'UTC')), "updatedAt" = (now() AT TIME ZONE 'UTC')
-      WHERE id IN (${ids})
+      WHERE id IN (SELECT id FROM chosen)
       RETURNING *`,
-    env.jobLeaseMs,
-    token,
-    limit,
-    Math.max(0, Math.round(dueForMs)),
-    ...types,
+    ...params,
   );
+  if (turns && fair) {
+    // The next claim starts after the last business served here, in this claim's turn order.
+    const served = new Set(rows.map((r) => r.businessId));
+    const last = [...businesses].reverse().find((b) => served.has(b));
+    if (last) turns.after = last;
+  }
   return rows.sort((a, b) => a.runAt.getTime() - b.runAt.getTime());
 }
 

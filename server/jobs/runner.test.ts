@@ -29,13 +29,14 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => bool
 }
 
 describe("the runner's pools", () => {
-  it("another business's queued event finishes while an endpoint hangs with the whole webhook pool", async () => {
-    process.env.WEBHOOK_CONCURRENCY = "2";
+  it("another business's queued event, and its webhook message, finish while an endpoint hangs with all the places its business may hold", async () => {
+    // A pool of four (messages one per job): one business holds at most two places.
+    process.env.WEBHOOK_CONCURRENCY = "4";
     process.env.JOB_POLL_MS = "50";
     const slow = await testBusiness();
     await createWebhook(slow.businessId, { url: `${rx.url}/hang`, environment: "TEST" });
     rx.hang("/hang");
-    // Three messages for a pool of two: both places hang, the third waits its turn.
+    // Three messages: two places hang, the third waits its turn.
     await db.$transaction((tx) =>
       emitWebhookEvent(
         tx,
@@ -46,10 +47,14 @@ describe("the runner's pools", () => {
     try {
       await until("the pool to take two deliveries", async () => rx.held(), (n) => n === 2);
       const other = await testBusiness();
+      await createWebhook(other.businessId, { url: `${rx.url}/fine`, environment: "TEST" });
       const { job } = await queuedEvent(other, { eventName: "signup" });
+      await db.$transaction((tx) => emitWebhookEvent(tx, [{ businessId: other.businessId, environment: "TEST" as const, type: "pool.low" as const, data: { n: 0 } }]));
       runner.wake();
       const done = await until("the other business's event", () => db.job.findUniqueOrThrow({ where: { id: job.id } }), (j) => j.status === "SUCCEEDED" || j.status === "FAILED");
       expect(done.status).toBe("SUCCEEDED");
+      // Its message is delivered in the half of the pool the hanging business cannot take.
+      await until("the other business's message", () => db.webhookMessage.findMany({ where: { businessId: other.businessId } }), (ms) => ms.length > 0 && ms.every((m) => m.status === "DELIVERED"));
       // It finished while the endpoint still had both deliveries in hand, unanswered: no
       // attempt has ended yet (one ends when the endpoint answers or the delivery times out).
       expect(rx.held()).toBe(2);

@@ -13,12 +13,13 @@
 // catches jobs whose dispatch was lost, jobs enqueued by other processes (web instances with
 // JOB_RUNNER=off) or deep in the event path (webhook messages), and jobs left RUNNING by a
 // crashed process (their lease expired). Several runners share one database safely: claims skip
-// locked rows.
+// locked rows. Each loop's claims take turns among the businesses with queued jobs (claim.ts
+// ClaimTurns), so one business's backlog holds no other business's jobs back.
 import { dbKind, pgliteTurn } from "../db/client";
 import type { Job, JobType } from "../db/generated";
 import { keepTableStats } from "../db/table-stats";
 import { env } from "../shared/env";
-import { claimDueJobs } from "./claim";
+import { claimDueJobs, type ClaimTurns } from "./claim";
 import { executeClaimedJob } from "./execute";
 import { executeClaimedJobs } from "./lanes";
 import { deliverClaimed, deliveryWeight, webhookAttemptsRecorded } from "./webhook-pool";
@@ -116,13 +117,14 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
   const a = alarm();
   const pause = pollPause();
   const inFlight = new Set<Promise<unknown>>();
+  const turns: ClaimTurns = { after: "" };
   let stats: Promise<void> = Promise.resolve();
   const loop = (async () => {
     while (!isStopped()) {
       let claimed: number;
       const batch = env.jobBatchSize;
       try {
-        const jobs = await claimDueJobs(batch, EVENT_JOB_TYPES);
+        const jobs = await claimDueJobs(batch, EVENT_JOB_TYPES, 0, turns);
         claimed = jobs.length;
         backlog.events = claimed === batch;
         if (jobs.length) {
@@ -161,21 +163,32 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
 
 /**
  * A bounded pool for one kind of slow job: claims jobs while it has free places, each job holding
- * its places (one, or its weight) until it is done.
+ * its places (one, or its weight) until it is done. One business holds at most half the places
+ * (at least one): a business whose endpoint hangs, or whose chain is slow, leaves the other half
+ * to the others, and a business alone still has the half it may hold.
  */
 function jobPool(types: readonly JobType[], size: () => number, start: Start, isStopped: () => boolean, weight?: Weight, dueFor: () => number = () => 0): Loop {
   const a = alarm();
   const pause = pollPause();
   const inFlight = new Set<Promise<unknown>>();
+  const byBusiness = new Map<string, number>();
+  const usual = () => (weight ? Math.max(1, weight.usual()) : 1);
+  const most = () => Math.max(1, Math.floor(size() / 2));
+  // The jobs (of the usual weight) a business may still start: its room in the half it may hold.
+  const turns: ClaimTurns = { after: "", room: (b) => Math.floor((most() - (byBusiness.get(b) ?? 0)) / usual()) };
   let used = 0;
   const hold = (job: Job, done: Promise<unknown>) => {
     const w = weight ? Math.max(1, weight.of(job)) : 1;
     used += w;
+    byBusiness.set(job.businessId, (byBusiness.get(job.businessId) ?? 0) + w);
     const p: Promise<unknown> = done
       .catch((e) => console.error(`[jobs] job ${job.id} crashed:`, e))
       .finally(() => {
         inFlight.delete(p);
         used -= w;
+        const left = (byBusiness.get(job.businessId) ?? w) - w;
+        if (left > 0) byBusiness.set(job.businessId, left);
+        else byBusiness.delete(job.businessId);
         a.wake(); // places are free: claim again
       });
     inFlight.add(p);
@@ -189,7 +202,7 @@ function jobPool(types: readonly JobType[], size: () => number, start: Start, is
       }
       try {
         const limit = Math.max(1, Math.ceil(free / (weight ? Math.max(1, weight.usual()) : 1)));
-        const jobs = await claimDueJobs(limit, types, dueFor());
+        const jobs = await claimDueJobs(limit, types, dueFor(), turns);
         if (jobs.length) start(jobs).forEach((done, i) => hold(jobs[i], done));
         // Fewer than asked for: nothing else is due; else claim again at once for the free places left.
         if (jobs.length < limit && !isStopped()) await a.sleep(pause(jobs.length));

@@ -141,9 +141,12 @@ export const env = {
     const n = int(process.env.JOB_BATCH_TX_SIZE, 0);
     return n > 0 ? Math.min(1000, n) : null;
   },
-  /** Webhook deliveries a runner has in flight at once, in their own pool beside the event loop (1–100). */
+  /**
+   * Webhook deliveries a runner has in flight at once, in their own pool beside the event loop
+   * (1–100); one business holds at most half of them (runner.ts jobPool).
+   */
   get webhookConcurrency() {
-    return Math.min(100, Math.max(1, int(process.env.WEBHOOK_CONCURRENCY, 16)));
+    return Math.min(100, Math.max(1, int(process.env.WEBHOOK_CONCURRENCY, 32)));
   },
   /**
    * While the runner has a backlog of events (its last claim of event jobs was full), the webhook

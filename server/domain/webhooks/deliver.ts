@@ -55,11 +55,11 @@ export function deliveryPayloadsOf(payload: unknown): DeliveryPayload[] {
 }
 
 /**
- * Messages per delivery job at most: half the webhook pool (WEBHOOK_CONCURRENCY), so that two
- * jobs fill it and one endpoint's group never holds all of it.
+ * Messages per delivery job at most: a quarter of the webhook pool (WEBHOOK_CONCURRENCY), so that
+ * two jobs fill the half of it that one business may hold (runner.ts jobPool).
  */
 export function deliveryGroupSize(): number {
-  return Math.max(1, Math.floor(env.webhookConcurrency / 2));
+  return Math.max(1, Math.floor(env.webhookConcurrency / 4));
 }
 
 /** A job's result from its deliveries' results: one delivery's own (a single message), else `{ deliveries }`. */

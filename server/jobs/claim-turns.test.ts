@@ -1,0 +1,68 @@
+// Claims take turns among businesses (claim.ts ClaimTurns): one business's backlog holds no
+// other business's job back, a business alone still gets whole claims, successive small claims
+// go round the businesses that have due jobs, and a business without room (a pool's places)
+// gets nothing.
+import { describe, expect, it } from "vitest";
+import { db } from "../db/client";
+import { testBusiness } from "../../tests/support/jobs-fixtures";
+import { claimDueJobs, type ClaimTurns } from "./claim";
+
+const HOUR = 3_600_000;
+
+/** `n` due EVENT_PROCESS jobs of the business, the first due `agoMs` ago, one millisecond apart. */
+async function backlog(businessId: string, n: number, agoMs: number) {
+  const at = Date.now() - agoMs;
+  await db.job.createMany({
+    data: Array.from({ length: n }, (_, i) => ({ businessId, environment: "TEST" as const, type: "EVENT_PROCESS" as const, payload: { eventId: `none-${i}` }, runAt: new Date(at + i) })),
+  });
+}
+
+const release = () => db.job.updateMany({ where: { status: "RUNNING" }, data: { status: "SUCCEEDED", lockedBy: null, lockedUntil: null } });
+const count = (jobs: { businessId: string }[], b: string) => jobs.filter((j) => j.businessId === b).length;
+
+describe("claims in turns", () => {
+  it("another business's job is in the next claim, however long one business's backlog; the rest of the claim is the backlog's", async () => {
+    const big = await testBusiness();
+    const small = await testBusiness();
+    await backlog(big.businessId, 50, HOUR);
+    await backlog(small.businessId, 1, 1000);
+    // Oldest first only (no turns): the backlog fills the claim.
+    const plain = await claimDueJobs(10, ["EVENT_PROCESS"]);
+    expect(count(plain, small.businessId)).toBe(0);
+    await db.job.updateMany({ where: { id: { in: plain.map((j) => j.id) } }, data: { status: "QUEUED" } });
+    const turns: ClaimTurns = { after: "" };
+    const claimed = await claimDueJobs(10, ["EVENT_PROCESS"], 0, turns);
+    expect(claimed).toHaveLength(10);
+    expect(count(claimed, small.businessId)).toBe(1);
+    expect(count(claimed, big.businessId)).toBe(9);
+    await release();
+    // A business alone: whole claims.
+    expect(await claimDueJobs(10, ["EVENT_PROCESS"], 0, turns)).toHaveLength(10);
+    await release();
+    await db.job.deleteMany({ where: { businessId: { in: [big.businessId, small.businessId] } } });
+  });
+
+  it("small claims go round the businesses; a business without room gets nothing", async () => {
+    const a = await testBusiness();
+    const b = await testBusiness();
+    const later = await testBusiness();
+    await backlog(a.businessId, 5, HOUR);
+    await backlog(b.businessId, 5, 1000);
+    await backlog(later.businessId, 5, -HOUR); // due in an hour: no turn yet
+    const turns: ClaimTurns = { after: "", room: () => 1 };
+    const served: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const [job, ...more] = await claimDueJobs(1, ["EVENT_PROCESS"], 0, turns);
+      expect(more).toEqual([]);
+      served.push(job.businessId);
+    }
+    expect(served.filter((x) => x === a.businessId)).toHaveLength(2);
+    expect(served.filter((x) => x === b.businessId)).toHaveLength(2);
+    expect(served[0]).not.toBe(served[1]);
+    // `a` holds all it may: only `b`'s jobs are claimed, whatever the claim's size.
+    const roomOf: ClaimTurns = { after: "", room: (id) => (id === a.businessId ? 0 : 2) };
+    const only = await claimDueJobs(5, ["EVENT_PROCESS"], 0, roomOf);
+    expect(only.map((j) => j.businessId)).toEqual([b.businessId, b.businessId]);
+    await release();
+  });
+});
