@@ -47,6 +47,35 @@ async function build(kind: KeyKind): Promise<Limiter> {
   return { limiter: new BurstyRateLimiter(main, extra), rate, burst };
 }
 
+const windows = new Map<string, Promise<RateLimiterAbstract>>();
+
+/** A limiter of `points` per `durationS` seconds, in memory or (REDIS_URL) shared through Redis, as the keys' limiters. */
+function windowLimiter(prefix: string, points: number, durationS: number): Promise<RateLimiterAbstract> {
+  const id = `${prefix}:${points}:${durationS}`;
+  let l = windows.get(id);
+  if (!l) {
+    l = (async () => {
+      const memory = new RateLimiterMemory({ keyPrefix: prefix, points, duration: durationS });
+      if (!env.redisUrl) return memory;
+      const client = await (g.__rtsSdkRedis ??= connectRedis(env.redisUrl));
+      return new RateLimiterRedis({ storeClient: client, keyPrefix: `rts:${prefix}`, points, duration: durationS, insuranceLimiter: memory });
+    })();
+    windows.set(id, l);
+  }
+  return l;
+}
+
+/** Charges one point to `key` in a window of `points` per `durationS` seconds; false when spent. */
+export async function consumeWindow(prefix: string, key: string, points: number, durationS: number): Promise<boolean> {
+  try {
+    await (await windowLimiter(prefix, points, durationS)).consume(key, 1);
+    return true;
+  } catch (e) {
+    if (e instanceof RateLimiterRes) return false;
+    throw e;
+  }
+}
+
 export interface RateDecision {
   allowed: boolean;
   headers: Record<string, string>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientIpFrom, normalizeIp, parseTrustedProxies } from "./client-ip";
+import { clientIpFrom, clientNetwork, normalizeIp, parseTrustedProxies } from "./client-ip";
 
 describe("client IP from trusted proxies only", () => {
   it("trusts no proxy by default: X-Forwarded-For is ignored", () => {
@@ -64,5 +64,15 @@ describe("client IP from trusted proxies only", () => {
     // the client claims to be 10.9.9.9 (a proxy) to get past it: the walk stops at the first
     // address that is not a proxy, which is the real client the trusted proxy appended
     expect(clientIpFrom("10.0.0.5", "10.9.9.9, 1.1.1.1, 198.51.100.77", trusted)).toBe("198.51.100.77");
+  });
+});
+
+describe("the client network of per-client limits", () => {
+  it("is the IPv4 address, or the IPv6 /64 (any address of a subscriber's prefix counts as one)", () => {
+    expect(clientNetwork("203.0.113.7")).toBe("203.0.113.7");
+    expect(clientNetwork("::ffff:203.0.113.7")).toBe("203.0.113.7");
+    expect(clientNetwork("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(clientNetwork("2001:0db8:0001:0002:ffff:ffff:ffff:ffff")).toBe("2001:db8:1:2::/64");
+    expect(clientNetwork("not an ip")).toBeNull();
   });
 });

@@ -24,6 +24,18 @@ export function normalizeIp(ip: string | null | undefined): string | null {
   return parseIp(ip)?.toString() ?? null;
 }
 
+/**
+ * The network a client counts as for per-client limits: its IPv4 address, or its IPv6 /64 (one
+ * subscriber gets a whole /64, so single IPv6 addresses cost nothing to change); null when not an IP.
+ */
+export function clientNetwork(ip: string | null | undefined): string | null {
+  const a = parseIp(ip);
+  if (!a) return null;
+  if (a.kind() === "ipv4") return a.toString();
+  const parts = (a as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
+  return `${parts.join(":")}::/64`;
+}
+
 /** "10.0.0.1", "10.0.0.0/8", "::1", "fd00::/8" → CIDRs; invalid entries are reported and skipped. */
 export function parseTrustedProxies(list: string | undefined): Cidr[] {
   const out: Cidr[] = [];

@@ -223,6 +223,14 @@ export const env = {
   get clickRetentionDays() {
     return Math.max(1, int(process.env.CLICK_RETENTION_DAYS, 90));
   },
+  /**
+   * Clicks on one link recorded per client network (an IPv4 address, an IPv6 /64) per hour; past
+   * it the visitor still lands, unrecorded. A user agent is the client's to choose, so per-visitor
+   * counting alone would let one machine inflate a link's clicks at will.
+   */
+  get linkClicksPerNetworkHour() {
+    return Math.max(1, int(process.env.LINK_CLICKS_PER_NETWORK_HOUR, 30));
+  },
   /** How long /r/:code remembers a code's participant and link settings (seconds). */
   get linkCacheSeconds() {
     return Math.min(3600, int(process.env.LINK_CACHE_SECONDS, 30));

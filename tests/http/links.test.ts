@@ -134,12 +134,37 @@ describe("GET /r/:code", () => {
   });
 });
 
+describe("clicks of one machine", () => {
+  it("are recorded up to LINK_CLICKS_PER_NETWORK_HOUR per link and hour, whatever user agents it sends; past it the visitor still lands", async () => {
+    const own = await ownDatabase();
+    cleanups.push(own.drop);
+    const app = await startApp({ ...own.env, LINK_CLICKS_PER_NETWORK_HOUR: "3" });
+    cleanups.push(() => app.stop());
+    const p = await program(app.url);
+    const other = await makeParticipant(p.secret, { userId: `other-${p.handle}` }, app.url);
+    const clickIds = async (code: string, n: number) => {
+      const out: (string | null)[] = [];
+      for (let i = 0; i < n; i++) {
+        const r = await follow(`/r/${code}`, { url: app.url, ua: `${BROWSER} rotated/${i}` });
+        expect(r.status).toBe(302);
+        out.push(new URL(r.location!).searchParams.get("rts_click"));
+      }
+      return out;
+    };
+    const first = await clickIds(p.code, 5);
+    expect(first.slice(0, 3).every((c) => c !== null)).toBe(true);
+    expect(first.slice(3)).toEqual([null, null]);
+    // Another link of the same hour has its own count.
+    expect((await clickIds(other.referralCode, 1))[0]).toEqual(expect.any(String));
+  });
+});
+
 describe("clicks across a shutdown", () => {
   it("a SIGTERM right after the redirects answered loses no click", async () => {
     const own = await ownDatabase();
     cleanups.push(own.drop);
     // Batches wait up to 10 minutes here: only the flush on SIGTERM can write these clicks.
-    const app = await startApp({ ...own.env, CLICK_FLUSH_MS: "600000" });
+    const app = await startApp({ ...own.env, CLICK_FLUSH_MS: "600000", LINK_CLICKS_PER_NETWORK_HOUR: "1000" });
     cleanups.push(() => app.stop());
     const p = await program(app.url);
     const N = 40;

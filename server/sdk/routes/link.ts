@@ -1,14 +1,17 @@
 // GET|HEAD /r/:code: a participant's referral link (public, no key). 302 to the environment's
-// destination with the code and a click id; errors in the contract's shape. One address's clicks
-// are recorded up to the publishable keys' rate: past it the visitor still lands, unrecorded, so
-// that a flood from one address inflates no participant's clicks and no funnel. Only a page
+// destination with the code and a click id; errors in the contract's shape. One client network's
+// clicks (an IPv4 address, an IPv6 /64) are recorded up to the publishable keys' rate, and up to
+// LINK_CLICKS_PER_NETWORK_HOUR per link and hour: past either the visitor still lands,
+// unrecorded, so that a flood from one machine, whatever user agents it sends, inflates no
+// participant's clicks and no funnel. Only a page
 // navigation is a click: a browser says what a request is for (Sec-Fetch-Dest, Sec-Purpose), and
 // an <img> or <iframe> on someone else's page, or a prefetch, must not record a click that then
 // takes the attribution from the link the visitor did click (same visitor, later click).
 import { followLink } from "../../domain/links/redirect";
-import { requestClientIp } from "../../shared/client-ip";
+import { clientNetwork, requestClientIp } from "../../shared/client-ip";
+import { env } from "../../shared/env";
 import { errorResponse } from "../../shared/errors";
-import { consumeRateLimit } from "../rate-limit";
+import { consumeRateLimit, consumeWindow } from "../rate-limit";
 
 type Ctx = { params: Promise<{ code: string }> };
 
@@ -24,7 +27,13 @@ async function answer(req: Request, ctx: Ctx, method: "GET" | "HEAD"): Promise<R
   try {
     const { code } = await ctx.params;
     const ip = requestClientIp(req.headers);
-    const record = method === "GET" && navigation(req.headers) && (await consumeRateLimit(`link:${ip ?? "unknown"}`, "PUBLISHABLE")).allowed;
+    // Per client network (an IPv6 /64 as one): its rate across links, and its clicks per link and hour.
+    const net = clientNetwork(ip) ?? "unknown";
+    const record =
+      method === "GET" &&
+      navigation(req.headers) &&
+      (await consumeRateLimit(`link:${net}`, "PUBLISHABLE")).allowed &&
+      (await consumeWindow("link-hour", `${net} ${code.slice(0, 64).toUpperCase()}`, env.linkClicksPerNetworkHour, 3600));
     const { location } = await followLink({
       code,
       method,
