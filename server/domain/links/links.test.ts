@@ -191,18 +191,6 @@ describe("followLink", () => {
     expect(out.clickId).not.toBeNull();
   });
 
-  it("a handle another business gives later does not take the first business's link", async () => {
-    const { ann } = await linkedBusiness();
-    const late = await domainBusiness({ environment: "LIVE" });
-    await updateGeneralConfig(late.businessId, updateGeneralInput.parse({ environment: "LIVE", linkDestinationUrl: "https://late.example.com/" }));
-    await participant(late.scope, { handle: ann.handle! });
-    const { forgetLinkTargets } = await import("./resolve");
-    forgetLinkTargets("");
-    const out = await visit(ann.handle!);
-    expect(new URL(out.location).host).toBe("shop.example.com");
-    expect(new URL(out.location).searchParams.get("ref")).toBe(ann.referralCode);
-  });
-
   it("an unknown code goes to the only destination of the installation, without attribution", async () => {
     await db.$executeRawUnsafe(`UPDATE "BusinessConfig" SET "linkDestinationUrl" = NULL`);
     await db.$executeRawUnsafe(`UPDATE "EnvironmentConfig" SET "linkDestinationUrl" = NULL`);

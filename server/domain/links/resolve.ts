@@ -33,14 +33,11 @@ export function forgetLinkTargets(businessId: string) {
 }
 
 async function load(code: string): Promise<LinkTarget | null> {
-  const select = { id: true, businessId: true, environment: true, referralCode: true, createdAt: true } as const;
+  const select = { id: true, businessId: true, environment: true, referralCode: true } as const;
   // The code first, on its own: handles other businesses gave their participants (any number of
   // them) never push the code's owner out of the answer.
   const byCode = await db.participant.findFirst({ where: { referralCode: code.toUpperCase() }, select });
-  // A handle several businesses gave leads to the business that gave it first: anyone can sign up
-  // and give a participant any handle, which must not take another program's links away.
-  const first = byCode ? null : await db.participant.findFirst({ where: { handle: code.toLowerCase() }, select, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
-  const candidates = byCode ? [byCode] : first ? await db.participant.findMany({ where: { handle: code.toLowerCase(), businessId: first.businessId }, select, take: 5 }) : [];
+  const candidates = byCode ? [byCode] : await db.participant.findMany({ where: { handle: code.toLowerCase() }, select, take: 5 });
   const targets = await Promise.all(
     (byCode ? [byCode] : candidates).map(async (p) => {
       const c = await readConfig(db, p.businessId, p.environment);
@@ -56,6 +53,7 @@ async function load(code: string): Promise<LinkTarget | null> {
     }),
   );
   if (byCode) return targets[0];
+  if (new Set(targets.map((t) => t.businessId)).size !== 1) return null; // no one, or handles of several businesses
   const rank = (t: LinkTarget) => (t.destination ? 2 : 0) + (t.environment === "LIVE" ? 1 : 0);
   return targets.sort((a, b) => rank(b) - rank(a))[0] ?? null;
 }
