@@ -38,8 +38,18 @@ export function requestHash(route: string, body: Record<string, unknown>): strin
 
 export type Claim = { recordId: string; replay?: undefined } | { replay: Replay; recordId?: undefined };
 
+/**
+ * The key as recorded: a publishable key's callers (anyone with the browser's key) have their own
+ * namespace, so they can neither claim a key the business's server will use (its refund would
+ * then be a 409) nor have their answer replayed to it (its event never recorded).
+ */
+export function idempotencyRecordKey(scope: Pick<Scope, "untrusted">, key: string): string {
+  return scope.untrusted ? `pub:${key}` : key;
+}
+
 /** Claims the key inside `tx`: either this request owns it, or the first response is replayed. */
-export async function claimIdempotencyKey(tx: Tx, scope: Scope, key: string, route: string, hash: string, now = new Date()): Promise<Claim> {
+export async function claimIdempotencyKey(tx: Tx, scope: Scope, clientKey: string, route: string, hash: string, now = new Date()): Promise<Claim> {
+  const key = idempotencyRecordKey(scope, clientKey);
   for (let attempt = 0; attempt < 2; attempt++) {
     const [inserted] = await tx.idempotencyRecord.createManyAndReturn({
       data: [{ businessId: scope.businessId, environment: scope.environment, key, route, requestHash: hash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) }],

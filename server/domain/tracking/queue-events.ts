@@ -18,7 +18,7 @@ import { coalescer } from "../../db/coalesce";
 import { env } from "../../shared/env";
 import { newId } from "../../shared/ids";
 import type { Scope } from "../../shared/scope";
-import { IDEMPOTENCY_TTL_MS } from "../../shared/idempotency";
+import { IDEMPOTENCY_TTL_MS, idempotencyRecordKey } from "../../shared/idempotency";
 import { EVENT_QUEUED_MESSAGE, type TrackInput, type TrackQueuedOutput } from "./schemas";
 
 export type ProcessingMode = "AUTO" | "SYNC" | "ASYNC";
@@ -46,9 +46,9 @@ const STATEMENT = `
     SELECT u.*, COALESCE(c."eventProcessing"::text, 'AUTO') AS mode
       FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::text[],
                   $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
-                  $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $21::text[], $22::text[], $23::text[])
+                  $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $21::text[], $22::text[], $23::text[], $24::text[])
         AS u(business_id, env, api_key_id, untrusted, at, expires, modes, event_id, job_id, name, referrer, metadata,
-             campaign, source, ikey, claim_id, route, hash, body, click_id, amount, currency)
+             campaign, source, ikey, claim_id, route, hash, body, click_id, amount, currency, claim_key)
       LEFT JOIN "BusinessConfig" c ON c."businessId" = u.business_id
   ),
   ok AS (
@@ -56,7 +56,7 @@ const STATEMENT = `
   ),
   claim AS (
     INSERT INTO "IdempotencyRecord" (id, "businessId", environment, key, route, "requestHash", "responseCode", "responseBody", "createdAt", "expiresAt")
-    SELECT claim_id, business_id, env::"Environment", ikey, route, hash, 202, body::jsonb, at::timestamp(3), expires::timestamp(3)
+    SELECT claim_id, business_id, env::"Environment", claim_key, route, hash, 202, body::jsonb, at::timestamp(3), expires::timestamp(3)
       FROM ok WHERE claim_id IS NOT NULL
     ON CONFLICT DO NOTHING
     RETURNING id
@@ -129,6 +129,7 @@ async function write(client: Db | Tx, calls: Call[]): Promise<QueueResult[]> {
     col(({ r }) => r.item.input.clickId ?? null),
     col(({ r }) => r.item.input.amount ?? null),
     col(({ r }) => (r.item.input.amount !== undefined ? (r.item.input.currency ?? null) : null)),
+    col(({ p, r }) => (r.claimId && r.item.idempotencyKey ? idempotencyRecordKey(p.call.scope, r.item.idempotencyKey) : null)),
   ];
   // Straight to PostgreSQL where it can (db/client.ts): outside a transaction (POST /track) on the
   // pool, inside one (/track/batch) on the transaction's own connection.
