@@ -64,5 +64,16 @@ describe("claims in turns", () => {
     const only = await claimDueJobs(5, ["EVENT_PROCESS"], 0, roomOf);
     expect(only.map((j) => j.businessId)).toEqual([b.businessId, b.businessId]);
     await release();
+    await db.job.deleteMany({ where: { businessId: { in: [a.businessId, b.businessId, later.businessId] } } });
+  });
+
+  it("a job a crashed process left RUNNING is taken again by a pool's claim, though its business has nothing queued", async () => {
+    const crashed = await testBusiness();
+    const job = await db.job.create({
+      data: { businessId: crashed.businessId, environment: "TEST", type: "EVENT_PROCESS", payload: {}, status: "RUNNING", attempts: 1, lockedBy: "gone", lockedUntil: new Date(Date.now() - 1000) },
+    });
+    const claimed = await claimDueJobs(2, ["EVENT_PROCESS"], 0, { after: "", room: () => 1 });
+    expect(claimed.map((j) => j.id)).toEqual([job.id]);
+    expect(claimed[0]).toMatchObject({ status: "RUNNING", attempts: 2 });
   });
 });

@@ -86,14 +86,12 @@ export async function claimDueJobs(limit: number, types: readonly JobType[] = AL
   const share = Math.ceil(limit / Math.max(1, queued.length));
   const room = queued.map((b) => Math.min(share, roomOf ? Math.max(0, Math.floor(roomOf(b))) : share));
   const businesses = queued.filter((_, i) => room[i] > 0);
-  if (sharesOnly && !businesses.length) return [];
-  const fair = sharesOnly || businesses.length > 1;
+  const fair = businesses.length > 0 && (sharesOnly || businesses.length > 1);
   // $1 lease, $2 token, $3 limit, $4 how long a queued job must have been due (ms), one parameter
   // per type, then (in turns) the businesses in turn and how many jobs of each at most.
   const params: unknown[] = [env.jobLeaseMs, token, limit, Math.max(0, Math.round(dueForMs)), ...types];
   const param = (v: unknown) => `$${params.push(v)}`;
   const inTurn = fair ? `unnest(${param(businesses)}::text[], ${param(room.filter((r) => r > 0))}::int[]) WITH ORDINALITY AS b(id, most, n)` : "";
-  const withRoom = sharesOnly ? ` AND "businessId" = ANY(${param(businesses)}::text[])` : "";
   const due = `(now() AT TIME ZONE 'UTC') - ($4::int * interval '1 millisecond')`;
   const t = (i: number) => `$${i + 5}::"JobType"`;
   const scans = types.flatMap((_, i) => [
@@ -110,7 +108,10 @@ export async function claimDueJobs(limit: number, types: readonly JobType[] = AL
           `queued${i} AS (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "runAt" <= ${due}
             ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
         ]),
-    `expired${i} AS (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')${withRoom}
+    // Jobs a crashed process left RUNNING: taken again whatever the business's room (the pools'
+    // schedules wait for such a job to end; it must never stay behind).
+    // ($4 is named here too: a claim of expired jobs only still types every parameter.)
+    `expired${i} AS (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC') AND $4::int >= 0
         ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
   ]);
   // Expired leases first, then the shares (in turn), then the oldest; each job once, `limit` in all.
