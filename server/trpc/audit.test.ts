@@ -25,6 +25,9 @@ describe("staff audit log", () => {
     expect(envRows(spend.after)[0].lowPoolAlertWei).toBe("500000000000000000");
     expect(envRows(spend.before)[0]?.lowPoolAlertWei ?? "0").toBe("0");
     const created = data[1];
+    // Created in a transaction under the business lock: the entry names the new object.
+    expect(created.target).toBe(`apiKeyId:${key.apiKeyId}`);
+    expect(data[0].target).toMatch(/^tierId:/);
     expect(key.secret.length).toBeGreaterThan(20);
     expect(JSON.stringify(created)).not.toContain(key.secret);
     expect(await owner.caller.auditLog.verify()).toMatchObject({ ok: true, entries: 3 });
@@ -108,8 +111,8 @@ describe("staff audit log", () => {
     }
     const cfg = await owner.caller.config.get({ environment: "TEST" } as never);
     expect(JSON.stringify(cfg)).not.toContain("0.003");
-    // (tiers.create writes in one statement: its entry follows in a transaction of its own, so a
-    // refused entry leaves the tier; the settings change above rolled back with its entry.)
+    // Both rolled back with their refused entries.
+    expect(await db.tier.count({ where: { businessId, name: "Silver" } })).toBe(0);
   });
 
   it("is append-only", async () => {

@@ -26,6 +26,16 @@ const TARGETS: Array<[string, string]> = [
   ["payoutId", "payout"],
   ["deliveryId", "webhookDelivery"],
 ];
+/**
+ * Creations that run in a transaction under the business lock (server/db/business-lock.ts): in
+ * the hook, before the output exists, the created object is the business's newest row of its model.
+ */
+const CREATED: Record<string, [string, string]> = {
+  "apiKeys.create": ["apiKeyId", "apiKey"],
+  "tiers.create": ["tierId", "tier"],
+  "commissionRules.create": ["ruleId", "commissionRule"],
+  "webhooks.create": ["webhookId", "webhookEndpoint"],
+};
 /** Whole-business settings: the rows a settings mutation changes. */
 const SETTINGS: Record<string, string[]> = {
   "config.updateGeneral": ["businessConfig", "environmentConfig"],
@@ -93,12 +103,12 @@ export async function audited<T extends { ok: boolean; data?: unknown }>(caller:
   const target = targetOf(input);
   const before = await snapshot(db, caller.businessId, path, input).catch(() => null);
   const environment: Environment | null = input.environment === "TEST" || input.environment === "LIVE" ? input.environment : null;
-  const entry = (after: unknown, output: unknown) => ({
+  const entry = (after: unknown, output: unknown, created?: string) => ({
     businessId: caller.businessId,
     environment,
     actor: { userId: caller.user.id, email: caller.user.email },
     action: path,
-    target: target ? `${target.key}:${target.id}` : createdTarget(output),
+    target: target ? `${target.key}:${target.id}` : (created ?? createdTarget(output)),
     before: clean(before, personal),
     after: clean(after ?? output ?? null, personal),
     ipHash: hashIp(caller.headers.get(CLIENT_IP_HEADER)),
@@ -106,6 +116,14 @@ export async function audited<T extends { ok: boolean; data?: unknown }>(caller:
   // Inside the mutation's transaction the output is not known yet: `after` is the changed row.
   const scope: TxScope<Tx> = {
     beforeCommit: async (tx) => {
+      const creation = !target ? CREATED[path] : undefined;
+      if (creation) {
+        const [key, model] = creation;
+        const delegate = (tx as unknown as Record<string, { findFirst(args: unknown): Promise<{ id: string } | null> }>)[model];
+        const row = await delegate.findFirst({ where: { businessId: caller.businessId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+        await recordAudit(tx, entry(row, undefined, row ? `${key}:${row.id}` : undefined));
+        return;
+      }
       const after = target || SETTINGS[path] ? await snapshot(tx, caller.businessId, path, input) : null;
       await recordAudit(tx, entry(after, after === null ? input : undefined));
     },
