@@ -203,6 +203,14 @@ describe("rules core: provisional referrals and the active referral", () => {
     expect(real.outcomes.map((o) => (o.kind === "event" ? o.referral?.reason : null))).toEqual([null, null, "REFERRER_DAILY_LIMIT"]);
   });
 
+  it("confirming a provisional referral counts it toward the secret key's daily limit: past it, rejected", () => {
+    const s = store({ settings: baseSettings({ maxReferralsPerReferrerPerDay: 1 }) });
+    run(s, [event({ name: "signup", referrer: "ANN", email: "a@example.com", untrusted: true })]);
+    expect(only(run(s, [event({ name: "signup", referrer: "ANN", email: "b@example.com" })])).referral?.reason).toBeNull();
+    const confirmed = only(run(s, [event({ name: "signup", referrer: "ANN", email: "a@example.com" })]));
+    expect(confirmed.referral).toMatchObject({ provisional: false, status: "REJECTED", reason: "REFERRER_DAILY_LIMIT" });
+  });
+
   it("a pair rejected while provisional (another provisional referral came first) is screened again when a secret key confirms it", () => {
     const s = store();
     s.participants.push(person("mal", { email: "mal@example.com" }));
@@ -214,6 +222,13 @@ describe("rules core: provisional referrals and the active referral", () => {
     const confirmed = only(run(s, [event({ referrer: "ANN", email: "bob@example.com" })]));
     expect(confirmed).toMatchObject({ reason: null, referral: { referrerId: "ann", provisional: false, status: "REWARDED" } });
     expect(s.referrals.find((r) => r.referrerId === "mal")).toMatchObject({ status: "REJECTED", reason: "SUPERSEDED" });
+    // A pair a reviewer (or a signal) rejected stays rejected when confirmed.
+    s.participants.push(person("cy", { email: "cy@example.com" }));
+    run(s, [event({ referrer: "CY", email: "dee@example.com", untrusted: true })]);
+    const reviewed = s.referrals.find((r) => r.referrerId === "cy")!;
+    reviewed.status = "REJECTED";
+    reviewed.reason = "Looks fake";
+    expect(only(run(s, [event({ referrer: "CY", email: "dee@example.com" })])).referral).toMatchObject({ status: "REJECTED", reason: "Looks fake", provisional: false });
     // A pair a secret key's referral superseded stays rejected when confirmed.
     const mal = only(run(s, [event({ referrer: "MAL", email: "bob@example.com" })]));
     expect(mal.referral).toMatchObject({ referrerId: "mal", status: "REJECTED", reason: "SUPERSEDED" });

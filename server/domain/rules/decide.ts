@@ -461,14 +461,22 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
           referral = pair;
           if (pair.provisional && !item.untrusted) {
             pair.provisional = false; // confirmed by a secret key
+            const cap = settings.maxReferralsPerReferrerPerDay;
             if (pair.status !== "REJECTED") {
               if (pair.createdAt >= dayStart) {
                 bump(provisionalToday, pair.referrerId, -1);
-                bump(madeToday, pair.referrerId, 1);
+                if (cap !== null && (madeToday.get(pair.referrerId) ?? 0) >= cap) {
+                  // Confirmed, it counts among the referrer's referrals of the day: past the limit.
+                  pair.status = "REJECTED";
+                  pair.reason = REFERRAL_REASONS.REFERRER_DAILY_LIMIT;
+                  pair.updatedAt = now;
+                  hook(referralWebhook("referral.rejected", { ...pair }));
+                } else bump(madeToday, pair.referrerId, 1);
               }
-            } else if (pair.reason !== REFERRAL_REASONS.SUPERSEDED) {
-              // Rejected while provisional (another provisional referral, the publishable keys'
-              // daily count): screened again as the secret key's, as if it came first.
+            } else if (pair.reason === REFERRAL_REASONS.ALREADY_REFERRED || pair.reason === REFERRAL_REASONS.REFERRER_DAILY_LIMIT) {
+              // Rejected while provisional only for what provisional referrals do (another one came
+              // first, the publishable keys' daily count): screened again as the secret key's, as
+              // if it came first. Any other rejection (a signal, a reviewer's) stands.
               const { others, s: again } = screenPair();
               if (again.status !== "REJECTED") {
                 pair.status = again.status;
