@@ -11,8 +11,11 @@ export interface LinkRequest {
   code: string;
   /** HEAD requests are redirected but not recorded. */
   method: "GET" | "HEAD";
-  /** False: redirected but not recorded (the address is past its rate: routes/link.ts). */
-  record?: boolean;
+  /**
+   * False: redirected but not recorded (the address is past its rate: routes/link.ts). A function:
+   * asked, once the code is known to be a participant's, whether this click may be recorded.
+   */
+  record?: boolean | ((participantId: string) => Promise<boolean>);
   query: URLSearchParams;
   userAgent: string | null;
   ip: string | null;
@@ -35,7 +38,7 @@ export async function followLink(req: LinkRequest): Promise<LinkAnswer> {
   }
   if (!target.destination) throw new AppError("NOT_FOUND", "This program has no link destination configured");
   const now = req.now ?? new Date();
-  const record = req.method === "GET" && req.record !== false;
+  const record = req.method === "GET" && (typeof req.record === "function" ? await req.record(target.participantId) : req.record !== false);
   const clickId = record ? newId() : null;
   if (clickId) {
     enqueueClick({

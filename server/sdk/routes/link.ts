@@ -29,11 +29,10 @@ async function answer(req: Request, ctx: Ctx, method: "GET" | "HEAD"): Promise<R
     const ip = requestClientIp(req.headers);
     // Per client network (an IPv6 /64 as one): its rate across links, and its clicks per link and hour.
     const net = clientNetwork(ip) ?? "unknown";
-    const record =
-      method === "GET" &&
-      navigation(req.headers) &&
-      (await consumeRateLimit(`link:${net}`, "PUBLISHABLE")).allowed &&
-      (await consumeWindow("link-hour", `${net} ${code.slice(0, 64).toUpperCase()}`, env.linkClicksPerNetworkHour, 3600));
+    // (The hourly count is per participant, charged only once the code is known: an unknown code
+    // costs no counter.)
+    const counted = method === "GET" && navigation(req.headers) && (await consumeRateLimit(`link:${net}`, "PUBLISHABLE")).allowed;
+    const record = counted ? (participantId: string) => consumeWindow("link-hour", `${net} ${participantId}`, env.linkClicksPerNetworkHour, 3600) : false;
     const { location } = await followLink({
       code,
       method,
