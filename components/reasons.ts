@@ -29,6 +29,7 @@ const WORDS: Record<string, string> = {
   NO_CLICK: "no click on a referral link before the sign-up",
   PRICE_UNAVAILABLE: "waiting for a price of its currency in ETH; rewarded once one exists",
   NO_AMOUNT: "no amount on the event, so a percent commission pays nothing",
+  REVERSAL_NOT_ALLOWED: "a reversal event sent with a key without the rewards:write scope: nothing reversed",
 };
 
 /** Codes with a count, e.g. "REVERSED:2" on a reversal event. */

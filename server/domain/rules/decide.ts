@@ -36,6 +36,8 @@ const EVENT_REASONS = {
   UNTRUSTED_EVENT: "UNTRUSTED_EVENT",
   /** The referral came from a publishable key and no secret key confirmed it: it never qualifies. */
   PROVISIONAL_REFERRAL: "PROVISIONAL_REFERRAL",
+  /** A reversal event sent with a key without the rewards:write scope: recorded, nothing reversed or earned. */
+  REVERSAL_NOT_ALLOWED: "REVERSAL_NOT_ALLOWED",
 } as const;
 
 const DAY_MS = 86_400_000;
@@ -108,6 +110,20 @@ export interface RulesState {
   money: { balanceWei: bigint; belowThreshold: boolean; paidToday: ReadonlyMap<string, bigint> } | null;
   /** Commission rules, prices and counts (rules/commissions.ts); absent when the environment has no enabled rule. */
   commissions?: CommissionState;
+  /** API keys of the items' reversal events that lack the rewards:write scope (reversesRewards). */
+  keysWithoutReversal?: ReadonlySet<string>;
+}
+
+/**
+ * What a reversal event (its name one of the business's reversalEvents) does: REVERSE its referred
+ * user's rewards; or NOT_ALLOWED when its key lacks rewards:write (the scope of POST
+ * /sdk/rewards/reverse): recorded, nothing reversed or earned. Null: not a reversal event, or one
+ * sent with a publishable key (an untrusted event, which earns and reverses nothing). The
+ * dashboard's own events (no key) may reverse.
+ */
+export function reversalOf(state: Pick<RulesState, "cfg" | "keysWithoutReversal">, event: TrackedEvent): "REVERSE" | "NOT_ALLOWED" | null {
+  if (!state.cfg.reversalEvents.includes(event.eventName) || event.untrusted) return null;
+  return event.apiKeyId !== null && state.keysWithoutReversal?.has(event.apiKeyId) ? "NOT_ALLOWED" : "REVERSE";
 }
 
 /** One thing to decide: an event (queued or just recorded), or a referral apply (no event). */
@@ -329,7 +345,14 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
       return;
     }
     // A reversal reads and changes stored rewards and the pool: it runs first in a state of its own, and ends it.
-    const reversal = !!event && cfg.reversalEvents.includes(event.eventName) && !event.untrusted;
+    const reversalKind = event ? reversalOf(state, event) : null;
+    if (event && reversalKind === "NOT_ALLOWED") {
+      const why = EVENT_REASONS.REVERSAL_NOT_ALLOWED;
+      out.outcomes.push({ key: item.key, kind: "event", eventId: event.id, status: "REJECTED", reason: why, referral: null, referred: null, rewards: [] });
+      out.events.push({ at, id: event.id, referralId: null, status: "REJECTED", reason: why });
+      return;
+    }
+    const reversal = reversalKind === "REVERSE";
     if (reversal && at > 0) return void (ended = true);
     // Commissions: an event that a rule prices in a currency without a usable price waits, untouched (retried later).
     // Only an event that can reach a referral may earn one: a trusted event naming its referral or its referred user;

@@ -252,9 +252,19 @@ export async function loadState(
     sharedWallets,
     money: null,
     commissions: rules.commissions ? await loadCommissionState(sql, rules.commissions, referrals) : undefined,
+    keysWithoutReversal: await loadKeysWithoutReversal(sql, items, cfg.reversalEvents),
   };
   if (opts.money === "locked" || opts.money === "lock") state.money = await loadMoney(tx, state, now, opts.money === "lock");
   return state;
+}
+
+/** The API keys of the items' reversal events that lack the rewards:write scope (decide.ts reversesRewards). */
+async function loadKeysWithoutReversal(sql: DirectSql, items: readonly RuleItem[], reversalEvents: readonly string[]): Promise<Set<string>> {
+  const keys = new Set<string>();
+  for (const it of items) if (it.event?.apiKeyId && !it.event.untrusted && reversalEvents.includes(it.event.eventName)) keys.add(it.event.apiKeyId);
+  if (!keys.size) return new Set();
+  const rows = await sql.query<{ id: string }>(`SELECT id FROM "ApiKey" WHERE id = ANY($1::text[]) AND NOT ('rewards:write' = ANY(scopes))`, [...keys]);
+  return new Set(rows.map((r) => r.id));
 }
 
 /**

@@ -15,7 +15,7 @@ import { txSql, type Tx } from "../../db/client";
 import type { Prisma, TrackedEvent } from "../../db/generated";
 import type { Environment } from "../../shared/environment";
 import { toRewardSummary } from "../rewards/engine";
-import type { RuleItem } from "../rules/decide";
+import { reversalOf, type RuleItem, type RulesState } from "../rules/decide";
 import { applyView, runRules } from "../rules/run";
 import { applyItem, eventItem, loadRules, type ApplyInput, type LoadedRules } from "../rules/state";
 
@@ -125,12 +125,12 @@ export async function processEventRun(tx: Tx, businessId: string, environment: E
   // Stopped before the end: a failing event (slow), or a reversal event after the first, decided
   // first in the next run. Stopped at the first item: it failed, whatever its kind (a reversal
   // event with an unknown referrer code, say): the caller must run it alone, or call again forever.
-  const slow = next < slice.length && (next === 0 || !isReversalNext(items, next, run.state.cfg.reversalEvents));
+  const slow = next < slice.length && (next === 0 || !isReversalNext(items, next, run.state));
   if (slow) fastPathStats.slow += 1;
   return { done, next, slow, written: run.written };
 }
 
-const isReversalNext = (items: RuleItem[], next: number, reversalEvents: readonly string[]) => {
+const isReversalNext = (items: RuleItem[], next: number, state: RulesState) => {
   const e = items[next]?.event;
-  return !!e && e.status === "QUEUED" && !e.untrusted && reversalEvents.includes(e.eventName);
+  return !!e && e.status === "QUEUED" && reversalOf(state, e) === "REVERSE";
 };
