@@ -29,7 +29,12 @@ function readCookie(name: string, re = CODE_RE): string | null {
   for (const part of document.cookie.split(";")) {
     const [k, ...v] = part.trim().split("=");
     if (k === name) {
-      const value = decodeURIComponent(v.join("="));
+      let value: string;
+      try {
+        value = decodeURIComponent(v.join("="));
+      } catch {
+        return null; // not percent-encoded text (another script's cookie): no code
+      }
       return re.test(value) ? value : null;
     }
   }
@@ -89,16 +94,17 @@ export function clearReferralCode(options: Pick<CaptureOptions, "cookieName" | "
 
 /**
  * Fills `<input name="referralCode">` (or `fieldName`) in the given forms with the captured code,
- * and `<input name="clickId">` (or `clickFieldName`) with its click id.
+ * and `<input name="clickId">` (or `clickFieldName`) with its click id. `options`: the cookie
+ * names given to captureReferral, if not the defaults.
  */
-export function fillReferralFields(fieldName = "referralCode", root: ParentNode = document, clickFieldName = "clickId"): number {
-  const code = getReferralCode();
+export function fillReferralFields(fieldName = "referralCode", root: ParentNode = document, clickFieldName = "clickId", options: Pick<CaptureOptions, "cookieName" | "clickCookieName"> = {}): number {
+  const code = getReferralCode(options);
   if (!code) return 0;
   const inputs = root.querySelectorAll<HTMLInputElement>(`input[name="${fieldName}"]`);
   inputs.forEach((i) => {
     if (!i.value) i.value = code;
   });
-  const click = getClickId();
+  const click = getClickId(options);
   if (click) {
     root.querySelectorAll<HTMLInputElement>(`input[name="${clickFieldName}"]`).forEach((i) => {
       if (!i.value) i.value = click;

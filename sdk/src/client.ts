@@ -133,17 +133,23 @@ export function createClient(options: ClientOptions): ReferralClient {
     for (let attempt = 0; attempt <= maxRetries; attempt++) {
       if (attempt > 0) {
         const hinted = lastError?.retryAfter !== undefined ? lastError.retryAfter * 1000 : undefined;
+        // Asked to wait longer than this client waits: retrying sooner would only be refused again.
+        if (hinted !== undefined && hinted > maxDelay) throw lastError!;
         const backoff = Math.min(maxDelay, 250 * 2 ** (attempt - 1)) * (0.75 + Math.random() * 0.5);
         await sleep(Math.min(maxDelay, hinted ?? backoff), init.signal);
       }
       const signal = attemptSignal(timeoutMs, init.signal);
       let res: Response;
       try {
-        res = await doFetch(`${base}${path}`, { method, headers, body: payload, signal });
+        // Redirects are not followed: a 3xx would send the API key (and the body) wherever it points.
+        res = await doFetch(`${base}${path}`, { method, headers, body: payload, signal, redirect: "manual" });
       } catch (e) {
         if (init.signal?.aborted) throw e;
         lastError = new ConnectionError({ status: 0, code: "CONNECTION_ERROR", message: `Request to ${path} failed: ${(e as Error)?.message ?? e}` });
         continue;
+      }
+      if (res.type === "opaqueredirect" || (res.status >= 300 && res.status < 400)) {
+        throw new ConnectionError({ status: res.status, code: "UNEXPECTED_REDIRECT", message: `${method} ${path} answered a redirect${res.headers.get("location") ? ` to ${res.headers.get("location")}` : ""}: check baseUrl (the API key is never sent on)` });
       }
       const text = await res.text();
       let parsed: unknown = undefined;

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { hmacSha256, sha256 } from "./hmac.js";
-import { createClient, RateLimitError, ValidationError, verifyWebhook, WebhookVerificationError } from "./index.js";
+import { ConnectionError, createClient, RateLimitError, ValidationError, verifyWebhook, WebhookVerificationError } from "./index.js";
 
 describe("generated types", () => {
   it("sdk/src/types.ts is what the server's current OpenAPI document generates (npm run build:sdk)", async () => {
@@ -118,6 +118,21 @@ describe("client retries", () => {
     expect(e2).toMatchObject({ code: "RATE_LIMITED", retryAfter: 0 });
     expect(seen).toHaveLength(4);
   });
+
+  it("never follows a redirect (the API key would go with it); does not retry before a Retry-After longer than it waits", async () => {
+    seen.length = 0;
+    script = [{ status: 307, headers: { location: "http://collector.example/steal" } }];
+    const client = createClient({ apiKey: "rk_test_x", baseUrl: url, maxRetryDelayMs: 1000 });
+    const e = await client.track({ eventName: "x" }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ConnectionError);
+    expect(e).toMatchObject({ code: "UNEXPECTED_REDIRECT", status: 307 });
+    expect(seen).toHaveLength(1);
+    seen.length = 0;
+    script = [{ status: 429, headers: { "retry-after": "60" }, body: { error: { code: "RATE_LIMITED", message: "later" } } }];
+    const e2 = await client.track({ eventName: "x" }).catch((x: unknown) => x);
+    expect(e2).toMatchObject({ code: "RATE_LIMITED", retryAfter: 60 });
+    expect(seen).toHaveLength(1);
+  });
 });
 
 describe("browser entry", () => {
@@ -190,6 +205,16 @@ describe("browser entry", () => {
       expect(b.captureReferral({}, "https://shop.example.com/?ref=CAT789&rts_click=%3Cx%3E")).toBe("CAT789");
       expect(b.getClickId()).toBeNull();
       b.clearReferralCode();
+      expect(b.getReferralCode()).toBeNull();
+      // Cookie names of one's own: fillReferralFields reads the same ones.
+      inputs.referralCode.value = "";
+      inputs.clickId.value = "";
+      const names = { cookieName: "myref", clickCookieName: "myclick" };
+      expect(b.captureReferral(names, "https://shop.example.com/?ref=DEE111&rts_click=c3")).toBe("DEE111");
+      expect(b.fillReferralFields("referralCode", g.document as ParentNode, "clickId", names)).toBe(1);
+      expect(inputs).toEqual({ referralCode: { value: "DEE111" }, clickId: { value: "c3" } });
+      // A cookie that is not percent-encoded text (another script's) is no code, not an exception.
+      jar.set("rts_ref", "%E0%A4");
       expect(b.getReferralCode()).toBeNull();
     } finally {
       delete g.document;
