@@ -1235,7 +1235,10 @@ export interface operations {
     "sdk-rewards-reverse": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Alternative to the body's idempotencyKey (24 h, per business + environment). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };

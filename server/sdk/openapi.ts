@@ -110,6 +110,7 @@ export const sdkOpenApiPaths: ZodOpenApiPathsObject = {
       operationId: "sdk-rewards-reverse",
       summary:
         "Reverse a referred user's rewards, or an event's (a refund, partial with amount: that share of each reward, rounded down to the wei): unpaid ones return to the pool, paid-out ones are clawed back from later payouts",
+      parameters: [idempotencyHeader],
       requestBody: json(reverseRewardsInput),
       responses: {
         "200": { description: "The reversals made by this call", ...json(reverseRewardsOutput) },
