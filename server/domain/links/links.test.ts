@@ -191,6 +191,28 @@ describe("followLink", () => {
     expect(out.clickId).not.toBeNull();
   });
 
+  it("a handle leads to the business that gave it first: another business giving it later neither takes nor breaks the link; it is freed when no participant has it", async () => {
+    const { businessId, ann } = await linkedBusiness();
+    const late = await domainBusiness({ environment: "LIVE" });
+    await updateGeneralConfig(late.businessId, updateGeneralInput.parse({ environment: "LIVE", linkDestinationUrl: "https://late.example.com/" }));
+    // The later business's own participant may have the handle (its events may name it)...
+    const copy = await participant(late.scope, { handle: ann.handle! });
+    const { forgetLinkTargets } = await import("./resolve");
+    forgetLinkTargets("");
+    // ...but the public link stays the first business's.
+    const out = await visit(ann.handle!);
+    expect(new URL(out.location).host).toBe("shop.example.com");
+    expect(new URL(out.location).searchParams.get("ref")).toBe(ann.referralCode);
+    expect(await db.linkHandle.findUnique({ where: { handle: ann.handle! } })).toMatchObject({ businessId });
+    // Once none of the first business's participants has it (an erasure, a change), the handle is
+    // free: the next business to give it takes the link.
+    await db.participant.update({ where: { id: ann.participantId }, data: { handle: null } });
+    expect(await db.linkHandle.findUnique({ where: { handle: ann.handle! } })).toBeNull();
+    await db.participant.update({ where: { id: copy.participantId }, data: { handle: null } });
+    await db.participant.update({ where: { id: copy.participantId }, data: { handle: ann.handle! } });
+    expect(await db.linkHandle.findUnique({ where: { handle: ann.handle! } })).toMatchObject({ businessId: late.businessId });
+  });
+
   it("an unknown code goes to the only destination of the installation, without attribution", async () => {
     await db.$executeRawUnsafe(`UPDATE "BusinessConfig" SET "linkDestinationUrl" = NULL`);
     await db.$executeRawUnsafe(`UPDATE "EnvironmentConfig" SET "linkDestinationUrl" = NULL`);

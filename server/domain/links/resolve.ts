@@ -37,7 +37,10 @@ async function load(code: string): Promise<LinkTarget | null> {
   // The code first, on its own: handles other businesses gave their participants (any number of
   // them) never push the code's owner out of the answer.
   const byCode = await db.participant.findFirst({ where: { referralCode: code.toUpperCase() }, select });
-  const candidates = byCode ? [byCode] : await db.participant.findMany({ where: { handle: code.toLowerCase() }, select, take: 5 });
+  // A handle leads to the business that first gave it (LinkHandle, migration 0168): another
+  // business's participant with the same handle neither takes nor breaks the link.
+  const owner = byCode ? null : await db.linkHandle.findUnique({ where: { handle: code.toLowerCase() }, select: { businessId: true } });
+  const candidates = byCode ? [byCode] : owner ? await db.participant.findMany({ where: { handle: code.toLowerCase(), businessId: owner.businessId }, select, take: 5 }) : [];
   const targets = await Promise.all(
     (byCode ? [byCode] : candidates).map(async (p) => {
       const c = await readConfig(db, p.businessId, p.environment);
@@ -53,7 +56,7 @@ async function load(code: string): Promise<LinkTarget | null> {
     }),
   );
   if (byCode) return targets[0];
-  if (new Set(targets.map((t) => t.businessId)).size !== 1) return null; // no one, or handles of several businesses
+  if (!targets.length) return null;
   const rank = (t: LinkTarget) => (t.destination ? 2 : 0) + (t.environment === "LIVE" ? 1 : 0);
   return targets.sort((a, b) => rank(b) - rank(a))[0] ?? null;
 }
