@@ -34,36 +34,30 @@ async function build(kind: KeyKind): Promise<Limiter> {
   const rate = Math.max(1, pub ? env.rateLimitPublishablePerSecond : env.rateLimitPerSecond);
   const burst = Math.max(rate, pub ? env.rateLimitPublishableBurst : env.rateLimitBurst);
   const prefix = pub ? "sdk-pk" : "sdk";
-  const memory = (p: string, points: number, duration: number) => new RateLimiterMemory({ keyPrefix: p, points, duration });
   // A request is charged to the per-second window, or when that is spent to the burst window
   // (never split), which holds the whole burst: a batch as large as the burst fits an idle key.
-  let main: RateLimiterAbstract = memory(prefix, rate, 1);
-  let extra: RateLimiterAbstract = memory(`${prefix}-burst`, burst, BURST_WINDOW_S);
-  if (env.redisUrl) {
-    const client = await (g.__rtsSdkRedis ??= connectRedis(env.redisUrl));
-    main = new RateLimiterRedis({ storeClient: client, keyPrefix: `rts:${prefix}`, points: rate, duration: 1, insuranceLimiter: main });
-    extra = new RateLimiterRedis({ storeClient: client, keyPrefix: `rts:${prefix}-burst`, points: burst, duration: BURST_WINDOW_S, insuranceLimiter: extra });
-  }
+  const [main, extra] = await Promise.all([windowOf(prefix, rate, 1), windowOf(`${prefix}-burst`, burst, BURST_WINDOW_S)]);
   return { limiter: new BurstyRateLimiter(main, extra), rate, burst };
 }
 
-const windows = new Map<string, Promise<RateLimiterAbstract>>();
-
-/** A limiter of `points` per `durationS` seconds, in memory or (REDIS_URL) shared through Redis, as the keys' limiters. */
-function windowLimiter(prefix: string, points: number, durationS: number): Promise<RateLimiterAbstract> {
-  const id = `${prefix}:${points}:${durationS}`;
-  let l = windows.get(id);
-  if (!l) {
-    l = (async () => {
-      const memory = new RateLimiterMemory({ keyPrefix: prefix, points, duration: durationS });
-      if (!env.redisUrl) return memory;
-      const client = await (g.__rtsSdkRedis ??= connectRedis(env.redisUrl));
-      return new RateLimiterRedis({ storeClient: client, keyPrefix: `rts:${prefix}`, points, duration: durationS, insuranceLimiter: memory });
-    })();
-    windows.set(id, l);
-  }
-  return l;
+/**
+ * A limiter of `points` per `durationS` seconds: in memory, or when REDIS_URL is set in Redis (all
+ * instances share it) with the in-memory one as its insurance while Redis is unreachable.
+ */
+async function windowOf(prefix: string, points: number, durationS: number): Promise<RateLimiterAbstract> {
+  const memory = new RateLimiterMemory({ keyPrefix: prefix, points, duration: durationS });
+  if (!env.redisUrl) return memory;
+  const client = await (g.__rtsSdkRedis ??= connectRedis(env.redisUrl));
+  return new RateLimiterRedis({ storeClient: client, keyPrefix: `rts:${prefix}`, points, duration: durationS, insuranceLimiter: memory });
 }
+
+const windows = new Map<string, Promise<RateLimiterAbstract>>();
+const windowLimiter = (prefix: string, points: number, durationS: number) => {
+  const id = `${prefix}:${points}:${durationS}`;
+  const l = windows.get(id) ?? windowOf(prefix, points, durationS);
+  windows.set(id, l);
+  return l;
+};
 
 /** Charges one point to `key` in a window of `points` per `durationS` seconds; false when spent. */
 export async function consumeWindow(prefix: string, key: string, points: number, durationS: number): Promise<boolean> {
