@@ -26,17 +26,22 @@ export interface ClaimTurns {
 /** Businesses with queued jobs a claim looks at, at most: beyond them, the next claims do (turns). */
 const FAIR_BUSINESSES = 64;
 
+// The claim statements' common parameters: $4 how long a queued job must have been due (ms),
+// from $5 one parameter per type.
+const DUE = `(now() AT TIME ZONE 'UTC') - ($4::int * interval '1 millisecond')`;
+const typeParam = (i: number) => `$${i + 5}::"JobType"`;
+
 /**
  * Businesses with due queued jobs of these types, in id order from the one after `after` (around
  * to the first again), at most FAIR_BUSINESSES: a skip scan of the index on (type, businessId,
  * runAt) of queued jobs (migration 0167), a probe or two per business with queued jobs, whatever
- * the backlog. `dueForMs` as claimDueJobs'.
+ * the backlog. `dueMs` as claimDueJobs' `dueForMs`.
  */
-async function queuedBusinesses(types: readonly JobType[], after: string, dueForMs: number): Promise<string[]> {
+async function queuedBusinesses(types: readonly JobType[], after: string, dueMs: number): Promise<string[]> {
   // Businesses in (start, upTo], upTo null: to the end.
   const between = async (start: string, upTo: string | null, limit: number) => {
     if (limit <= 0) return [];
-    const t = (i: number) => `$${i + 5}::"JobType"`;
+    const t = typeParam;
     const scans = types.map(
       (_, i) => `s${i} AS (
         (SELECT "businessId" AS b FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "businessId" > $1 ORDER BY "businessId" LIMIT 1)
@@ -45,14 +50,14 @@ async function queuedBusinesses(types: readonly JobType[], after: string, dueFor
           FROM s${i} WHERE s${i}.b IS NOT NULL AND ($3::text IS NULL OR s${i}.b < $3::text))`,
     );
     const due = (i: number) =>
-      `EXISTS (SELECT 1 FROM "Job" d WHERE d.type = ${t(i)} AND d.status = 'QUEUED' AND d."businessId" = s${i}.b AND d."runAt" <= (now() AT TIME ZONE 'UTC') - ($4::int * interval '1 millisecond'))`;
+      `EXISTS (SELECT 1 FROM "Job" d WHERE d.type = ${t(i)} AND d.status = 'QUEUED' AND d."businessId" = s${i}.b AND d."runAt" <= ${DUE})`;
     const rows = await rawRows<{ b: string }>(
       `WITH RECURSIVE ${scans.join(",\n      ")}
        SELECT b FROM (${types.map((_, i) => `(SELECT b FROM s${i} WHERE b IS NOT NULL AND ($3::text IS NULL OR b <= $3::text) AND ${due(i)} LIMIT $2)`).join(" UNION ")}) u ORDER BY b LIMIT $2`,
       start,
       limit,
       upTo,
-      Math.max(0, Math.round(dueForMs)),
+      dueMs,
       ...types,
     );
     return rows.map((r) => r.b);
@@ -78,34 +83,35 @@ async function queuedBusinesses(types: readonly JobType[], after: string, dueFor
  */
 export async function claimDueJobs(limit: number, types: readonly JobType[] = ALL_JOB_TYPES, dueForMs = 0, turns?: ClaimTurns): Promise<Job[]> {
   const token = randomUUID();
-  const queued = turns ? await queuedBusinesses(types, turns.after, dueForMs) : [];
+  const dueMs = Math.max(0, Math.round(dueForMs));
+  const queued = turns ? await queuedBusinesses(types, turns.after, dueMs) : [];
   // With rooms, only the businesses' shares within them (no oldest-first fill, which could take
   // more of one business, and would read through a backlog of those that have no room).
   const roomOf = turns?.room;
   const sharesOnly = roomOf !== undefined;
   const share = Math.ceil(limit / Math.max(1, queued.length));
-  const room = queued.map((b) => Math.min(share, roomOf ? Math.max(0, Math.floor(roomOf(b))) : share));
-  const businesses = queued.filter((_, i) => room[i] > 0);
+  // The businesses in turn with how many of their jobs this claim may take (those that may take some).
+  const turnsOf = queued.map((id) => ({ id, most: Math.min(share, roomOf ? Math.max(0, Math.floor(roomOf(id))) : share) })).filter((b) => b.most > 0);
+  const businesses = turnsOf.map((b) => b.id);
   const fair = businesses.length > 0 && (sharesOnly || businesses.length > 1);
   // $1 lease, $2 token, $3 limit, $4 how long a queued job must have been due (ms), one parameter
   // per type, then (in turns) the businesses in turn and how many jobs of each at most.
-  const params: unknown[] = [env.jobLeaseMs, token, limit, Math.max(0, Math.round(dueForMs)), ...types];
+  const params: unknown[] = [env.jobLeaseMs, token, limit, dueMs, ...types];
   const param = (v: unknown) => `$${params.push(v)}`;
-  const inTurn = fair ? `unnest(${param(businesses)}::text[], ${param(room.filter((r) => r > 0))}::int[]) WITH ORDINALITY AS b(id, most, n)` : "";
-  const due = `(now() AT TIME ZONE 'UTC') - ($4::int * interval '1 millisecond')`;
-  const t = (i: number) => `$${i + 5}::"JobType"`;
+  const inTurn = fair ? `unnest(${param(businesses)}::text[], ${param(turnsOf.map((b) => b.most))}::int[]) WITH ORDINALITY AS b(id, most, n)` : "";
+  const t = typeParam;
   const scans = types.flatMap((_, i) => [
     ...(fair
       ? [
           `shares${i} AS (SELECT j.id, b.n AS turn, j."runAt" FROM ${inTurn}
-            CROSS JOIN LATERAL (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "businessId" = b.id AND "runAt" <= ${due}
+            CROSS JOIN LATERAL (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "businessId" = b.id AND "runAt" <= ${DUE}
                                  ORDER BY "runAt" LIMIT b.most FOR UPDATE SKIP LOCKED) j)`,
         ]
       : []),
     ...(sharesOnly
       ? []
       : [
-          `queued${i} AS (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "runAt" <= ${due}
+          `queued${i} AS (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "runAt" <= ${DUE}
             ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
         ]),
     // Jobs a crashed process left RUNNING: taken again whatever the business's room (the pools'

@@ -170,28 +170,22 @@ export function rpcMessage(e: unknown): string {
   return parts.join(" | ");
 }
 
-export async function receiptOf(s: Sender, hash: Hash) {
-  return onChain(s.target, "getTransactionReceipt", async () => {
+/** A chain read whose "not found" error (`missing`) means null. */
+function foundOrNull<T>(s: Sender, method: string, read: () => Promise<T>, missing: new (...args: never[]) => Error): Promise<T | null> {
+  return onChain(s.target, method, async () => {
     try {
-      return await s.client.getTransactionReceipt({ hash });
+      return await read();
     } catch (e) {
-      if (e instanceof TransactionReceiptNotFoundError) return null;
+      if (e instanceof missing) return null;
       throw e;
     }
   });
 }
 
+export const receiptOf = (s: Sender, hash: Hash) => foundOrNull(s, "getTransactionReceipt", () => s.client.getTransactionReceipt({ hash }), TransactionReceiptNotFoundError);
+
 /** The transaction the node holds under `hash` (pending or mined), or null. */
-export async function transactionOf(s: Sender, hash: Hash) {
-  return onChain(s.target, "getTransaction", async () => {
-    try {
-      return await s.client.getTransaction({ hash });
-    } catch (e) {
-      if (e instanceof TransactionNotFoundError) return null;
-      throw e;
-    }
-  });
-}
+export const transactionOf = (s: Sender, hash: Hash) => foundOrNull(s, "getTransaction", () => s.client.getTransaction({ hash }), TransactionNotFoundError);
 
 /** The mined receipt of any signed version of the payout, if one is mined. */
 export async function minedVersion(s: Sender, payoutId: string) {
