@@ -3,23 +3,11 @@
 // never pays, and the honest referrer's secret-key referral supersedes it.
 import { describe, expect, it } from "vitest";
 import { db } from "../db/client";
-import { ethToWei, weiToDb } from "../shared/money";
-import { creditLedger } from "../domain/ledger/service";
-import { upsertParticipant } from "../domain/participants/service";
 import { applyReferral } from "../domain/referrals/service";
 import { acceptEvent } from "../domain/tracking/service";
-import { testBusiness } from "../../tests/support/jobs-fixtures";
+import { provisionalBusiness as business } from "../../tests/support/domain";
 import { runJob } from "./execute";
 import { runJobs } from "./lanes";
-
-async function business() {
-  const scope = await testBusiness();
-  await db.businessConfig.create({ data: { businessId: scope.businessId, eventProcessing: "SYNC", referralRewardWei: weiToDb(ethToWei("0.01")) } });
-  await db.$transaction((tx) => creditLedger(tx, { businessId: scope.businessId, environment: "TEST", amountWei: ethToWei("1"), kind: "FUNDING" }));
-  const honest = await upsertParticipant(scope, { userId: "honest" });
-  const attacker = await upsertParticipant(scope, { userId: "attacker" });
-  return { scope, browser: { ...scope, untrusted: true }, honest, attacker };
-}
 
 const queuedJobId = (r: { status: number; body: unknown }) => {
   expect(r.status).toBe(202);

@@ -13,7 +13,8 @@ import { updateReferralSettings } from "../../server/domain/referral-settings/se
 import { updateReferralSettingsInput } from "../../server/domain/referral-settings/schemas";
 import { acceptEvent } from "../../server/domain/tracking/service";
 import type { Environment } from "../../server/shared/environment";
-import { ethToWei, weiToEth } from "../../server/shared/money";
+import { ethToWei, weiToDb, weiToEth } from "../../server/shared/money";
+import { testBusiness } from "./jobs-fixtures";
 
 let seq = 0;
 export const uniqueEmail = (prefix = "user") => `${prefix}-${Date.now()}-${++seq}@example.com`;
@@ -65,4 +66,17 @@ export async function balanceEth(businessId: string, environment: Environment = 
   const wei = await getBalanceWei(db, businessId, environment);
   expect(wei >= 0n).toBe(true);
   return weiToEth(wei);
+}
+
+/**
+ * A business that processes events now, pays 0.01 ETH a referral from a funded pool, with two
+ * referrers, `honest` and `attacker`; `browser` is its scope as a publishable key has it.
+ */
+export async function provisionalBusiness() {
+  const scope = await testBusiness();
+  await db.businessConfig.create({ data: { businessId: scope.businessId, eventProcessing: "SYNC", referralRewardWei: weiToDb(ethToWei("0.01")) } });
+  await db.$transaction((tx) => creditLedger(tx, { businessId: scope.businessId, environment: "TEST", amountWei: ethToWei("1"), kind: "FUNDING" }));
+  const honest = await upsertParticipant(scope, { userId: "honest" });
+  const attacker = await upsertParticipant(scope, { userId: "attacker" });
+  return { scope, browser: { ...scope, untrusted: true }, honest, attacker };
 }

@@ -4,21 +4,9 @@
 // belongs to the referred user's active referral, not to a newer rejected one.
 import { describe, expect, it } from "vitest";
 import { db } from "../../db/client";
-import { ethToWei, weiToDb } from "../../shared/money";
-import { creditLedger } from "../ledger/service";
-import { upsertParticipant } from "../participants/service";
 import { applyReferral } from "../referrals/service";
-import { testBusiness } from "../../../tests/support/jobs-fixtures";
+import { provisionalBusiness as business } from "../../../tests/support/domain";
 import { acceptEvent } from "./service";
-
-async function business() {
-  const scope = await testBusiness();
-  await db.businessConfig.create({ data: { businessId: scope.businessId, eventProcessing: "SYNC", referralRewardWei: weiToDb(ethToWei("0.01")) } });
-  await db.$transaction((tx) => creditLedger(tx, { businessId: scope.businessId, environment: "TEST", amountWei: ethToWei("1"), kind: "FUNDING" }));
-  const honest = await upsertParticipant(scope, { userId: "honest" });
-  const attacker = await upsertParticipant(scope, { userId: "attacker" });
-  return { scope, browser: { ...scope, untrusted: true }, honest, attacker };
-}
 
 const paidTo = async (businessId: string) =>
   (await db.reward.findMany({ where: { businessId, status: "PAID" }, include: { participant: true } })).map((r) => r.participant.externalId);
