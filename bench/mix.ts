@@ -97,7 +97,7 @@ async function waitForJobs(c: pg.Client, since: string, types: string[], capMs =
   const until = Date.now() + capMs;
   let complete = false;
   while (Date.now() < until) {
-    const r = await c.query(`SELECT EXISTS (SELECT 1 FROM "Job" WHERE type::text = ANY($1) AND status IN ('QUEUED', 'RUNNING')) AS busy`, [types]);
+    const r = await c.query(`SELECT EXISTS (SELECT 1 FROM "Job" WHERE type = ANY($1::"JobType"[]) AND status IN ('QUEUED', 'RUNNING')) AS busy`, [types]);
     if (!r.rows[0].busy) {
       complete = true;
       break;

@@ -49,8 +49,10 @@ async function queuedBusinesses(types: readonly JobType[], after: string, dueMs:
         SELECT (SELECT j."businessId" FROM "Job" j WHERE j.type = ${t(i)} AND j.status = 'QUEUED' AND j."businessId" > s${i}.b ORDER BY j."businessId" LIMIT 1)
           FROM s${i} WHERE s${i}.b IS NOT NULL AND ($3::text IS NULL OR s${i}.b < $3::text))`,
     );
+    // One probe per business (a scalar subquery, run for each row found): as EXISTS, the planner
+    // may instead hash every due queued job of the type, each claim reading through a backlog.
     const due = (i: number) =>
-      `EXISTS (SELECT 1 FROM "Job" d WHERE d.type = ${t(i)} AND d.status = 'QUEUED' AND d."businessId" = s${i}.b AND d."runAt" <= ${DUE})`;
+      `(SELECT true FROM "Job" d WHERE d.type = ${t(i)} AND d.status = 'QUEUED' AND d."businessId" = s${i}.b AND d."runAt" <= ${DUE} LIMIT 1)`;
     const rows = await rawRows<{ b: string }>(
       `WITH RECURSIVE ${scans.join(",\n      ")}
        SELECT b FROM (${types.map((_, i) => `(SELECT b FROM s${i} WHERE b IS NOT NULL AND ($3::text IS NULL OR b <= $3::text) AND ${due(i)} LIMIT $2)`).join(" UNION ")}) u ORDER BY b LIMIT $2`,
