@@ -67,6 +67,30 @@ describe("claims in turns", () => {
     await db.job.deleteMany({ where: { businessId: { in: [a.businessId, b.businessId, later.businessId] } } });
   });
 
+  it("with yieldTo, a pool's wait holds only the businesses with queued jobs of those types", async () => {
+    const busy = await testBusiness();
+    const quiet = await testBusiness();
+    await backlog(busy.businessId, 3, 0); // queued events: `busy` is in a burst
+    const delivery = (businessId: string, agoMs: number) =>
+      db.job.create({ data: { businessId, environment: "TEST", type: "WEBHOOK_DELIVER", payload: { messageIds: ["none"] }, runAt: new Date(Date.now() - agoMs) } });
+    const busyNew = await delivery(busy.businessId, 0);
+    const busyOld = await delivery(busy.businessId, 61_000);
+    const quietNew = await delivery(quiet.businessId, 0);
+    const pool: ClaimTurns = { after: "", room: () => 10, yieldTo: ["EVENT_PROCESS", "SDK_REFERRAL_APPLY"] };
+    // Nothing of the type queued: an empty claim (the wait's parameter unused).
+    expect(await claimDueJobs(10, ["LIABILITY_PROOF"], 60_000, pool)).toEqual([]);
+    const claimed = (await claimDueJobs(10, ["WEBHOOK_DELIVER"], 60_000, pool)).map((j) => j.id);
+    expect(claimed.sort()).toEqual([busyOld.id, quietNew.id].sort());
+    // Without yieldTo the wait holds every business.
+    await db.job.updateMany({ where: { id: { in: claimed } }, data: { status: "QUEUED" } });
+    const all = (await claimDueJobs(10, ["WEBHOOK_DELIVER"], 60_000, { after: "", room: () => 10 })).map((j) => j.id);
+    expect(all).toEqual([busyOld.id]);
+    // Once its events are taken, its fresh job goes too.
+    await db.job.deleteMany({ where: { businessId: busy.businessId, type: "EVENT_PROCESS" } });
+    expect((await claimDueJobs(10, ["WEBHOOK_DELIVER"], 60_000, pool)).map((j) => j.id).sort()).toEqual([busyNew.id, quietNew.id].sort());
+    await db.job.deleteMany({ where: { businessId: { in: [busy.businessId, quiet.businessId] } } });
+  });
+
   it("a job a crashed process left RUNNING is taken again by a pool's claim, though its business has nothing queued", async () => {
     const crashed = await testBusiness();
     const job = await db.job.create({

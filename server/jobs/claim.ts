@@ -21,6 +21,12 @@ export interface ClaimTurns {
    * holds). With it, a claim is the businesses' shares only, each within its room.
    */
   room?: (businessId: string) => number;
+  /**
+   * With `room`: the claim's `dueForMs` holds only for the businesses that have queued jobs of
+   * these types (the webhook pool yields to a business's own backlog of events, runner.ts); the
+   * other businesses' jobs are taken once due.
+   */
+  yieldTo?: readonly JobType[];
 }
 
 /** Businesses with queued jobs a claim looks at, at most: beyond them, the next claims do (turns). */
@@ -81,16 +87,19 @@ async function queuedBusinesses(types: readonly JobType[], after: string, dueMs:
  * claim, come first, the businesses taken in turn from the one after the last served; what the
  * shares leave of `limit` goes to the oldest due jobs of any business. A business alone gets
  * the whole claim. `turns.room`: how many jobs of each business the claim may take (a pool's
- * places); the claim is then the shares only, each within its room.
+ * places); the claim is then the shares only, each within its room; `turns.yieldTo` then limits
+ * `dueForMs` to the businesses with queued jobs of those types.
  */
 export async function claimDueJobs(limit: number, types: readonly JobType[] = ALL_JOB_TYPES, dueForMs = 0, turns?: ClaimTurns): Promise<Job[]> {
   const token = randomUUID();
   const dueMs = Math.max(0, Math.round(dueForMs));
-  const queued = turns ? await queuedBusinesses(types, turns.after, dueMs) : [];
   // With rooms, only the businesses' shares within them (no oldest-first fill, which could take
   // more of one business, and would read through a backlog of those that have no room).
   const roomOf = turns?.room;
   const sharesOnly = roomOf !== undefined;
+  // The wait applies per business (only to those with queued jobs of these types): the businesses are found whatever it is.
+  const yieldTo = sharesOnly && dueMs > 0 && turns?.yieldTo?.length ? turns.yieldTo : null;
+  const queued = turns ? await queuedBusinesses(types, turns.after, yieldTo ? 0 : dueMs) : [];
   const share = Math.ceil(limit / Math.max(1, queued.length));
   // The businesses in turn with how many of their jobs this claim may take (those that may take some).
   const turnsOf = queued.map((id) => ({ id, most: Math.min(share, roomOf ? Math.max(0, Math.floor(roomOf(id))) : share) })).filter((b) => b.most > 0);
@@ -101,12 +110,19 @@ export async function claimDueJobs(limit: number, types: readonly JobType[] = AL
   const params: unknown[] = [env.jobLeaseMs, token, limit, dueMs, ...types];
   const param = (v: unknown) => `$${params.push(v)}`;
   const inTurn = fair ? `unnest(${param(businesses)}::text[], ${param(turnsOf.map((b) => b.most))}::int[]) WITH ORDINALITY AS b(id, most, n)` : "";
+  // Each business's wait in ms: $4, or with `yieldTo` $4 only while it has queued jobs of those types.
+  const waitOf = !fair
+    ? ""
+    : yieldTo
+    ? `CROSS JOIN LATERAL (SELECT CASE WHEN EXISTS (SELECT 1 FROM "Job" e WHERE e.type = ANY(${param(yieldTo)}::"JobType"[]) AND e.status = 'QUEUED' AND e."businessId" = b.id) THEN $4::int ELSE 0 END AS ms) w`
+    : `CROSS JOIN LATERAL (SELECT $4::int AS ms) w`;
   const t = typeParam;
   const scans = types.flatMap((_, i) => [
     ...(fair
       ? [
-          `shares${i} AS (SELECT j.id, b.n AS turn, j."runAt" FROM ${inTurn}
-            CROSS JOIN LATERAL (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "businessId" = b.id AND "runAt" <= ${DUE}
+          `shares${i} AS (SELECT j.id, b.n AS turn, j."runAt" FROM ${inTurn} ${waitOf}
+            CROSS JOIN LATERAL (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "businessId" = b.id
+                                   AND "runAt" <= (now() AT TIME ZONE 'UTC') - (w.ms * interval '1 millisecond')
                                  ORDER BY "runAt" LIMIT b.most FOR UPDATE SKIP LOCKED) j)`,
         ]
       : []),

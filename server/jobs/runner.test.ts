@@ -131,24 +131,31 @@ describe("the runner's pools", () => {
     }
   }, 60_000);
 
-  it("webhook deliveries yield to a backlog of events: the burst is decided first, and a job due for WEBHOOK_YIELD_MS is taken anyway", async () => {
+  it("webhook deliveries yield to their business's backlog of events: its burst is decided first, another business's message does not wait, and a job due for WEBHOOK_YIELD_MS is taken anyway", async () => {
     process.env.JOB_POLL_MS = "20";
     process.env.JOB_BATCH_SIZE = "2";
     process.env.WEBHOOK_YIELD_MS = "60000";
+    // A backlog of the hooked business's own events: every claim of two events is full until the
+    // last ones. (On PGlite the one connection serialises the pools' statements behind the event
+    // loop's anyway; on PostgreSQL, without the yield, the message is delivered before most events finish.)
     const hooked = await testBusiness();
     await createWebhook(hooked.businessId, { url: `${rx.url}/yield`, environment: "TEST" });
-    // A backlog: every claim of two events is full until the last ones. (On PGlite the one
-    // connection serialises the pools' statements behind the event loop's anyway; on PostgreSQL,
-    // without the yield, the message is delivered before most events finish.)
-    const busy = await testBusiness();
+    const other = await testBusiness();
+    await createWebhook(other.businessId, { url: `${rx.url}/not-held`, environment: "TEST" });
     const events: string[] = [];
-    for (let i = 0; i < 40; i++) events.push((await queuedEvent(busy, { eventName: "signup" })).job.id);
+    for (let i = 0; i < 60; i++) events.push((await queuedEvent(hooked, { eventName: "signup" })).job.id);
     const runner = startEmbeddedRunner();
     try {
-      // The message is written once the runner is in the backlog (its first claim taken).
+      // The messages are written once the runner is in the backlog (its first claim taken).
       await until("the backlog's first events", () => db.job.count({ where: { id: { in: events }, status: "SUCCEEDED" } }), (n) => n > 0);
-      await db.$transaction((tx) => emitWebhookEvent(tx, [{ businessId: hooked.businessId, environment: "TEST" as const, type: "pool.low" as const, data: { n: 1 } }]));
+      for (const b of [hooked, other]) {
+        await db.$transaction((tx) => emitWebhookEvent(tx, [{ businessId: b.businessId, environment: "TEST" as const, type: "pool.low" as const, data: { n: 1 } }]));
+      }
       runner.wake();
+      // Another business's message goes while the burst is still being decided.
+      await until("the other business's delivery", async () => rx.received.filter((r) => r.path === "/not-held").length, (n) => n === 1);
+      const otherAt = rx.received.find((r) => r.path === "/not-held")!.at;
+      expect(await db.job.count({ where: { id: { in: events }, OR: [{ finishedAt: null }, { finishedAt: { gt: new Date(otherAt) } }] } })).toBeGreaterThan(0);
       await until("the message's delivery", async () => rx.received.filter((r) => r.path === "/yield").length, (n) => n === 1);
       const deliveredAt = rx.received.find((r) => r.path === "/yield")!.at;
       const jobs = await until("every event", () => db.job.findMany({ where: { id: { in: events } } }), (js) => js.every((j) => j.status === "SUCCEEDED"));

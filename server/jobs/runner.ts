@@ -41,9 +41,10 @@ const alone: Start = (jobs) => jobs.map((job) => executeClaimedJob(job));
 
 /**
  * The slow kinds of job, each in a pool of its own. Deliveries record their attempts together
- * (webhook-pool.ts). `yieldMs`: while the runner has a backlog of events, the pool takes only jobs
- * due for that long, so a burst of events is decided first (writing a burst's messages and
- * posting them would take the cores its events need) and no job waits longer than that for it.
+ * (webhook-pool.ts). `yieldMs`: while the runner has a backlog of events, the pool takes a
+ * business's jobs only once due for that long if that business has queued events, so its burst of
+ * events is decided first (writing a burst's messages and posting them would take the cores its
+ * events need) and no job waits longer than that for it; other businesses' jobs do not wait.
  */
 const POOLS: { name: string; types: readonly JobType[]; size: () => number; start: Start; weight?: Weight; yieldMs?: () => number }[] = [
   { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency, start: deliverClaimed, weight: { of: deliveryWeight, usual: deliveryGroupSize }, yieldMs: () => env.webhookYieldMs },
@@ -175,7 +176,8 @@ function jobPool(types: readonly JobType[], size: () => number, start: Start, is
   const usual = () => (weight ? Math.max(1, weight.usual()) : 1);
   const most = () => Math.max(1, Math.floor(size() / 2));
   // The jobs (of the usual weight) a business may still start: its room in the half it may hold.
-  const turns: ClaimTurns = { after: "", room: (b) => Math.floor((most() - (byBusiness.get(b) ?? 0)) / usual()) };
+  // A business's jobs wait (dueFor) only while it has queued events of its own.
+  const turns: ClaimTurns = { after: "", room: (b) => Math.floor((most() - (byBusiness.get(b) ?? 0)) / usual()), yieldTo: EVENT_JOB_TYPES };
   let used = 0;
   const hold = (job: Job, done: Promise<unknown>) => {
     const w = weight ? Math.max(1, weight.of(job)) : 1;

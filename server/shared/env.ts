@@ -150,11 +150,12 @@ export const env = {
   },
   /**
    * While the runner has a backlog of events (its last claim of event jobs was full), the webhook
-   * pool takes only jobs that have been due for at least this long (ms, 0–60000; 0: it never
-   * yields): a burst of events is decided first, and no message waits longer than this for it.
+   * pool takes a business's jobs only once due for at least this long (ms, 0–60000; 0: it never
+   * yields) if that business has queued events: its burst of events is decided first, and no
+   * message waits longer than this for it. Other businesses' messages do not wait.
    */
   get webhookYieldMs() {
-    return Math.min(60_000, Math.max(0, int(process.env.WEBHOOK_YIELD_MS, 5_000)));
+    return Math.min(60_000, Math.max(0, int(process.env.WEBHOOK_YIELD_MS, 30_000)));
   },
   /** Payout runs a runner has in flight at once, in their own pool beside the event loop (1–20). */
   get payoutConcurrency() {
