@@ -67,28 +67,38 @@ describe("claims in turns", () => {
     await db.job.deleteMany({ where: { businessId: { in: [a.businessId, b.businessId, later.businessId] } } });
   });
 
-  it("with yieldTo, a pool's wait holds only the businesses with queued jobs of those types", async () => {
-    const busy = await testBusiness();
+  it("with yieldTo, a pool's wait holds only the businesses in a burst: queued events, or events still being decided", async () => {
+    const bursting = await testBusiness();
     const quiet = await testBusiness();
-    await backlog(busy.businessId, 3, 0); // queued events: `busy` is in a burst
+    await backlog(bursting.businessId, 3, 0); // queued events: `bursting` is in a burst
     const delivery = (businessId: string, agoMs: number) =>
       db.job.create({ data: { businessId, environment: "TEST", type: "WEBHOOK_DELIVER", payload: { messageIds: ["none"] }, runAt: new Date(Date.now() - agoMs) } });
-    const busyNew = await delivery(busy.businessId, 0);
-    const busyOld = await delivery(busy.businessId, 61_000);
+    const burstNew = await delivery(bursting.businessId, 0);
+    const burstOld = await delivery(bursting.businessId, 61_000);
     const quietNew = await delivery(quiet.businessId, 0);
-    const pool: ClaimTurns = { after: "", room: () => 10, yieldTo: ["EVENT_PROCESS", "SDK_REFERRAL_APPLY"] };
-    // Nothing of the type queued: an empty claim (the wait's parameter unused).
+    let deciding: string[] = [];
+    const pool: ClaimTurns = { after: "", room: () => 10, yieldTo: { types: ["EVENT_PROCESS", "SDK_REFERRAL_APPLY"], busy: () => deciding } };
+    const requeue = (ids: string[]) => db.job.updateMany({ where: { id: { in: ids } }, data: { status: "QUEUED" } });
+    const ids = async (dueForMs: number, turns: ClaimTurns) => (await claimDueJobs(10, ["WEBHOOK_DELIVER"], dueForMs, turns)).map((j) => j.id).sort();
+    // Nothing of the type queued: an empty claim (the wait's parameters unused).
     expect(await claimDueJobs(10, ["LIABILITY_PROOF"], 60_000, pool)).toEqual([]);
-    const claimed = (await claimDueJobs(10, ["WEBHOOK_DELIVER"], 60_000, pool)).map((j) => j.id);
-    expect(claimed.sort()).toEqual([busyOld.id, quietNew.id].sort());
+    const first = await ids(60_000, pool);
+    expect(first).toEqual([burstOld.id, quietNew.id].sort());
     // Without yieldTo the wait holds every business.
-    await db.job.updateMany({ where: { id: { in: claimed } }, data: { status: "QUEUED" } });
-    const all = (await claimDueJobs(10, ["WEBHOOK_DELIVER"], 60_000, { after: "", room: () => 10 })).map((j) => j.id);
-    expect(all).toEqual([busyOld.id]);
-    // Once its events are taken, its fresh job goes too.
-    await db.job.deleteMany({ where: { businessId: busy.businessId, type: "EVENT_PROCESS" } });
-    expect((await claimDueJobs(10, ["WEBHOOK_DELIVER"], 60_000, pool)).map((j) => j.id).sort()).toEqual([busyNew.id, quietNew.id].sort());
-    await db.job.deleteMany({ where: { businessId: { in: [busy.businessId, quiet.businessId] } } });
+    await requeue(first);
+    const all = await ids(60_000, { after: "", room: () => 10 });
+    expect(all).toEqual([burstOld.id]);
+    await requeue(all);
+    // Its events all taken but still being decided (`busy`): it still waits.
+    await db.job.deleteMany({ where: { businessId: bursting.businessId, type: "EVENT_PROCESS" } });
+    deciding = [bursting.businessId];
+    const second = await ids(60_000, pool);
+    expect(second).toEqual([burstOld.id, quietNew.id].sort());
+    await requeue(second);
+    // The burst over: its fresh job goes too.
+    deciding = [];
+    expect(await ids(60_000, pool)).toEqual([burstNew.id, burstOld.id, quietNew.id].sort());
+    await db.job.deleteMany({ where: { businessId: { in: [bursting.businessId, quiet.businessId] } } });
   });
 
   it("a job a crashed process left RUNNING is taken again by a pool's claim, though its business has nothing queued", async () => {

@@ -22,11 +22,12 @@ export interface ClaimTurns {
    */
   room?: (businessId: string) => number;
   /**
-   * With `room`: the claim's `dueForMs` holds only for the businesses that have queued jobs of
-   * these types (the webhook pool yields to a business's own backlog of events, runner.ts); the
-   * other businesses' jobs are taken once due.
+   * With `room`: the claim's `dueForMs` holds only for the businesses in a burst (the webhook pool
+   * yields to a business's own backlog of events, runner.ts): those with queued jobs of these
+   * `types`, and those `busy` names (their last claimed jobs are still running). The other
+   * businesses' jobs are taken once due.
    */
-  yieldTo?: readonly JobType[];
+  yieldTo?: { types: readonly JobType[]; busy?: () => Iterable<string> };
 }
 
 /** Businesses with queued jobs a claim looks at, at most: beyond them, the next claims do (turns). */
@@ -88,7 +89,7 @@ async function queuedBusinesses(types: readonly JobType[], after: string, dueMs:
  * shares leave of `limit` goes to the oldest due jobs of any business. A business alone gets
  * the whole claim. `turns.room`: how many jobs of each business the claim may take (a pool's
  * places); the claim is then the shares only, each within its room; `turns.yieldTo` then limits
- * `dueForMs` to the businesses with queued jobs of those types.
+ * `dueForMs` to the businesses in a burst.
  */
 export async function claimDueJobs(limit: number, types: readonly JobType[] = ALL_JOB_TYPES, dueForMs = 0, turns?: ClaimTurns): Promise<Job[]> {
   const token = randomUUID();
@@ -98,7 +99,7 @@ export async function claimDueJobs(limit: number, types: readonly JobType[] = AL
   const roomOf = turns?.room;
   const sharesOnly = roomOf !== undefined;
   // The wait applies per business (only to those with queued jobs of these types): the businesses are found whatever it is.
-  const yieldTo = sharesOnly && dueMs > 0 && turns?.yieldTo?.length ? turns.yieldTo : null;
+  const yieldTo = sharesOnly && dueMs > 0 && turns?.yieldTo ? turns.yieldTo : null;
   const queued = turns ? await queuedBusinesses(types, turns.after, yieldTo ? 0 : dueMs) : [];
   const share = Math.ceil(limit / Math.max(1, queued.length));
   // The businesses in turn with how many of their jobs this claim may take (those that may take some).
@@ -110,12 +111,14 @@ export async function claimDueJobs(limit: number, types: readonly JobType[] = AL
   const params: unknown[] = [env.jobLeaseMs, token, limit, dueMs, ...types];
   const param = (v: unknown) => `$${params.push(v)}`;
   const inTurn = fair ? `unnest(${param(businesses)}::text[], ${param(turnsOf.map((b) => b.most))}::int[]) WITH ORDINALITY AS b(id, most, n)` : "";
-  // Each business's wait in ms: $4, or with `yieldTo` $4 only while it has queued jobs of those types.
+  // Each business's wait in ms: $4, or with `yieldTo` $4 only while it is in a burst.
+  const inBurst = (y: NonNullable<ClaimTurns["yieldTo"]>) =>
+    `b.id = ANY(${param([...(y.busy?.() ?? [])])}::text[]) OR EXISTS (SELECT 1 FROM "Job" e WHERE e.type = ANY(${param(y.types)}::"JobType"[]) AND e.status = 'QUEUED' AND e."businessId" = b.id)`;
   const waitOf = !fair
     ? ""
     : yieldTo
-    ? `CROSS JOIN LATERAL (SELECT CASE WHEN EXISTS (SELECT 1 FROM "Job" e WHERE e.type = ANY(${param(yieldTo)}::"JobType"[]) AND e.status = 'QUEUED' AND e."businessId" = b.id) THEN $4::int ELSE 0 END AS ms) w`
-    : `CROSS JOIN LATERAL (SELECT $4::int AS ms) w`;
+      ? `CROSS JOIN LATERAL (SELECT CASE WHEN ${inBurst(yieldTo)} THEN $4::int ELSE 0 END AS ms) w`
+      : `CROSS JOIN LATERAL (SELECT $4::int AS ms) w`;
   const t = typeParam;
   const scans = types.flatMap((_, i) => [
     ...(fair

@@ -108,9 +108,14 @@ interface Loop {
   done: Promise<void>;
 }
 
-/** Whether the event loop has a backlog: its last claim was full (read by the pools that yield to it). */
+/**
+ * The event loop's backlog, read by the pools that yield to it: `events` while its last claim was
+ * full or a full claim is still being decided; `deciding` counts, per business, the full claims
+ * with its jobs still being decided (its burst is not over though none of its events is queued).
+ */
 interface Backlog {
   events: boolean;
+  deciding: Map<string, number>;
 }
 
 /** The event loop: batches of claimed event-path jobs, at most CLAIMS_IN_FLIGHT claims in hand. */
@@ -120,6 +125,8 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
   const inFlight = new Set<Promise<unknown>>();
   const turns: ClaimTurns = { after: "" };
   let stats: Promise<void> = Promise.resolve();
+  let lastFull = false;
+  const noteBacklog = () => (backlog.events = lastFull || backlog.deciding.size > 0);
   const loop = (async () => {
     while (!isStopped()) {
       let claimed: number;
@@ -127,7 +134,11 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
       try {
         const jobs = await claimDueJobs(batch, EVENT_JOB_TYPES, 0, turns);
         claimed = jobs.length;
-        backlog.events = claimed === batch;
+        const full = claimed === batch;
+        const businesses = full ? [...new Set(jobs.map((j) => j.businessId))] : [];
+        for (const b of businesses) backlog.deciding.set(b, (backlog.deciding.get(b) ?? 0) + 1);
+        lastFull = full;
+        noteBacklog();
         if (jobs.length) {
           // With work arriving, the tables it grows keep their planner statistics
           // (db/table-stats.ts), checked beside the claims, not in their way.
@@ -136,6 +147,12 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
             .catch((e) => console.error("[jobs] a runner step crashed:", e))
             .finally(() => {
               inFlight.delete(p);
+              for (const b of businesses) {
+                const n = (backlog.deciding.get(b) ?? 1) - 1;
+                if (n > 0) backlog.deciding.set(b, n);
+                else backlog.deciding.delete(b);
+              }
+              noteBacklog();
               afterClaim();
             });
           inFlight.add(p);
@@ -146,7 +163,8 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
         const limit = claimed === batch && dbKind() === "postgres" ? CLAIMS_IN_FLIGHT : 1;
         while (inFlight.size >= limit) await Promise.race(inFlight);
       } catch (e) {
-        backlog.events = false;
+        lastFull = false;
+        noteBacklog();
         console.error("[jobs] poll failed:", (e as Error).message);
         await a.sleep(Math.max(1000, env.jobPollMs));
         continue;
@@ -168,7 +186,7 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
  * (at least one): a business whose endpoint hangs, or whose chain is slow, leaves the other half
  * to the others, and a business alone still has the half it may hold.
  */
-function jobPool(types: readonly JobType[], size: () => number, start: Start, isStopped: () => boolean, weight?: Weight, dueFor: () => number = () => 0): Loop {
+function jobPool(types: readonly JobType[], size: () => number, start: Start, isStopped: () => boolean, weight?: Weight, dueFor: () => number = () => 0, yieldTo?: ClaimTurns["yieldTo"]): Loop {
   const a = alarm();
   const pause = pollPause();
   const inFlight = new Set<Promise<unknown>>();
@@ -176,8 +194,8 @@ function jobPool(types: readonly JobType[], size: () => number, start: Start, is
   const usual = () => (weight ? Math.max(1, weight.usual()) : 1);
   const most = () => Math.max(1, Math.floor(size() / 2));
   // The jobs (of the usual weight) a business may still start: its room in the half it may hold.
-  // A business's jobs wait (dueFor) only while it has queued events of its own.
-  const turns: ClaimTurns = { after: "", room: (b) => Math.floor((most() - (byBusiness.get(b) ?? 0)) / usual()), yieldTo: EVENT_JOB_TYPES };
+  // A business's jobs wait (dueFor) only while it is in a burst of events of its own.
+  const turns: ClaimTurns = { after: "", room: (b) => Math.floor((most() - (byBusiness.get(b) ?? 0)) / usual()), yieldTo };
   let used = 0;
   const hold = (job: Job, done: Promise<unknown>) => {
     const w = weight ? Math.max(1, weight.of(job)) : 1;
@@ -222,8 +240,9 @@ function jobPool(types: readonly JobType[], size: () => number, start: Start, is
 export function startEmbeddedRunner(): EmbeddedRunner {
   let stopped = false;
   const isStopped = () => stopped;
-  const backlog: Backlog = { events: false };
-  const pools = POOLS.map((p) => jobPool(p.types, p.size, p.start, isStopped, p.weight, () => (backlog.events && p.yieldMs ? p.yieldMs() : 0)));
+  const backlog: Backlog = { events: false, deciding: new Map() };
+  const burst = { types: EVENT_JOB_TYPES, busy: () => backlog.deciding.keys() };
+  const pools = POOLS.map((p) => jobPool(p.types, p.size, p.start, isStopped, p.weight, () => (backlog.events && p.yieldMs ? p.yieldMs() : 0), burst));
   // A batch of events may have written webhook messages (and low-pool alerts, payouts): the pools look at once.
   const events = eventLoop(isStopped, () => pools.forEach((p) => p.wake()), backlog);
   const loops = [events, ...pools];

@@ -149,10 +149,11 @@ export const env = {
     return Math.min(100, Math.max(1, int(process.env.WEBHOOK_CONCURRENCY, 32)));
   },
   /**
-   * While the runner has a backlog of events (its last claim of event jobs was full), the webhook
-   * pool takes a business's jobs only once due for at least this long (ms, 0–60000; 0: it never
-   * yields) if that business has queued events: its burst of events is decided first, and no
-   * message waits longer than this for it. Other businesses' messages do not wait.
+   * While the runner has a backlog of events (its last claim of event jobs was full, or a full
+   * claim is still being decided), the webhook pool takes a business's jobs only once due for at
+   * least this long (ms, 0–60000; 0: it never yields) if that business is in a burst (queued
+   * events, or events of a full claim still being decided): its burst of events is decided first,
+   * and no message waits longer than this for it. Other businesses' messages do not wait.
    */
   get webhookYieldMs() {
     return Math.min(60_000, Math.max(0, int(process.env.WEBHOOK_YIELD_MS, 30_000)));
