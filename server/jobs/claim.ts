@@ -98,7 +98,7 @@ export async function claimDueJobs(limit: number, types: readonly JobType[] = AL
   // more of one business, and would read through a backlog of those that have no room).
   const roomOf = turns?.room;
   const sharesOnly = roomOf !== undefined;
-  // The wait applies per business (only to those with queued jobs of these types): the businesses are found whatever it is.
+  // With `yieldTo` the wait applies per business (in the shares, below): the businesses are found whatever it is.
   const yieldTo = sharesOnly && dueMs > 0 && turns?.yieldTo ? turns.yieldTo : null;
   const queued = turns ? await queuedBusinesses(types, turns.after, yieldTo ? 0 : dueMs) : [];
   const share = Math.ceil(limit / Math.max(1, queued.length));
@@ -111,21 +111,20 @@ export async function claimDueJobs(limit: number, types: readonly JobType[] = AL
   const params: unknown[] = [env.jobLeaseMs, token, limit, dueMs, ...types];
   const param = (v: unknown) => `$${params.push(v)}`;
   const inTurn = fair ? `unnest(${param(businesses)}::text[], ${param(turnsOf.map((b) => b.most))}::int[]) WITH ORDINALITY AS b(id, most, n)` : "";
-  // Each business's wait in ms: $4, or with `yieldTo` $4 only while it is in a burst.
-  const inBurst = (y: NonNullable<ClaimTurns["yieldTo"]>) =>
-    `b.id = ANY(${param([...(y.busy?.() ?? [])])}::text[]) OR EXISTS (SELECT 1 FROM "Job" e WHERE e.type = ANY(${param(y.types)}::"JobType"[]) AND e.status = 'QUEUED' AND e."businessId" = b.id)`;
-  const waitOf = !fair
-    ? ""
-    : yieldTo
-      ? `CROSS JOIN LATERAL (SELECT CASE WHEN ${inBurst(yieldTo)} THEN $4::int ELSE 0 END AS ms) w`
-      : `CROSS JOIN LATERAL (SELECT $4::int AS ms) w`;
+  // With `yieldTo`, each business's wait in ms (w.ms): $4 while it is in a burst, else none; without, DUE.
+  const burstWait =
+    fair && yieldTo
+      ? `CROSS JOIN LATERAL (SELECT CASE WHEN b.id = ANY(${param([...(yieldTo.busy?.() ?? [])])}::text[])
+           OR EXISTS (SELECT 1 FROM "Job" e WHERE e.type = ANY(${param(yieldTo.types)}::"JobType"[]) AND e.status = 'QUEUED' AND e."businessId" = b.id)
+           THEN $4::int ELSE 0 END AS ms) w`
+      : "";
+  const sharesDue = burstWait ? `(now() AT TIME ZONE 'UTC') - (w.ms * interval '1 millisecond')` : DUE;
   const t = typeParam;
   const scans = types.flatMap((_, i) => [
     ...(fair
       ? [
-          `shares${i} AS (SELECT j.id, b.n AS turn, j."runAt" FROM ${inTurn} ${waitOf}
-            CROSS JOIN LATERAL (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "businessId" = b.id
-                                   AND "runAt" <= (now() AT TIME ZONE 'UTC') - (w.ms * interval '1 millisecond')
+          `shares${i} AS (SELECT j.id, b.n AS turn, j."runAt" FROM ${inTurn} ${burstWait}
+            CROSS JOIN LATERAL (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "businessId" = b.id AND "runAt" <= ${sharesDue}
                                  ORDER BY "runAt" LIMIT b.most FOR UPDATE SKIP LOCKED) j)`,
         ]
       : []),

@@ -42,9 +42,10 @@ const alone: Start = (jobs) => jobs.map((job) => executeClaimedJob(job));
 /**
  * The slow kinds of job, each in a pool of its own. Deliveries record their attempts together
  * (webhook-pool.ts). `yieldMs`: while the runner has a backlog of events, the pool takes a
- * business's jobs only once due for that long if that business has queued events, so its burst of
- * events is decided first (writing a burst's messages and posting them would take the cores its
- * events need) and no job waits longer than that for it; other businesses' jobs do not wait.
+ * business's jobs only once due for that long if that business is in a burst of events (queued,
+ * or of a full claim still being decided), so its burst is decided first (writing a burst's
+ * messages and posting them would take the cores its events need) and no job waits longer than
+ * that for it; other businesses' jobs do not wait.
  */
 const POOLS: { name: string; types: readonly JobType[]; size: () => number; start: Start; weight?: Weight; yieldMs?: () => number }[] = [
   { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency, start: deliverClaimed, weight: { of: deliveryWeight, usual: deliveryGroupSize }, yieldMs: () => env.webhookYieldMs },
@@ -109,14 +110,15 @@ interface Loop {
 }
 
 /**
- * The event loop's backlog, read by the pools that yield to it: `events` while its last claim was
- * full or a full claim is still being decided; `deciding` counts, per business, the full claims
- * with its jobs still being decided (its burst is not over though none of its events is queued).
+ * The event loop's backlog, read by the pools that yield to it: `lastFull` its last claim was
+ * full; `deciding` counts, per business, the full claims with its jobs still being decided (its
+ * burst is not over though none of its events is queued). It has a backlog while either holds.
  */
 interface Backlog {
-  events: boolean;
+  lastFull: boolean;
   deciding: Map<string, number>;
 }
+const inBacklog = (b: Backlog) => b.lastFull || b.deciding.size > 0;
 
 /** The event loop: batches of claimed event-path jobs, at most CLAIMS_IN_FLIGHT claims in hand. */
 function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Backlog): Loop {
@@ -125,8 +127,6 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
   const inFlight = new Set<Promise<unknown>>();
   const turns: ClaimTurns = { after: "" };
   let stats: Promise<void> = Promise.resolve();
-  let lastFull = false;
-  const noteBacklog = () => (backlog.events = lastFull || backlog.deciding.size > 0);
   const loop = (async () => {
     while (!isStopped()) {
       let claimed: number;
@@ -137,8 +137,7 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
         const full = claimed === batch;
         const businesses = full ? [...new Set(jobs.map((j) => j.businessId))] : [];
         for (const b of businesses) backlog.deciding.set(b, (backlog.deciding.get(b) ?? 0) + 1);
-        lastFull = full;
-        noteBacklog();
+        backlog.lastFull = full;
         if (jobs.length) {
           // With work arriving, the tables it grows keep their planner statistics
           // (db/table-stats.ts), checked beside the claims, not in their way.
@@ -152,7 +151,6 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
                 if (n > 0) backlog.deciding.set(b, n);
                 else backlog.deciding.delete(b);
               }
-              noteBacklog();
               afterClaim();
             });
           inFlight.add(p);
@@ -163,8 +161,7 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
         const limit = claimed === batch && dbKind() === "postgres" ? CLAIMS_IN_FLIGHT : 1;
         while (inFlight.size >= limit) await Promise.race(inFlight);
       } catch (e) {
-        lastFull = false;
-        noteBacklog();
+        backlog.lastFull = false;
         console.error("[jobs] poll failed:", (e as Error).message);
         await a.sleep(Math.max(1000, env.jobPollMs));
         continue;
@@ -240,9 +237,9 @@ function jobPool(types: readonly JobType[], size: () => number, start: Start, is
 export function startEmbeddedRunner(): EmbeddedRunner {
   let stopped = false;
   const isStopped = () => stopped;
-  const backlog: Backlog = { events: false, deciding: new Map() };
+  const backlog: Backlog = { lastFull: false, deciding: new Map() };
   const burst = { types: EVENT_JOB_TYPES, busy: () => backlog.deciding.keys() };
-  const pools = POOLS.map((p) => jobPool(p.types, p.size, p.start, isStopped, p.weight, () => (backlog.events && p.yieldMs ? p.yieldMs() : 0), burst));
+  const pools = POOLS.map((p) => jobPool(p.types, p.size, p.start, isStopped, p.weight, () => (inBacklog(backlog) && p.yieldMs ? p.yieldMs() : 0), burst));
   // A batch of events may have written webhook messages (and low-pool alerts, payouts): the pools look at once.
   const events = eventLoop(isStopped, () => pools.forEach((p) => p.wake()), backlog);
   const loops = [events, ...pools];
