@@ -35,6 +35,8 @@ const reportDir = path.join(root, "test-results");
 mkdirSync(reportDir, { recursive: true });
 const started = Date.now();
 const timings = [];
+/** Failed (and flaky) tests, named again at the end: a long run's log is often read from its tail. */
+const failedTests = [];
 
 /**
  * Every command of a layer runs in a process group of its own, stopped (the whole group: npx,
@@ -99,23 +101,43 @@ async function vitest(project, db, filters = []) {
   rmSync(out, { force: true });
   const ok = await step(label, "npx", ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...filters], { TEST_DB: db });
   if (existsSync(out)) {
-    const j = JSON.parse(readFileSync(out, "utf8"));
-    totals.passed += j.numPassedTests;
-    totals.failed += j.numFailedTests;
-    totals.skipped += j.numPendingTests + (j.numTodoTests ?? 0);
+    count(out, label);
   } else totals.failed += 1;
   if (!ok) failures.push(label);
 }
 
-/** Reads a Vitest JSON report into the totals. */
-function count(out) {
+/** Reads a Vitest JSON report into the totals, and its failed tests (or files) into `failedTests`. */
+function count(out, label) {
   if (!existsSync(out)) return false;
   const j = JSON.parse(readFileSync(out, "utf8"));
   totals.passed += j.numPassedTests;
   totals.failed += j.numFailedTests;
   totals.skipped += j.numPendingTests + (j.numTodoTests ?? 0);
+  for (const file of j.testResults ?? []) {
+    const where = path.relative(root, file.name);
+    const failed = (file.assertionResults ?? []).filter((a) => a.status === "failed");
+    for (const a of failed) failedTests.push(`${label} · ${where} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
+    if (!failed.length && file.status === "failed") failedTests.push(`${label} · ${where}: ${firstLine(file.message)}`);
+  }
   return true;
 }
+
+/** Playwright's JSON report: specs that failed, or passed only on a retry. */
+function countPlaywright(j) {
+  const walk = (suite) => {
+    for (const spec of suite.specs ?? []) {
+      const results = spec.tests?.flatMap((t) => t.results ?? []) ?? [];
+      const error = results.find((r) => r.error)?.error?.message;
+      if (!spec.ok) failedTests.push(`browser · ${spec.file}:${spec.line} › ${spec.title}: ${firstLine(error)}`);
+      else if (error) failedTests.push(`browser (passed on a retry) · ${spec.file}:${spec.line} › ${spec.title}: ${firstLine(error)}`);
+    }
+    for (const s of suite.suites ?? []) walk(s);
+  };
+  for (const s of j.suites ?? []) walk(s);
+}
+
+// eslint-disable-next-line no-control-regex -- strips the terminal colours of an error message
+const firstLine = (text) => (text ?? "").replace(/\u001b\[[0-9;]*m/g, "").split("\n").find((l) => l.trim())?.trim().slice(0, 300) ?? "";
 
 /**
  * The HTTP layer on every database at once: its tests mostly wait (on the app, the chain, block
@@ -130,7 +152,7 @@ async function httpLayers(dbs) {
     const out = path.join(reportDir, `vitest-http-${db}.json`);
     rmSync(out, { force: true });
     const code = await capped(`http layer on ${db}`, "npx", ["vitest", "run", "--project", "http", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`], { env: { TEST_DB: db }, tag: db });
-    if (!count(out)) totals.failed += 1;
+    if (!count(out, `http on ${db}`)) totals.failed += 1;
     if (code !== 0) failures.push(`http layer on ${db}`);
   });
   await Promise.all(runs);
@@ -233,7 +255,9 @@ if (e2eBrowser) {
   rmSync(out, { force: true });
   const ok = await step("Browser layer (Playwright, real Chromium)", "npx", ["playwright", "test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: out });
   if (existsSync(out)) {
-    const s = JSON.parse(readFileSync(out, "utf8")).stats ?? {};
+    const report = JSON.parse(readFileSync(out, "utf8"));
+    countPlaywright(report);
+    const s = report.stats ?? {};
     totals.passed += (s.expected ?? 0) + (s.flaky ?? 0);
     totals.failed += s.unexpected ?? 0;
     totals.skipped += s.skipped ?? 0;
@@ -242,6 +266,7 @@ if (e2eBrowser) {
 }
 
 console.log(`\n${timings.map(([l, ms]) => `  ${l}: ${(ms / 1000).toFixed(0)} s`).join("\n")}\n  total: ${((Date.now() - started) / 1000).toFixed(0)} s (Node ${process.versions.node})`);
+if (failedTests.length) console.log(`\nFailed tests:\n${failedTests.map((t) => `  ✖ ${t}`).join("\n")}`);
 console.log(`\n${failures.length ? `✖ failed: ${failures.join(", ")}` : "✔ all suites green"}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failures.length ? 1 : 0);
