@@ -24,6 +24,8 @@ import { executeClaimedJob } from "./execute";
 import { executeClaimedJobs } from "./lanes";
 import { deliverClaimed, deliveryWeight, webhookAttemptsRecorded } from "./webhook-pool";
 import { deliveryGroupSize } from "../domain/webhooks/deliver";
+import { SLOW_ENDPOINT_MS } from "../domain/webhooks/destination";
+import { PoolRoom } from "./pool-room";
 
 export interface EmbeddedRunner {
   wake(): void;
@@ -33,8 +35,13 @@ export interface EmbeddedRunner {
 /** The job types of the event path, claimed by the event loop. */
 const EVENT_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY"];
 
-/** Starts claimed jobs; one promise per job, settled when it is done. */
+/**
+ * Starts claimed jobs; one promise per job, settled when it is done (its places are free then),
+ * with `tookMs` when part of that time does not count for its business's verdict (pool-room.ts):
+ * a delivery's verdict is how long its endpoint took to answer.
+ */
 type Start = (jobs: Job[]) => Promise<unknown>[];
+const tookOf = (v: unknown): number | undefined => (typeof v === "object" && v !== null && "tookMs" in v && typeof v.tookMs === "number" ? v.tookMs : undefined);
 /** The places a claimed job holds (`of`), and how many a job usually holds (`usual`: claims are sized by it). Default: one each. */
 type Weight = { of: (job: Job) => number; usual: () => number };
 const alone: Start = (jobs) => jobs.map((job) => executeClaimedJob(job));
@@ -45,10 +52,11 @@ const alone: Start = (jobs) => jobs.map((job) => executeClaimedJob(job));
  * business's jobs only once due for that long if that business is in a burst of events (queued,
  * or of a full claim still being decided), so its burst is decided first (writing a burst's
  * messages and posting them would take the cores its events need) and no job waits longer than
- * that for it; other businesses' jobs do not wait.
+ * that for it; other businesses' jobs do not wait. `slowMs`: a business whose jobs take that long
+ * runs one at a time, and such businesses together hold at most half of the pool (pool-room.ts).
  */
-const POOLS: { name: string; types: readonly JobType[]; size: () => number; start: Start; weight?: Weight; yieldMs?: () => number }[] = [
-  { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency, start: deliverClaimed, weight: { of: deliveryWeight, usual: deliveryGroupSize }, yieldMs: () => env.webhookYieldMs },
+const POOLS: { name: string; types: readonly JobType[]; size: () => number; start: Start; weight?: Weight; yieldMs?: () => number; slowMs?: number }[] = [
+  { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency, start: deliverClaimed, weight: { of: deliveryWeight, usual: deliveryGroupSize }, yieldMs: () => env.webhookYieldMs, slowMs: SLOW_ENDPOINT_MS },
   { name: "payouts", types: ["REWARD_PAYOUT"], size: () => env.payoutConcurrency, start: alone },
   { name: "proofs", types: ["LIABILITY_PROOF"], size: () => 1, start: alone },
 ];
@@ -181,44 +189,43 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
  * A bounded pool for one kind of slow job: claims jobs while it has free places, each job holding
  * its places (one, or its weight) until it is done. One business holds at most half the places
  * (at least one): a business whose endpoint hangs, or whose chain is slow, leaves the other half
- * to the others, and a business alone still has the half it may hold.
+ * to the others, and a business alone still has the half it may hold. With `slowMs`, businesses
+ * whose endpoints hang hold one job each and at most half of the places between them (pool-room.ts).
  */
-function jobPool(types: readonly JobType[], size: () => number, start: Start, isStopped: () => boolean, weight?: Weight, dueFor: () => number = () => 0, yieldTo?: ClaimTurns["yieldTo"]): Loop {
+function jobPool(types: readonly JobType[], size: () => number, start: Start, isStopped: () => boolean, weight?: Weight, dueFor: () => number = () => 0, yieldTo?: ClaimTurns["yieldTo"], slowMs?: number): Loop {
   const a = alarm();
   const pause = pollPause();
   const inFlight = new Set<Promise<unknown>>();
-  const byBusiness = new Map<string, number>();
   const usual = () => (weight ? Math.max(1, weight.usual()) : 1);
-  const most = () => Math.max(1, Math.floor(size() / 2));
-  // The jobs (of the usual weight) a business may still start: its room in the half it may hold.
-  // A business's jobs wait (dueFor) only while it is in a burst of events of its own.
-  const turns: ClaimTurns = { after: "", room: (b) => Math.floor((most() - (byBusiness.get(b) ?? 0)) / usual()), yieldTo };
-  let used = 0;
+  // The jobs (of the usual weight) a business may still start (pool-room.ts). A business's jobs
+  // wait (dueFor) only while it is in a burst of events of its own.
+  const places = new PoolRoom({ size, usual, slowMs });
+  const turns: ClaimTurns = { after: "", room: (b) => places.room(b), yieldTo };
   const hold = (job: Job, done: Promise<unknown>) => {
-    const w = weight ? Math.max(1, weight.of(job)) : 1;
-    used += w;
-    byBusiness.set(job.businessId, (byBusiness.get(job.businessId) ?? 0) + w);
+    const release = places.hold(job.businessId, weight ? Math.max(1, weight.of(job)) : 1);
+    let took: number | undefined;
     const p: Promise<unknown> = done
+      .then((v) => {
+        took = tookOf(v);
+      })
       .catch((e) => console.error(`[jobs] job ${job.id} crashed:`, e))
       .finally(() => {
         inFlight.delete(p);
-        used -= w;
-        const left = (byBusiness.get(job.businessId) ?? w) - w;
-        if (left > 0) byBusiness.set(job.businessId, left);
-        else byBusiness.delete(job.businessId);
+        release(took);
         a.wake(); // places are free: claim again
       });
     inFlight.add(p);
   };
   const loop = (async () => {
     while (!isStopped()) {
-      const free = size() - used;
+      const free = size() - places.used;
       if (free <= 0) {
         await a.sleep(env.jobPollMs); // a job that ends wakes the loop
         continue;
       }
       try {
         const limit = Math.max(1, Math.ceil(free / (weight ? Math.max(1, weight.usual()) : 1)));
+        places.beginClaim();
         const jobs = await claimDueJobs(limit, types, dueFor(), turns);
         if (jobs.length) start(jobs).forEach((done, i) => hold(jobs[i], done));
         // Fewer than asked for: nothing else is due; else claim again at once for the free places left.
@@ -239,7 +246,7 @@ export function startEmbeddedRunner(): EmbeddedRunner {
   const isStopped = () => stopped;
   const backlog: Backlog = { lastFull: false, deciding: new Map() };
   const burst = { types: EVENT_JOB_TYPES, busy: () => backlog.deciding.keys() };
-  const pools = POOLS.map((p) => jobPool(p.types, p.size, p.start, isStopped, p.weight, () => (inBacklog(backlog) && p.yieldMs ? p.yieldMs() : 0), burst));
+  const pools = POOLS.map((p) => jobPool(p.types, p.size, p.start, isStopped, p.weight, () => (inBacklog(backlog) && p.yieldMs ? p.yieldMs() : 0), burst, p.slowMs));
   // A batch of events may have written webhook messages (and low-pool alerts, payouts): the pools look at once.
   const events = eventLoop(isStopped, () => pools.forEach((p) => p.wake()), backlog);
   const loops = [events, ...pools];

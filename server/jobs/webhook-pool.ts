@@ -63,9 +63,10 @@ function deliveriesOf(job: Job): DeliveryPayload[] | null {
 /**
  * Starts the claimed WEBHOOK_DELIVER jobs (their messages read in one statement, each message
  * POSTed on its own); one promise per job, settled once its places are free: its attempts handed
- * to the recorder (the outcome then answers when they are recorded, `recorded`).
+ * to the recorder (the outcome then answers when they are recorded, `recorded`), with how long
+ * its endpoint took to answer (`tookMs`).
  */
-export function deliverClaimed(jobs: Job[]): Promise<{ recorded: Promise<RunOutcome> }>[] {
+export function deliverClaimed(jobs: Job[]): Promise<{ recorded: Promise<RunOutcome>; tookMs?: number }>[] {
   const payloads = jobs.map(deliveriesOf); // null: a fan-out job or an unreadable payload, run alone below
   const read = readWebhookMessages(payloads.flatMap((p) => (p ? p.map((d) => d.messageId) : [])));
   read.catch(() => undefined); // answered per job below
@@ -86,7 +87,9 @@ export function deliverClaimed(jobs: Job[]): Promise<{ recorded: Promise<RunOutc
       endedAttempts += attempts.length;
     });
     startRecorder();
-    return { recorded };
+    // How long the endpoint took to answer (the slowest of the job's POSTs): the pool's verdict on its business.
+    const answered = attempts.flatMap((a) => (a.sent.sent ? [a.sent.outcome.durationMs] : []));
+    return { recorded, tookMs: answered.length ? Math.max(...answered) : undefined };
   });
 }
 

@@ -20,6 +20,8 @@ import { AppError } from "../../shared/errors";
 import type { Environment } from "../../shared/environment";
 
 const DELIVERY_TIMEOUT_MS = 10_000;
+/** An endpoint that takes this long to answer is slow: its business's deliveries run one job at a time (jobs/pool-room.ts). */
+export const SLOW_ENDPOINT_MS = DELIVERY_TIMEOUT_MS / 2;
 const RESPONSE_BODY_MAX = 1024;
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
 

@@ -1,0 +1,116 @@
+// How many jobs of each business a pool's claim may take (runner.ts jobPool, claim.ts
+// ClaimTurns.room): one business holds at most half of the places. With `slowMs` (the webhook
+// pool), a business must also show that its jobs end in time before it gets that half, and loses
+// it while they do not, so that businesses whose endpoints hang cannot fill the pool between them:
+// - a business with no job seen yet (or forgotten) runs one job at a time until one ends within
+//   `slowMs`;
+// - a business is slow while one of its jobs has been running for `slowMs` or longer, and after
+//   its last job took that long (an attempt that timed out); slow businesses run one job each,
+//   and all of them together hold at most half of the places;
+// - a business whose last job ended within `slowMs` holds up to half of the places.
+// The other half of the pool therefore always stays with businesses whose endpoints answer.
+
+/** Businesses whose last verdict is kept; the oldest are forgotten beyond it (they start again with one job). */
+const REMEMBERED = 10_000;
+
+export interface PoolRoomOptions {
+  /** The pool's places. */
+  size: () => number;
+  /** Places a job usually holds (claims are counted in such jobs). */
+  usual: () => number;
+  /** A job running this long (ms) makes its business slow; none: every business may hold half at once. */
+  slowMs?: number;
+  now?: () => number;
+}
+
+export class PoolRoom {
+  /** Places held, per business. */
+  private held = new Map<string, number>();
+  /** Start times of the jobs in flight, per business. */
+  private running = new Map<string, Set<{ at: number }>>();
+  /** Whether the business's last job ended within slowMs (insertion order: oldest first). */
+  private lastFast = new Map<string, boolean>();
+  /** Places the slow businesses may still take in the current claim. */
+  private slowBudget: number | null = null;
+  private readonly now: () => number;
+
+  constructor(private readonly o: PoolRoomOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  /** Places held in all. */
+  get used(): number {
+    let n = 0;
+    for (const w of this.held.values()) n += w;
+    return n;
+  }
+
+  /** A business may hold at most this many places (at least one job's). */
+  private most(): number {
+    return Math.max(1, Math.floor(this.o.size() / 2));
+  }
+
+  private usual(): number {
+    return Math.max(1, this.o.usual());
+  }
+
+  /** Slow: a job of it has been running for slowMs, or its last job took that long. */
+  slow(businessId: string): boolean {
+    const ms = this.o.slowMs;
+    if (ms === undefined) return false;
+    if (this.lastFast.get(businessId) === false) return true;
+    const since = this.now() - ms;
+    for (const job of this.running.get(businessId) ?? []) if (job.at <= since) return true;
+    return false;
+  }
+
+  /** Call before each claim: the slow businesses' share of it is computed afresh. */
+  beginClaim(): void {
+    this.slowBudget = null;
+  }
+
+  /** Jobs (of the usual weight) of the business the current claim may take. */
+  room(businessId: string): number {
+    const held = this.held.get(businessId) ?? 0;
+    const usual = this.usual();
+    if (this.o.slowMs === undefined || this.lastFast.get(businessId) === true) {
+      if (!this.slow(businessId)) return Math.floor((this.most() - held) / usual);
+    }
+    if (held > 0) return 0; // one job at a time, until it shows it ends in time
+    if (!this.slow(businessId)) return 1;
+    // Slow: one job, within what the slow businesses together may still hold.
+    if (this.slowBudget === null) {
+      let slowHeld = 0;
+      for (const [b, w] of this.held) if (this.slow(b)) slowHeld += w;
+      this.slowBudget = this.most() - slowHeld;
+    }
+    if (this.slowBudget < usual) return 0;
+    this.slowBudget -= usual;
+    return 1;
+  }
+
+  /**
+   * A job of the business started holding `places`. The returned function gives them back when
+   * it ends, with how long it took (default: since it started) for the business's verdict.
+   */
+  hold(businessId: string, places: number): (tookMs?: number) => void {
+    const started = this.now();
+    this.held.set(businessId, (this.held.get(businessId) ?? 0) + places);
+    const job = { at: started };
+    const starts = this.running.get(businessId) ?? new Set<{ at: number }>();
+    starts.add(job);
+    this.running.set(businessId, starts);
+    return (tookMs) => {
+      const left = (this.held.get(businessId) ?? places) - places;
+      if (left > 0) this.held.set(businessId, left);
+      else this.held.delete(businessId);
+      starts.delete(job);
+      if (!starts.size) this.running.delete(businessId);
+      if (this.o.slowMs === undefined) return;
+      const fast = (tookMs ?? this.now() - started) < this.o.slowMs;
+      this.lastFast.delete(businessId);
+      this.lastFast.set(businessId, fast);
+      if (this.lastFast.size > REMEMBERED) this.lastFast.delete(this.lastFast.keys().next().value as string);
+    };
+  }
+}
