@@ -101,6 +101,20 @@ describe("a pool's room per business", () => {
     expect(room.room("b")).toBe(2);
   });
 
+  it("a job that posted nothing (a fan-out job, messages gone) leaves the verdict as it was", () => {
+    const { room, tick } = pool(5_000);
+    room.hold("new", 8)(null);
+    room.beginClaim();
+    expect(room.room("new")).toBe(1); // still not seen answering
+    const timedOut = room.hold("slow", 8);
+    tick(10_000);
+    timedOut();
+    const fanOut = room.hold("slow", 8);
+    tick(50);
+    fanOut(null);
+    expect(room.slow("slow")).toBe(true);
+  });
+
   it("the verdict is how long the job says it took, when it says so", () => {
     const { room, tick } = pool(5_000);
     const done = room.hold("b", 8);

@@ -91,9 +91,10 @@ export class PoolRoom {
 
   /**
    * A job of the business started holding `places`. The returned function gives them back when
-   * it ends, with how long it took (default: since it started) for the business's verdict.
+   * it ends, with how long it took for the business's verdict (default: since it started; null:
+   * the job says nothing of its business's speed, as a delivery job that posted nothing).
    */
-  hold(businessId: string, places: number): (tookMs?: number) => void {
+  hold(businessId: string, places: number): (tookMs?: number | null) => void {
     const started = this.now();
     this.held.set(businessId, (this.held.get(businessId) ?? 0) + places);
     const job = { at: started };
@@ -106,7 +107,7 @@ export class PoolRoom {
       else this.held.delete(businessId);
       starts.delete(job);
       if (!starts.size) this.running.delete(businessId);
-      if (this.o.slowMs === undefined) return;
+      if (this.o.slowMs === undefined || tookMs === null) return;
       const fast = (tookMs ?? this.now() - started) < this.o.slowMs;
       this.lastFast.delete(businessId);
       this.lastFast.set(businessId, fast);

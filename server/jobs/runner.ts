@@ -38,10 +38,11 @@ const EVENT_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPL
 /**
  * Starts claimed jobs; one promise per job, settled when it is done (its places are free then),
  * with `tookMs` when part of that time does not count for its business's verdict (pool-room.ts):
- * a delivery's verdict is how long its endpoint took to answer.
+ * a delivery's verdict is how long its endpoint took to answer (null: it posted nothing).
  */
 type Start = (jobs: Job[]) => Promise<unknown>[];
-const tookOf = (v: unknown): number | undefined => (typeof v === "object" && v !== null && "tookMs" in v && typeof v.tookMs === "number" ? v.tookMs : undefined);
+const tookOf = (v: unknown): number | null | undefined =>
+  typeof v === "object" && v !== null && "tookMs" in v && (typeof v.tookMs === "number" || v.tookMs === null) ? v.tookMs : undefined;
 /** The places a claimed job holds (`of`), and how many a job usually holds (`usual`: claims are sized by it). Default: one each. */
 type Weight = { of: (job: Job) => number; usual: () => number };
 const alone: Start = (jobs) => jobs.map((job) => executeClaimedJob(job));
@@ -203,7 +204,7 @@ function jobPool(types: readonly JobType[], size: () => number, start: Start, is
   const turns: ClaimTurns = { after: "", room: (b) => places.room(b), yieldTo };
   const hold = (job: Job, done: Promise<unknown>) => {
     const release = places.hold(job.businessId, weight ? Math.max(1, weight.of(job)) : 1);
-    let took: number | undefined;
+    let took: number | null | undefined;
     const p: Promise<unknown> = done
       .then((v) => {
         took = tookOf(v);

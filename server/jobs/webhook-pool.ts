@@ -64,9 +64,9 @@ function deliveriesOf(job: Job): DeliveryPayload[] | null {
  * Starts the claimed WEBHOOK_DELIVER jobs (their messages read in one statement, each message
  * POSTed on its own); one promise per job, settled once its places are free: its attempts handed
  * to the recorder (the outcome then answers when they are recorded, `recorded`), with how long
- * its endpoint took to answer (`tookMs`).
+ * its endpoint took to answer (`tookMs`; null for a job that posted nothing, as a fan-out job).
  */
-export function deliverClaimed(jobs: Job[]): Promise<{ recorded: Promise<RunOutcome>; tookMs?: number }>[] {
+export function deliverClaimed(jobs: Job[]): Promise<{ recorded: Promise<RunOutcome>; tookMs: number | null }>[] {
   const payloads = jobs.map(deliveriesOf); // null: a fan-out job or an unreadable payload, run alone below
   const read = readWebhookMessages(payloads.flatMap((p) => (p ? p.map((d) => d.messageId) : [])));
   read.catch(() => undefined); // answered per job below
@@ -79,7 +79,7 @@ export function deliverClaimed(jobs: Job[]): Promise<{ recorded: Promise<RunOutc
     } catch {
       // A fan-out job, or nothing sent: the job runs alone, where it fails (or succeeds) as its job does.
       const outcome = await executeClaimedJob(job);
-      return { recorded: Promise.resolve(outcome) };
+      return { recorded: Promise.resolve(outcome), tookMs: null };
     }
     while (endedAttempts >= RECORD_MAX) await new Promise<void>((r) => waiting.push(r));
     const recorded = new Promise<RunOutcome>((resolve) => {
@@ -87,9 +87,10 @@ export function deliverClaimed(jobs: Job[]): Promise<{ recorded: Promise<RunOutc
       endedAttempts += attempts.length;
     });
     startRecorder();
-    // How long the endpoint took to answer (the slowest of the job's POSTs): the pool's verdict on its business.
+    // How long the endpoint took to answer (the slowest of the job's POSTs): the pool's verdict on
+    // its business; none when nothing was posted (messages gone, delivered or disabled meanwhile).
     const answered = attempts.flatMap((a) => (a.sent.sent ? [a.sent.outcome.durationMs] : []));
-    return { recorded, tookMs: answered.length ? Math.max(...answered) : undefined };
+    return { recorded, tookMs: answered.length ? Math.max(...answered) : null };
   });
 }
 
