@@ -1568,4 +1568,4 @@ export type ErrorBody = JsonBody<operations["sdk-track"]["responses"][400]>;
 export type ErrorCode = ErrorBody["error"]["code"];
 
 /** Webhook event types (the `type` of a delivered webhook). */
-export type WebhookEventType = "referral.created" | "referral.qualified" | "referral.flagged" | "referral.rejected" | "reward.created" | "reward.reversed" | "event.flagged" | "event.reviewed" | "funding.credited" | "pool.low" | "payout.sent" | "payout.confirmed" | "payout.failed" | "participant.erased" | "webhook.test";
+export type WebhookEventType = "referral.created" | "referral.qualified" | "referral.flagged" | "referral.rejected" | "referral.confirmed" | "reward.created" | "reward.reversed" | "event.flagged" | "event.reviewed" | "funding.credited" | "pool.low" | "payout.sent" | "payout.confirmed" | "payout.failed" | "participant.erased" | "webhook.test";

@@ -219,9 +219,18 @@ describe("rules core: provisional referrals and the active referral", () => {
     const ann = only(run(s, [event({ name: "signup", referrer: "ANN", email: "bob@example.com", untrusted: true })]));
     expect(ann.referral).toMatchObject({ status: "REJECTED", reason: "ALREADY_REFERRED", provisional: true });
     // The business's server confirms Ann's pair: it is screened as the secret key's (only a provisional one stands in its way) and pays.
-    const confirmed = only(run(s, [event({ referrer: "ANN", email: "bob@example.com" })]));
+    const confirmedRun = run(s, [event({ referrer: "ANN", email: "bob@example.com" })]);
+    const confirmed = only(confirmedRun);
     expect(confirmed).toMatchObject({ reason: null, referral: { referrerId: "ann", provisional: false, status: "REWARDED" } });
     expect(s.referrals.find((r) => r.referrerId === "mal")).toMatchObject({ status: "REJECTED", reason: "SUPERSEDED" });
+    // The integration hears that Ann's pair is back (referral.confirmed, PENDING again), then the rest.
+    expect(confirmedRun.webhooks.map((w) => [w.type, (w.data as { status: string }).status])).toEqual([
+      ["referral.rejected", "REJECTED"],
+      ["referral.confirmed", "PENDING"],
+      ["referral.qualified", "QUALIFIED"],
+      ["reward.created", "PAID"],
+      ["reward.created", "PAID"],
+    ]);
     // A pair a reviewer (or a signal) rejected stays rejected when confirmed.
     s.participants.push(person("cy", { email: "cy@example.com" }));
     run(s, [event({ referrer: "CY", email: "dee@example.com", untrusted: true })]);
@@ -247,9 +256,12 @@ describe("rules core: provisional referrals and the active referral", () => {
   it("a provisional referral is confirmed when the same pair comes with a secret key", () => {
     const s = store();
     run(s, [event({ referrer: "ANN", email: "bob@example.com", untrusted: true })]);
-    const o = only(run(s, [event({ referrer: "ANN", email: "bob@example.com" })]));
-    expect(o).toMatchObject({ reason: null, referral: { provisional: false, status: "REWARDED" } });
+    const d = run(s, [event({ referrer: "ANN", email: "bob@example.com" })]);
+    expect(only(d)).toMatchObject({ reason: null, referral: { provisional: false, status: "REWARDED" } });
     expect(s.referrals).toHaveLength(1);
+    expect(d.webhooks.map((w) => w.type).filter((t) => t.startsWith("referral."))).toEqual(["referral.confirmed", "referral.qualified"]);
+    // Once confirmed, the pair is not confirmed again.
+    expect(run(s, [event({ referrer: "ANN", email: "bob@example.com" })]).webhooks.map((w) => w.type)).not.toContain("referral.confirmed");
   });
 
   it("a provisional referral still blocks another provisional one", () => {

@@ -511,6 +511,8 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
               }
             }
             changed(pair);
+            // Told once, with the status it now has (PENDING again for a pair reinstated above).
+            hook(referralWebhook("referral.confirmed", { ...pair }));
           }
         } else {
           const { others, s } = screenPair();

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../../db/client";
 import { applyReferral } from "../referrals/service";
+import { createWebhook } from "../webhooks/service";
 import { provisionalBusiness as business } from "../../../tests/support/domain";
 import { acceptEvent } from "./service";
 
@@ -30,12 +31,16 @@ describe("provisional referrals", () => {
     expect(planted2).toMatchObject({ status: "REJECTED", reason: "SUPERSEDED" });
   });
 
-  it("is confirmed when the same pair comes with a secret key", async () => {
+  it("is confirmed when the same pair comes with a secret key, with a referral.confirmed webhook", async () => {
     const { scope, browser, honest } = await business();
+    await createWebhook(scope.businessId, { url: "https://hooks.example.com/referrals", environment: "TEST" });
     await applyReferral(browser, { referralCode: honest.referralCode, referredUserId: "customer" });
     const confirmed = await applyReferral(scope, { referralCode: honest.referralCode, referredUserId: "customer" });
     expect(confirmed.body).toMatchObject({ status: "PENDING", created: false });
     expect(await db.referral.findFirstOrThrow({ where: { businessId: scope.businessId } })).toMatchObject({ provisional: false });
+    const told = await db.webhookMessage.findMany({ where: { businessId: scope.businessId }, orderBy: { createdAt: "asc" } });
+    expect(told.map((m) => m.eventType)).toEqual(["referral.created", "referral.confirmed"]);
+    expect(JSON.parse(told[1].body)).toMatchObject({ type: "referral.confirmed", data: { status: "PENDING", referrerId: honest.participantId } });
     const purchase = await acceptEvent(scope, { eventName: "purchase", metadata: { referredUserId: "customer" } });
     expect(purchase.body).toMatchObject({ status: "PROCESSED", reason: null });
     expect(await paidTo(scope.businessId)).toEqual(["honest"]);

@@ -194,7 +194,7 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 // ── Payload builders: the `data` of each event type (docs/webhooks.md) ──
 
-export function referralWebhook(type: "referral.created" | "referral.qualified" | "referral.flagged" | "referral.rejected", r: Omit<Referral, "provisional" | "reversedAt">): WebhookEvent {
+export function referralWebhook(type: "referral.created" | "referral.qualified" | "referral.flagged" | "referral.rejected" | "referral.confirmed", r: Omit<Referral, "provisional" | "reversedAt">): WebhookEvent {
   return {
     businessId: r.businessId,
     environment: r.environment,

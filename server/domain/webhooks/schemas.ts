@@ -11,6 +11,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "referral.qualified",
   "referral.flagged",
   "referral.rejected",
+  "referral.confirmed",
   "reward.created",
   "reward.reversed",
   "event.flagged",
