@@ -23,11 +23,15 @@ export interface PoolRoomOptions {
   now?: () => number;
 }
 
+/** A job holding places: when it started and how many it holds. */
+interface Held {
+  at: number;
+  places: number;
+}
+
 export class PoolRoom {
-  /** Places held, per business. */
-  private held = new Map<string, number>();
-  /** Start times of the jobs in flight, per business. */
-  private running = new Map<string, Set<{ at: number }>>();
+  /** The jobs in flight, per business (a business without any has no entry). */
+  private jobs = new Map<string, Set<Held>>();
   /** Whether the business's last job ended within slowMs (insertion order: oldest first). */
   private lastFast = new Map<string, boolean>();
   /** Places the slow businesses may still take in the current claim. */
@@ -38,10 +42,17 @@ export class PoolRoom {
     this.now = o.now ?? Date.now;
   }
 
+  /** Places the business holds. */
+  private held(businessId: string): number {
+    let n = 0;
+    for (const job of this.jobs.get(businessId) ?? []) n += job.places;
+    return n;
+  }
+
   /** Places held in all. */
   get used(): number {
     let n = 0;
-    for (const w of this.held.values()) n += w;
+    for (const b of this.jobs.keys()) n += this.held(b);
     return n;
   }
 
@@ -60,7 +71,7 @@ export class PoolRoom {
     if (ms === undefined) return false;
     if (this.lastFast.get(businessId) === false) return true;
     const since = this.now() - ms;
-    for (const job of this.running.get(businessId) ?? []) if (job.at <= since) return true;
+    for (const job of this.jobs.get(businessId) ?? []) if (job.at <= since) return true;
     return false;
   }
 
@@ -71,17 +82,17 @@ export class PoolRoom {
 
   /** Jobs (of the usual weight) of the business the current claim may take. */
   room(businessId: string): number {
-    const held = this.held.get(businessId) ?? 0;
+    const held = this.held(businessId);
     const usual = this.usual();
-    if (this.o.slowMs === undefined || this.lastFast.get(businessId) === true) {
-      if (!this.slow(businessId)) return Math.floor((this.most() - held) / usual);
-    }
+    const slow = this.slow(businessId);
+    const answersInTime = this.o.slowMs === undefined || this.lastFast.get(businessId) === true;
+    if (answersInTime && !slow) return Math.floor((this.most() - held) / usual);
     if (held > 0) return 0; // one job at a time, until it shows it ends in time
-    if (!this.slow(businessId)) return 1;
+    if (!slow) return 1;
     // Slow: one job, within what the slow businesses together may still hold.
     if (this.slowBudget === null) {
       let slowHeld = 0;
-      for (const [b, w] of this.held) if (this.slow(b)) slowHeld += w;
+      for (const b of this.jobs.keys()) if (this.slow(b)) slowHeld += this.held(b);
       this.slowBudget = this.most() - slowHeld;
     }
     if (this.slowBudget < usual) return 0;
@@ -95,20 +106,15 @@ export class PoolRoom {
    * the job says nothing of its business's speed, as a delivery job that posted nothing).
    */
   hold(businessId: string, places: number): (tookMs?: number | null) => void {
-    const started = this.now();
-    this.held.set(businessId, (this.held.get(businessId) ?? 0) + places);
-    const job = { at: started };
-    const starts = this.running.get(businessId) ?? new Set<{ at: number }>();
-    starts.add(job);
-    this.running.set(businessId, starts);
+    const job: Held = { at: this.now(), places };
+    const jobs = this.jobs.get(businessId) ?? new Set<Held>();
+    jobs.add(job);
+    this.jobs.set(businessId, jobs);
     return (tookMs) => {
-      const left = (this.held.get(businessId) ?? places) - places;
-      if (left > 0) this.held.set(businessId, left);
-      else this.held.delete(businessId);
-      starts.delete(job);
-      if (!starts.size) this.running.delete(businessId);
+      jobs.delete(job);
+      if (!jobs.size) this.jobs.delete(businessId);
       if (this.o.slowMs === undefined || tookMs === null) return;
-      const fast = (tookMs ?? this.now() - started) < this.o.slowMs;
+      const fast = (tookMs ?? this.now() - job.at) < this.o.slowMs;
       this.lastFast.delete(businessId);
       this.lastFast.set(businessId, fast);
       if (this.lastFast.size > REMEMBERED) this.lastFast.delete(this.lastFast.keys().next().value as string);

@@ -225,7 +225,7 @@ function jobPool(types: readonly JobType[], size: () => number, start: Start, is
         continue;
       }
       try {
-        const limit = Math.max(1, Math.ceil(free / (weight ? Math.max(1, weight.usual()) : 1)));
+        const limit = Math.max(1, Math.ceil(free / usual()));
         places.beginClaim();
         const jobs = await claimDueJobs(limit, types, dueFor(), turns);
         if (jobs.length) start(jobs).forEach((done, i) => hold(jobs[i], done));
