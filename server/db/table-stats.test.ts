@@ -2,7 +2,7 @@
 // and the claim reads the first jobs in index order instead of sorting the whole backlog.
 import { afterAll, describe, expect, it } from "vitest";
 import { db, dbKind, rawRows } from "./client";
-import { analyzeGrownTables } from "./table-stats";
+import { analyzeGrownTables, STATS_TARGET } from "./table-stats";
 
 const BIZ = "biz-table-stats";
 
@@ -48,6 +48,12 @@ describe("table statistics", () => {
     expect(stats.map((s) => s.attname)).toEqual(expect.arrayContaining(["type", "status", "runAt"]));
     expect(stats.map((s) => s.attname)).not.toContain("payload");
     expect(stats.map((s) => s.attname)).not.toContain("result");
+    // At the runner's own statistics target (a tenth of the default's sample): the histogram of
+    // the 20,000 distinct due times has STATS_TARGET buckets, not the default's 100.
+    const [runAt] = await rawRows<{ bounds: number }>(
+      `SELECT array_length(histogram_bounds::text::text[], 1) AS bounds FROM pg_stats WHERE tablename = 'Job' AND attname = 'runAt'`,
+    );
+    expect(runAt?.bounds).toBe(STATS_TARGET + 1);
   });
 
   it("lets the process's other work run before each ANALYZE (on PGlite an ANALYZE holds the process while it runs)", async () => {
