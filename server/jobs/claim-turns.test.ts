@@ -110,4 +110,25 @@ describe("claims in turns", () => {
     expect(claimed.map((j) => j.id)).toEqual([job.id]);
     expect(claimed[0]).toMatchObject({ status: "RUNNING", attempts: 2 });
   });
+
+  it("with rooms, jobs a crashed process left RUNNING are taken within their business's room: a restart cannot fill a pool with one business's jobs", async () => {
+    const crashed = await testBusiness();
+    const other = await testBusiness();
+    const expired = (businessId: string, i: number) =>
+      db.job.create({
+        data: { businessId, environment: "TEST", type: "WEBHOOK_DELIVER", payload: { messageIds: [`none-${i}`] }, status: "RUNNING", attempts: 1, lockedBy: "gone", lockedUntil: new Date(Date.now() - 1000), runAt: new Date(Date.now() - HOUR + i) },
+      });
+    const left = await Promise.all([0, 1, 2, 3, 4].map((i) => expired(crashed.businessId, i)));
+    const queued = await db.job.create({ data: { businessId: other.businessId, environment: "TEST", type: "WEBHOOK_DELIVER", payload: { messageIds: ["none"] }, runAt: new Date(Date.now() - 1000) } });
+    // Room for one job each (a pool's first turn of a business it has not seen answer yet).
+    const pool: ClaimTurns = { after: "", room: () => 1 };
+    const claimed = await claimDueJobs(10, ["WEBHOOK_DELIVER"], 0, pool);
+    expect(claimed.map((j) => j.id).sort()).toEqual([left[0].id, queued.id].sort());
+    expect(claimed.find((j) => j.id === left[0].id)).toMatchObject({ status: "RUNNING", attempts: 2 });
+    // The crashed business holding its room: none of its jobs; once it has room again, its next oldest.
+    expect(await claimDueJobs(10, ["WEBHOOK_DELIVER"], 0, { after: "", room: (b) => (b === crashed.businessId ? 0 : 1) })).toEqual([]);
+    const next = await claimDueJobs(10, ["WEBHOOK_DELIVER"], 0, pool);
+    expect(next.map((j) => j.id)).toEqual([left[1].id]);
+    await db.job.deleteMany({ where: { businessId: { in: [crashed.businessId, other.businessId] } } });
+  });
 });

@@ -77,6 +77,19 @@ async function queuedBusinesses(types: readonly JobType[], after: string, dueMs:
 }
 
 /**
+ * Businesses with jobs of these types a crashed process left RUNNING (lease expired), at most
+ * FAIR_BUSINESSES: an index range over the running jobs only (a pool's few in flight).
+ */
+async function expiredBusinesses(types: readonly JobType[]): Promise<string[]> {
+  const rows = await rawRows<{ b: string }>(
+    `SELECT DISTINCT "businessId" AS b FROM "Job" WHERE type = ANY($1::"JobType"[]) AND status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC') LIMIT $2`,
+    [...types],
+    FAIR_BUSINESSES,
+  );
+  return rows.map((r) => r.b);
+}
+
+/**
  * Claims up to `limit` due jobs of each of the given types: QUEUED and due, or RUNNING with an
  * expired lease. Two index scans per type on (type, status, runAt), each stopping after `limit`
  * rows, so a backlog of queued jobs (of these types or of others) does not make a poll sort it.
@@ -88,8 +101,8 @@ async function queuedBusinesses(types: readonly JobType[], after: string, dueMs:
  * claim, come first, the businesses taken in turn from the one after the last served; what the
  * shares leave of `limit` goes to the oldest due jobs of any business. A business alone gets
  * the whole claim. `turns.room`: how many jobs of each business the claim may take (a pool's
- * places); the claim is then the shares only, each within its room; `turns.yieldTo` then limits
- * `dueForMs` to the businesses in a burst.
+ * places); the claim is then the shares only, each within its room, expired leases included;
+ * `turns.yieldTo` then limits `dueForMs` to the businesses in a burst.
  */
 export async function claimDueJobs(limit: number, types: readonly JobType[] = ALL_JOB_TYPES, dueForMs = 0, turns?: ClaimTurns): Promise<Job[]> {
   const token = randomUUID();
@@ -101,10 +114,15 @@ export async function claimDueJobs(limit: number, types: readonly JobType[] = AL
   // With `yieldTo` the wait applies per business (in the shares, below): the businesses are found whatever it is.
   const yieldTo = sharesOnly && dueMs > 0 && turns?.yieldTo ? turns.yieldTo : null;
   const queued = turns ? await queuedBusinesses(types, turns.after, yieldTo ? 0 : dueMs) : [];
+  // With rooms, a job a crashed process left RUNNING is taken within its business's room too (a
+  // restart must not fill a pool with one business's hanging deliveries): its business has a turn
+  // even with nothing queued.
+  if (sharesOnly) for (const b of await expiredBusinesses(types)) if (!queued.includes(b)) queued.push(b);
   const share = Math.ceil(limit / Math.max(1, queued.length));
   // The businesses in turn with how many of their jobs this claim may take (those that may take some).
   const turnsOf = queued.map((id) => ({ id, most: Math.min(share, roomOf ? Math.max(0, Math.floor(roomOf(id))) : share) })).filter((b) => b.most > 0);
   const businesses = turnsOf.map((b) => b.id);
+  if (sharesOnly && businesses.length === 0) return [];
   const fair = businesses.length > 0 && (sharesOnly || businesses.length > 1);
   // $1 lease, $2 token, $3 limit, $4 how long a queued job must have been due (ms), one parameter
   // per type, then (in turns) the businesses in turn and how many jobs of each at most.
@@ -120,34 +138,39 @@ export async function claimDueJobs(limit: number, types: readonly JobType[] = AL
       : "";
   const sharesDue = burstWait ? `(now() AT TIME ZONE 'UTC') - (w.ms * interval '1 millisecond')` : DUE;
   const t = typeParam;
+  const EXPIRED = `status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')`;
+  // Each business's share (in turn): its queued due jobs, oldest first, at most b.most of them;
+  // with rooms also its expired ones, which come first within the same b.most (below).
+  const shareOf = (i: number, status: string, due: string, k: number) =>
+    `SELECT j.id, b.n AS turn, j."runAt", b.id AS biz, b.most, ${k} AS k FROM ${inTurn} ${k === 1 ? burstWait : ""}
+      CROSS JOIN LATERAL (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND ${status} AND "businessId" = b.id${due}
+                           ORDER BY "runAt" LIMIT b.most FOR UPDATE SKIP LOCKED) j`;
   const scans = types.flatMap((_, i) => [
-    ...(fair
-      ? [
-          `shares${i} AS (SELECT j.id, b.n AS turn, j."runAt" FROM ${inTurn} ${burstWait}
-            CROSS JOIN LATERAL (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "businessId" = b.id AND "runAt" <= ${sharesDue}
-                                 ORDER BY "runAt" LIMIT b.most FOR UPDATE SKIP LOCKED) j)`,
-        ]
-      : []),
+    ...(fair ? [`shares${i} AS (${shareOf(i, "status = 'QUEUED'", ` AND "runAt" <= ${sharesDue}`, 1)})`] : []),
     ...(sharesOnly
-      ? []
+      ? [`expiredShares${i} AS (${shareOf(i, EXPIRED, "", 0)})`]
       : [
           `queued${i} AS (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "runAt" <= ${DUE}
             ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
+          // Jobs a crashed process left RUNNING, taken again first (with rooms: in the shares).
+          // ($4 is named here too: a claim of expired jobs only still types every parameter.)
+          `expired${i} AS (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND ${EXPIRED} AND $4::int >= 0
+            ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
         ]),
-    // Jobs a crashed process left RUNNING: taken again whatever the business's room (the pools'
-    // schedules wait for such a job to end; it must never stay behind).
-    // ($4 is named here too: a claim of expired jobs only still types every parameter.)
-    `expired${i} AS (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC') AND $4::int >= 0
-        ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
   ]);
-  // Expired leases first, then the shares (in turn), then the oldest; each job once, `limit` in all.
-  const candidates = types
-    .flatMap((_, i) => [
-      `SELECT id, 0::bigint AS turn, "runAt" FROM expired${i}`,
-      ...(fair ? [`SELECT id, turn, "runAt" FROM shares${i}`] : []),
-      ...(sharesOnly ? [] : [`SELECT id, ${FAIR_BUSINESSES + 1}::bigint AS turn, "runAt" FROM queued${i}`]),
-    ])
-    .join(" UNION ALL ");
+  // Expired leases first, then the shares (in turn), then the oldest; each job once, `limit` in
+  // all. With rooms, the shares only, at most b.most jobs of each business over all types,
+  // its expired ones first: a restart cannot fill a pool with one business's jobs.
+  const candidates = sharesOnly
+    ? `SELECT id, turn, "runAt" FROM (SELECT id, turn, "runAt", most, row_number() OVER (PARTITION BY biz ORDER BY k, "runAt") AS r
+         FROM (${types.flatMap((_, i) => [`SELECT * FROM expiredShares${i}`, `SELECT * FROM shares${i}`]).join(" UNION ALL ")}) x) y WHERE r <= most`
+    : types
+        .flatMap((_, i) => [
+          `SELECT id, 0::bigint AS turn, "runAt" FROM expired${i}`,
+          ...(fair ? [`SELECT id, turn, "runAt" FROM shares${i}`] : []),
+          `SELECT id, ${FAIR_BUSINESSES + 1}::bigint AS turn, "runAt" FROM queued${i}`,
+        ])
+        .join(" UNION ALL ");
   // Up to a thousand rows back: straight to the pool on PostgreSQL (rawRows, db/client.ts).
   const rows = await rawRows<Job>(
     `WITH ${scans.join(",\n      ")},
