@@ -32,8 +32,8 @@ const SHAPE = process.env.DRAIN_SHAPE === "repeat" ? "repeat" : "new";
  */
 const ANALYZE = process.env.DRAIN_ANALYZE === "queue" || process.env.DRAIN_ANALYZE === "none" ? process.env.DRAIN_ANALYZE : "seed";
 /**
- * DRAIN_EXPLAIN_MS=n: every statement of the drain's database slower than n ms has its plan
- * written to the PostgreSQL server's log (auto_explain, loaded per session; needs a superuser,
+ * DRAIN_EXPLAIN_MS=n: every statement of the drain's database slower than n ms has its plan,
+ * with actual rows and times and its triggers' times, written to the PostgreSQL server's log (auto_explain, loaded per session; needs a superuser,
  * as the default BENCH_PG_URL is). Off by default: it slows the drain it looks at.
  */
 const EXPLAIN_MS = process.env.DRAIN_EXPLAIN_MS;
@@ -52,6 +52,9 @@ export async function freshDb() {
   if (EXPLAIN_MS !== undefined && /^\d+$/.test(EXPLAIN_MS)) {
     await c.query(`ALTER DATABASE ${name} SET session_preload_libraries = 'auto_explain'`);
     await c.query(`ALTER DATABASE ${name} SET auto_explain.log_min_duration = '${EXPLAIN_MS}ms'`);
+    // With each node's actual rows and time, and each trigger's (foreign-key checks included).
+    await c.query(`ALTER DATABASE ${name} SET auto_explain.log_analyze = on`);
+    await c.query(`ALTER DATABASE ${name} SET auto_explain.log_triggers = on`);
   }
   return {
     url: u.toString(),
