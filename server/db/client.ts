@@ -33,7 +33,14 @@ interface DbState {
 
 const g = globalThis as unknown as { __rtsDb?: DbState };
 
-type Opened = { runner: SqlRunner; adapter: unknown; close: () => Promise<void>; direct?: DirectQuery };
+type Opened = {
+  runner: SqlRunner;
+  adapter: unknown;
+  close: () => Promise<void>;
+  direct?: DirectQuery;
+  /** After the migrations: PGlite learns the array types they created (arrays of our enums as parameters). */
+  migrated?: () => Promise<void>;
+};
 
 async function openPglite(dir: string): Promise<Opened> {
   const { PGlite } = await import("@electric-sql/pglite");
@@ -51,6 +58,9 @@ async function wrapPglite(pg: PGlite): Promise<Opened> {
     },
     adapter: withPgliteErrors(new PrismaPGlite(pg)),
     close: () => pg.close(),
+    // PGlite serializes a parameter by its type, and knows only the array types that existed when
+    // it opened: `$1::"JobType"[]` would otherwise get the text "A,B" instead of an array.
+    migrated: () => pg.refreshArrayTypes(),
   };
 }
 
@@ -80,6 +90,7 @@ function create(given?: PGlite): DbState {
     closeRaw = opened.close;
     directQuery = opened.direct;
     if (kind === "pglite" || process.env.MIGRATE_ON_START === "1") await applyMigrations(opened.runner);
+    await opened.migrated?.();
     if (kind === "postgres") await opened.close();
     // Under bursts, transactions queue for a pooled connection (PostgreSQL) or for PGlite's single
     // one; Prisma's 2 s default maxWait would turn that queueing into 500s.
