@@ -37,6 +37,8 @@ const FAIR_BUSINESSES = 64;
 // from $5 one parameter per type.
 const DUE = `(now() AT TIME ZONE 'UTC') - ($4::int * interval '1 millisecond')`;
 const typeParam = (i: number) => `$${i + 5}::"JobType"`;
+/** A job a crashed process left RUNNING: its lease has expired. */
+const EXPIRED = `status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')`;
 
 /**
  * Businesses with due queued jobs of these types, in id order from the one after `after` (around
@@ -82,7 +84,7 @@ async function queuedBusinesses(types: readonly JobType[], after: string, dueMs:
  */
 async function expiredBusinesses(types: readonly JobType[]): Promise<string[]> {
   const rows = await rawRows<{ b: string }>(
-    `SELECT DISTINCT "businessId" AS b FROM "Job" WHERE type = ANY($1::"JobType"[]) AND status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC') LIMIT $2`,
+    `SELECT DISTINCT "businessId" AS b FROM "Job" WHERE type = ANY($1::"JobType"[]) AND ${EXPIRED} LIMIT $2`,
     [...types],
     FAIR_BUSINESSES,
   );
@@ -138,17 +140,17 @@ export async function claimDueJobs(limit: number, types: readonly JobType[] = AL
       : "";
   const sharesDue = burstWait ? `(now() AT TIME ZONE 'UTC') - (w.ms * interval '1 millisecond')` : DUE;
   const t = typeParam;
-  const EXPIRED = `status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')`;
-  // Each business's share (in turn): its queued due jobs, oldest first, at most b.most of them;
-  // with rooms also its expired ones, which come first within the same b.most (below).
-  const shareOf = (i: number, status: string, due: string, k: number) =>
-    `SELECT j.id, b.n AS turn, j."runAt", b.id AS biz, b.most, ${k} AS k FROM ${inTurn} ${k === 1 ? burstWait : ""}
-      CROSS JOIN LATERAL (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND ${status} AND "businessId" = b.id${due}
+  // Each business's share (in turn): its jobs of type i matching `which`, oldest first, at most
+  // b.most of them; `k` orders them within the business: with rooms, its expired jobs (k 0) come
+  // before its queued due ones (k 1) within the same b.most (below). `join`: the burst's wait.
+  const shareOf = (i: number, which: string, k: number, join = "") =>
+    `SELECT j.id, b.n AS turn, j."runAt", b.id AS biz, b.most, ${k} AS k FROM ${inTurn} ${join}
+      CROSS JOIN LATERAL (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND ${which} AND "businessId" = b.id
                            ORDER BY "runAt" LIMIT b.most FOR UPDATE SKIP LOCKED) j`;
   const scans = types.flatMap((_, i) => [
-    ...(fair ? [`shares${i} AS (${shareOf(i, "status = 'QUEUED'", ` AND "runAt" <= ${sharesDue}`, 1)})`] : []),
+    ...(fair ? [`shares${i} AS (${shareOf(i, `status = 'QUEUED' AND "runAt" <= ${sharesDue}`, 1, burstWait)})`] : []),
     ...(sharesOnly
-      ? [`expiredShares${i} AS (${shareOf(i, EXPIRED, "", 0)})`]
+      ? [`expiredShares${i} AS (${shareOf(i, EXPIRED, 0)})`]
       : [
           `queued${i} AS (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND status = 'QUEUED' AND "runAt" <= ${DUE}
             ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
@@ -200,7 +202,7 @@ export async function claimJob(jobId: string): Promise<Job | null> {
   const rows = await db.$queryRawUnsafe<{ id: string }[]>(
     `UPDATE "Job" SET status = 'RUNNING', attempts = attempts + 1, "lockedUntil" = (now() AT TIME ZONE 'UTC') + ($1::int * interval '1 millisecond'),
         "lockedBy" = $2 || ':' || id, "startedAt" = COALESCE("startedAt", (now() AT TIME ZONE 'UTC')), "updatedAt" = (now() AT TIME ZONE 'UTC')
-      WHERE id = $3 AND ((status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC')) OR (status = 'RUNNING' AND "lockedUntil" < (now() AT TIME ZONE 'UTC')))
+      WHERE id = $3 AND ((status = 'QUEUED' AND "runAt" <= (now() AT TIME ZONE 'UTC')) OR (${EXPIRED}))
       RETURNING id`,
     env.jobLeaseMs,
     token,
