@@ -33,8 +33,9 @@ const SHAPE = process.env.DRAIN_SHAPE === "repeat" ? "repeat" : "new";
 const ANALYZE = process.env.DRAIN_ANALYZE === "queue" || process.env.DRAIN_ANALYZE === "none" ? process.env.DRAIN_ANALYZE : "seed";
 /**
  * DRAIN_EXPLAIN_MS=n: every statement of the drain's database slower than n ms has its plan,
- * with actual rows and times and its triggers' times, written to the PostgreSQL server's log (auto_explain, loaded per session; needs a superuser,
- * as the default BENCH_PG_URL is). Off by default: it slows the drain it looks at.
+ * with actual rows and times and its triggers' times, written to the PostgreSQL server's log
+ * (auto_explain, loaded per session; needs a superuser, as the default BENCH_PG_URL is). Off by
+ * default: it slows the drain it looks at.
  */
 const EXPLAIN_MS = process.env.DRAIN_EXPLAIN_MS;
 
