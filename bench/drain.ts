@@ -1,10 +1,10 @@
 // Drain rate of full-path events (new referred user, referral, qualification, reward, ledger) by
 // `npm run worker` processes on PostgreSQL, with a chosen amount of prior history.
 //   npx tsx bench/drain.ts            DRAIN_EVENTS (5000), DRAIN_WORKERS ("1,2"), DRAIN_PRIOR ("10000"), DRAIN_SHAPE (new | repeat), DRAIN_CHAIN ("on"; "on,off"),
-//                                     DRAIN_ANALYZE (seed | queue | none), DRAIN_EXPLAIN_MS (off),
+//                                     DRAIN_BUSINESSES ("1"; "1,2"), DRAIN_ANALYZE (seed | queue | none), DRAIN_EXPLAIN_MS (off),
 //                                     BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres)
-// For each prior-row count and worker count: a fresh database, PRIOR rows of history (events,
-// referrals, rewards, ledger entries, finished jobs) for the same business, then DRAIN_EVENTS
+// For each prior-row count, worker count and business count: a fresh database, PRIOR rows of
+// history (events, referrals, rewards, ledger entries, finished jobs) for each business, then DRAIN_EVENTS
 // queued events written by queueEvents (as /track/batch writes them), then the workers start and
 // the clock runs until every job has finished. Prints one line per run (and a markdown table).
 import { spawn } from "node:child_process";
@@ -18,6 +18,14 @@ const ADMIN = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/po
 const EVENTS = Number(process.env.DRAIN_EVENTS ?? 5000);
 const WORKERS = (process.env.DRAIN_WORKERS ?? "1,2").split(",").map(Number);
 const PRIOR = (process.env.DRAIN_PRIOR ?? "10000").split(",").map(Number);
+/**
+ * DRAIN_BUSINESSES=1,2: the same DRAIN_EVENTS (and PRIOR rows of history each) split across that
+ * many businesses, in turn by chunks of 100 as they arrive. One business's batches serialise on its
+ * pool lock; those of different businesses run side by side: the difference is what that lock costs.
+ */
+const BUSINESSES = (process.env.DRAIN_BUSINESSES ?? "1").split(",").map(Number);
+/** The k-th bench business (the first is "bench") and the prefix of its seeded ids and codes. */
+const benchBusiness = (k: number) => (k === 0 ? { id: "bench", p: "" } : { id: `bench${k}`, p: `B${k}` });
 /**
  * `new` (default): every event brings a new referred user (the full path). `repeat`: 100 referred
  * users, each one's first event the full path, the rest their later purchases (half of them sent
@@ -70,30 +78,8 @@ export async function freshDb() {
   };
 }
 
-export async function seed(c: pg.Client, prior: number, settle = true) {
-  await c.query(`
-    INSERT INTO "Business" (id, name, "ownerId", "updatedAt") VALUES ('bench', 'Bench', 'o-bench', now());
-    INSERT INTO "BusinessConfig" ("businessId", "referralRewardWei", "bonusWei", "updatedAt") VALUES ('bench', 1000, 500, now());
-    INSERT INTO "ReferralSettings" ("businessId", "updatedAt") VALUES ('bench', now());
-    INSERT INTO "Participant" (id, "businessId", environment, "externalId", "referralCode", "updatedAt")
-      SELECT 'ref-' || i, 'bench', 'TEST', 'ref-' || i, 'REFCODE' || i, now() FROM generate_series(0, 49) i;
-    INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei") VALUES ('fund', 'bench', 'TEST', 'FUNDING', 1000000000000000);`);
-  if (prior > 0) {
-    // History: prior referred users with their referral, event, paid reward, ledger entry and finished job.
-    await c.query(`
-      INSERT INTO "Participant" (id, "businessId", environment, email, "referralCode", "updatedAt")
-        SELECT 'old-' || i, 'bench', 'TEST', 'old' || i || '@example.com', 'OLD' || i, now() FROM generate_series(1, ${prior}) i;
-      INSERT INTO "Referral" (id, "businessId", environment, "referrerId", "referredId", status, "qualifiedAt", "createdAt", "updatedAt")
-        SELECT 'oref-' || i, 'bench', 'TEST', 'ref-' || (i % 50), 'old-' || i, 'REWARDED', now() - interval '2 days', now() - interval '2 days', now() FROM generate_series(1, ${prior}) i;
-      INSERT INTO "TrackedEvent" (id, "businessId", environment, "eventName", "referralId", status, "processedAt", "createdAt", "updatedAt")
-        SELECT 'oev-' || i, 'bench', 'TEST', 'purchase', 'oref-' || i, 'PROCESSED', now() - interval '2 days', now() - interval '2 days', now() FROM generate_series(1, ${prior}) i;
-      INSERT INTO "Reward" (id, "businessId", environment, "participantId", "eventId", "referralId", kind, "requestedWei", "amountWei", status, "createdAt", "paidAt")
-        SELECT 'orw-' || i, 'bench', 'TEST', 'ref-' || (i % 50), 'oev-' || i, 'oref-' || i, 'REFERRAL', 1, 1, 'PAID', now() - interval '2 days', now() - interval '2 days' FROM generate_series(1, ${prior}) i;
-      INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei", "rewardId", "createdAt")
-        SELECT 'ole-' || i, 'bench', 'TEST', 'REWARD', -1, 'orw-' || i, now() - interval '2 days' FROM generate_series(1, ${prior}) i;
-      INSERT INTO "Job" (id, "businessId", environment, type, status, payload, "runAt", "finishedAt", "createdAt", "updatedAt")
-        SELECT 'ojob-' || i, 'bench', 'TEST', 'EVENT_PROCESS', 'SUCCEEDED', '{}', now() - interval '2 days', now() - interval '2 days', now(), now() FROM generate_series(1, ${prior}) i;`);
-  }
+export async function seed(c: pg.Client, prior: number, settle = true, businesses = 1) {
+  for (let k = 0; k < businesses; k++) await seedBusiness(c, prior, benchBusiness(k));
   // A settled database, as in production: vacuumed and analysed history, dirty pages written out,
   // so that the measured drain does not share the machine with autovacuum catching up on the seed.
   if (!settle) return;
@@ -101,16 +87,44 @@ export async function seed(c: pg.Client, prior: number, settle = true) {
   await c.query("CHECKPOINT");
 }
 
-export async function queue(url: string, n: number) {
+async function seedBusiness(c: pg.Client, prior: number, { id: b, p }: { id: string; p: string }) {
+  await c.query(`
+    INSERT INTO "Business" (id, name, "ownerId", "updatedAt") VALUES ('${b}', 'Bench', 'o-${b}', now());
+    INSERT INTO "BusinessConfig" ("businessId", "referralRewardWei", "bonusWei", "updatedAt") VALUES ('${b}', 1000, 500, now());
+    INSERT INTO "ReferralSettings" ("businessId", "updatedAt") VALUES ('${b}', now());
+    INSERT INTO "Participant" (id, "businessId", environment, "externalId", "referralCode", "updatedAt")
+      SELECT '${p}ref-' || i, '${b}', 'TEST', '${p}ref-' || i, '${p}REFCODE' || i, now() FROM generate_series(0, 49) i;
+    INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei") VALUES ('${p}fund', '${b}', 'TEST', 'FUNDING', 1000000000000000);`);
+  if (prior > 0) {
+    // History: prior referred users with their referral, event, paid reward, ledger entry and finished job.
+    await c.query(`
+      INSERT INTO "Participant" (id, "businessId", environment, email, "referralCode", "updatedAt")
+        SELECT '${p}old-' || i, '${b}', 'TEST', '${p}old' || i || '@example.com', '${p}OLD' || i, now() FROM generate_series(1, ${prior}) i;
+      INSERT INTO "Referral" (id, "businessId", environment, "referrerId", "referredId", status, "qualifiedAt", "createdAt", "updatedAt")
+        SELECT '${p}oref-' || i, '${b}', 'TEST', '${p}ref-' || (i % 50), '${p}old-' || i, 'REWARDED', now() - interval '2 days', now() - interval '2 days', now() FROM generate_series(1, ${prior}) i;
+      INSERT INTO "TrackedEvent" (id, "businessId", environment, "eventName", "referralId", status, "processedAt", "createdAt", "updatedAt")
+        SELECT '${p}oev-' || i, '${b}', 'TEST', 'purchase', '${p}oref-' || i, 'PROCESSED', now() - interval '2 days', now() - interval '2 days', now() FROM generate_series(1, ${prior}) i;
+      INSERT INTO "Reward" (id, "businessId", environment, "participantId", "eventId", "referralId", kind, "requestedWei", "amountWei", status, "createdAt", "paidAt")
+        SELECT '${p}orw-' || i, '${b}', 'TEST', '${p}ref-' || (i % 50), '${p}oev-' || i, '${p}oref-' || i, 'REFERRAL', 1, 1, 'PAID', now() - interval '2 days', now() - interval '2 days' FROM generate_series(1, ${prior}) i;
+      INSERT INTO "LedgerEntry" (id, "businessId", environment, kind, "amountWei", "rewardId", "createdAt")
+        SELECT '${p}ole-' || i, '${b}', 'TEST', 'REWARD', -1, '${p}orw-' || i, now() - interval '2 days' FROM generate_series(1, ${prior}) i;
+      INSERT INTO "Job" (id, "businessId", environment, type, status, payload, "runAt", "finishedAt", "createdAt", "updatedAt")
+        SELECT '${p}ojob-' || i, '${b}', 'TEST', 'EVENT_PROCESS', 'SUCCEEDED', '{}', now() - interval '2 days', now() - interval '2 days', now(), now() FROM generate_series(1, ${prior}) i;`);
+  }
+}
+
+export async function queue(url: string, n: number, businesses = 1) {
   // queueEvents, as /track/batch writes queued events (chunks of 100), in a child process bound to this database.
   const script = `(async () => {
     const { queueEvents } = await import(${JSON.stringify(path.join(ROOT, "server/domain/tracking/queue-events.ts"))});
     const { db, closeDb } = await import(${JSON.stringify(path.join(ROOT, "server/db/client.ts"))});
-    const scope = { businessId: "bench", environment: "TEST", apiKeyId: null };
+    const benches = ${JSON.stringify(Array.from({ length: businesses }, (_, k) => benchBusiness(k)))};
     const run = ${JSON.stringify(Date.now())};
     for (let i = 0; i < ${n}; i += 100) {
+      const { id, p } = benches[(i / 100) % benches.length];
+      const scope = { businessId: id, environment: "TEST", apiKeyId: null };
       const items = [];
-      for (let k = i; k < Math.min(${n}, i + 100); k++) items.push({ input: { eventName: "purchase", referrer: ${JSON.stringify(SHAPE)} === "repeat" && k >= 100 && k % 2 ? null : "REFCODE" + (k % 50), metadata: { referredUserEmail: "new" + run + "-" + (${JSON.stringify(SHAPE)} === "repeat" ? k % 100 : k) + "@example.com" } } });
+      for (let k = i; k < Math.min(${n}, i + 100); k++) items.push({ input: { eventName: "purchase", referrer: ${JSON.stringify(SHAPE)} === "repeat" && k >= 100 && k % 2 ? null : p + "REFCODE" + (k % 50), metadata: { referredUserEmail: "new" + run + "-" + (${JSON.stringify(SHAPE)} === "repeat" ? k % 100 : k) + "@example.com" } } });
       await queueEvents(db, scope, items);
     }
     await closeDb();
@@ -183,12 +197,12 @@ async function unchain(c: pg.Client) {
     END $fn$;`);
 }
 
-export async function drainOnce(prior: number, workers: number, events = EVENTS, chain: "on" | "off" = "on") {
+export async function drainOnce(prior: number, workers: number, events = EVENTS, chain: "on" | "off" = "on", businesses = 1) {
   const d = await freshDb();
   try {
     if (chain === "off") await unchain(d.c);
-    await seed(d.c, prior, ANALYZE === "seed");
-    await queue(d.url, events);
+    await seed(d.c, prior, ANALYZE === "seed", businesses);
+    await queue(d.url, events, businesses);
     if (ANALYZE === "queue") await d.c.query("ANALYZE");
     const since = await dbNow(d.c);
     const children = Array.from({ length: workers }, () =>
@@ -203,12 +217,12 @@ export async function drainOnce(prior: number, workers: number, events = EVENTS,
     for (const ch of children) ch.kill("SIGTERM");
     await Promise.all(children.map((ch) => new Promise((res) => (ch.exitCode !== null ? res(null) : ch.once("exit", res)))));
     const check = await d.c.query(
-      `SELECT (SELECT count(*)::int FROM "Job" WHERE status = 'SUCCEEDED' AND id NOT LIKE 'ojob-%') AS ok,
-              (SELECT count(*)::int FROM "Reward" WHERE status = 'PAID' AND id NOT LIKE 'orw-%') AS paid,
-              (SELECT "balanceWei"::text FROM "Pool" WHERE "businessId" = 'bench') AS balance,
-              (SELECT SUM("amountWei")::text FROM "LedgerEntry" WHERE "businessId" = 'bench') AS ledger`,
+      `SELECT (SELECT count(*)::int FROM "Job" WHERE status = 'SUCCEEDED' AND id NOT LIKE '%ojob-%') AS ok,
+              (SELECT count(*)::int FROM "Reward" WHERE status = 'PAID' AND id NOT LIKE '%orw-%') AS paid,
+              (SELECT SUM("balanceWei")::text FROM "Pool" WHERE "businessId" LIKE 'bench%') AS balance,
+              (SELECT SUM("amountWei")::text FROM "LedgerEntry" WHERE "businessId" LIKE 'bench%') AS ledger`,
     );
-    return { prior, workers, events, chain, seconds, rate: events / seconds, batchMs, ...(check.rows[0] as { ok: number; paid: number; balance: string; ledger: string }) };
+    return { prior, workers, businesses, events, chain, seconds, rate: events / seconds, batchMs, ...(check.rows[0] as { ok: number; paid: number; balance: string; ledger: string }) };
   } finally {
     await d.drop();
   }
@@ -220,17 +234,19 @@ async function main() {
   for (const prior of PRIOR) {
     for (const w of WORKERS) {
       for (const chain of CHAIN) {
-        const r = await drainOnce(prior, w, EVENTS, chain);
-        console.log(JSON.stringify(r));
-        rows.push(r);
+        for (const businesses of BUSINESSES) {
+          const r = await drainOnce(prior, w, EVENTS, chain, businesses);
+          console.log(JSON.stringify(r));
+          rows.push(r);
+        }
       }
     }
   }
   console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(1)).join(" / ")}`);
-  console.log("\n| prior rows | workers | ledger chain | events | seconds | events/s | ms between batch commits, by tenth of the drain | jobs ok | rewards paid | pool = ledger |\n|---:|---:|---|---:|---:|---:|---|---:|---:|---|");
+  console.log("\n| prior rows | workers | businesses | ledger chain | events | seconds | events/s | ms between batch commits, by tenth of the drain | jobs ok | rewards paid | pool = ledger |\n|---:|---:|---:|---|---:|---:|---:|---|---:|---:|---|");
   for (const r of rows)
     console.log(
-      `| ${r.prior.toLocaleString("en")} | ${r.workers} | ${r.chain} | ${EVENTS} | ${r.seconds.toFixed(1)} | ${Math.round(r.rate)} | ${r.batchMs.join(" ")} | ${r.ok} | ${r.paid} | ${r.balance === r.ledger ? "yes" : `NO (${r.balance} vs ${r.ledger})`} |`,
+      `| ${r.prior.toLocaleString("en")} | ${r.workers} | ${r.businesses} | ${r.chain} | ${EVENTS} | ${r.seconds.toFixed(1)} | ${Math.round(r.rate)} | ${r.batchMs.join(" ")} | ${r.ok} | ${r.paid} | ${r.balance === r.ledger ? "yes" : `NO (${r.balance} vs ${r.ledger})`} |`,
     );
 }
 
