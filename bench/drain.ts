@@ -219,8 +219,9 @@ export async function drainOnce(prior: number, workers: number, events = EVENTS,
     const check = await d.c.query(
       `SELECT (SELECT count(*)::int FROM "Job" WHERE status = 'SUCCEEDED' AND id NOT LIKE '%ojob-%') AS ok,
               (SELECT count(*)::int FROM "Reward" WHERE status = 'PAID' AND id NOT LIKE '%orw-%') AS paid,
-              (SELECT SUM("balanceWei")::text FROM "Pool" WHERE "businessId" LIKE 'bench%') AS balance,
-              (SELECT SUM("amountWei")::text FROM "LedgerEntry" WHERE "businessId" LIKE 'bench%') AS ledger`,
+              -- Each business's pool against its own ledger (in business order): equal lists, every pool right.
+              (SELECT string_agg("balanceWei"::text, ',' ORDER BY "businessId") FROM "Pool" WHERE "businessId" LIKE 'bench%') AS balance,
+              (SELECT string_agg(s::text, ',' ORDER BY b) FROM (SELECT "businessId" AS b, SUM("amountWei") AS s FROM "LedgerEntry" WHERE "businessId" LIKE 'bench%' GROUP BY 1) l) AS ledger`,
     );
     return { prior, workers, businesses, events, chain, seconds, rate: events / seconds, batchMs, ...(check.rows[0] as { ok: number; paid: number; balance: string; ledger: string }) };
   } finally {
