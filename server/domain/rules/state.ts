@@ -188,11 +188,11 @@ export async function loadState(
   const ids = participants.map((p) => p.id);
   const { settings, cfg } = rules;
   const countToday = settings.maxReferralsPerReferrerPerDay !== null;
-  if (settings.oneReferralPerReferredUser || countToday) {
-    const keys = await screenLockKeys(sql, items, participants, clicks);
-    // The screen's advisory locks: the people of every referral the run may create, in a fixed order.
-    if (keys.length) await sql.query(`SELECT count(*)::int AS n FROM (SELECT pg_advisory_xact_lock(hashtext('referral:' || k)) FROM unnest($1::text[]) WITH ORDINALITY AS u(k, o) ORDER BY o) s`, keys);
-  }
+  // The referrer's own referrals are read by the daily limit and the same-visitor signal only.
+  const keys = await screenLockKeys(sql, items, participants, clicks, countToday || (clicks.size > 0 && settings.sameVisitorRule !== "OFF"));
+  // The advisory locks of the people of every referral the run may create, in a fixed order: the
+  // screen reads their referrals, and two transactions must not both create the same pair.
+  if (keys.length) await sql.query(`SELECT count(*)::int AS n FROM (SELECT pg_advisory_xact_lock(hashtext('referral:' || k)) FROM unnest($1::text[]) WITH ORDINALITY AS u(k, o) ORDER BY o) s`, keys);
   const referrals =
     ids.length || forced.size
       ? await sql.query<Referral>(
@@ -221,15 +221,7 @@ export async function loadState(
           dayStart,
         )
       : Promise.resolve([]),
-    (cfg.rewardStrategy === "TIERED" || rules.tiers.length > 0) && referrerIds.length
-      ? sql.query<{ id: string; n: number }>(
-          `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral"
-            WHERE "businessId" = $1 AND environment = $2::"Environment" AND "referrerId" = ANY($3::text[]) AND status IN ('QUALIFIED', 'REWARDED') GROUP BY 1`,
-          businessId,
-          environment,
-          referrerIds,
-        )
-      : Promise.resolve([]),
+    loadQualified(sql, scope, cfg, rules.tiers, referrerIds),
     clicks.size && settings.sameVisitorRule !== "OFF" ? loadReferrerVisitors(sql, participants.map((p) => p.id)) : Promise.resolve(new Map<string, Set<string>>()),
     settings.walletSharedRule !== "OFF" ? loadSharedWallets(sql, scope, participants) : Promise.resolve(new Set<string>()),
   ]);
@@ -246,7 +238,7 @@ export async function loadState(
     settledReferrals: new Set(settled.map((r) => r.id)),
     referralsToday: new Map(today.map((r) => [r.id, r.n])),
     provisionalToday: new Map(today.map((r) => [r.id, r.p])),
-    qualified: new Map(qualified.map((r) => [r.id, r.n])),
+    qualified,
     clicks,
     referrerVisitors,
     sharedWallets,
@@ -256,6 +248,36 @@ export async function loadState(
   };
   if (opts.money === "locked" || opts.money === "lock") state.money = await loadMoney(tx, state, now, opts.money === "lock");
   return state;
+}
+
+/** Per referrer: QUALIFIED or REWARDED referrals, the tier count (read only when tiers decide amounts). */
+async function loadQualified(sql: DirectSql, scope: RulesScope, cfg: RulesState["cfg"], tiers: RulesState["tiers"], referrerIds: string[], ownReferrals: readonly string[] = []): Promise<Map<string, number>> {
+  if (!((cfg.rewardStrategy === "TIERED" || tiers.length > 0) && referrerIds.length)) return new Map();
+  const rows = await sql.query<{ id: string; n: number }>(
+    `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral"
+      WHERE "businessId" = $1 AND environment = $2::"Environment" AND "referrerId" = ANY($3::text[]) AND status IN ('QUALIFIED', 'REWARDED')
+        AND NOT (id = ANY($4::text[])) GROUP BY 1`,
+    scope.businessId,
+    scope.environment,
+    referrerIds,
+    ownReferrals,
+  );
+  return new Map(rows.map((r) => [r.id, r.n]));
+}
+
+/**
+ * What the pool lock guards, read again for a state loaded before the lock (rules/run.ts, a
+ * batch decided ahead of its lock): the money, and the tier counts, which a batch of the same
+ * business running beside this one may have moved. `own`: the rewards and referrals the run
+ * wrote already, left out (the state is what the run started from).
+ */
+export async function reloadGuarded(tx: Tx, state: RulesState, now: Date, own: { rewards: readonly string[]; referrals: readonly string[] }): Promise<Pick<RulesState, "money" | "qualified">> {
+  const ids = state.participants.map((p) => p.id);
+  const referrerIds = [...new Set([...ids, ...state.referrals.map((r) => r.referrerId)])];
+  return {
+    money: await loadMoney(tx, state, now, false, own.rewards),
+    qualified: await loadQualified(await txSql(tx), state, state.cfg, state.tiers, referrerIds, own.referrals),
+  };
 }
 
 /** The API keys of the items' reversal events that lack the rewards:write scope (decide.ts reversesRewards). */
@@ -340,11 +362,12 @@ async function loadSharedWallets(sql: DirectSql, scope: RulesScope, people: read
 }
 
 /**
- * The participants whose referral counts a new referral of this run would read (the referrer, and
- * the referred user when they exist): items naming a referrer and a referred user whose pair has
- * no referral yet. Sorted: every path takes these locks in the same order.
+ * The participants whose referrals a new referral of this run would read: the referred user when
+ * they exist, and the referrer when `referrers` (a rule counts the referrer's referrals), for items
+ * naming a referrer and a referred user whose pair has no referral yet. Sorted: every path takes
+ * these locks in the same order.
  */
-async function screenLockKeys(sql: DirectSql, items: readonly RuleItem[], participants: Participant[], clicks: ReadonlyMap<string, ClickFact>): Promise<string[]> {
+async function screenLockKeys(sql: DirectSql, items: readonly RuleItem[], participants: Participant[], clicks: ReadonlyMap<string, ClickFact>, referrers: boolean): Promise<string[]> {
   const find = (pred: (p: Participant) => boolean) => participants.find(pred);
   const pairs: [string, string | null][] = [];
   for (const it of items) {
@@ -376,7 +399,7 @@ async function screenLockKeys(sql: DirectSql, items: readonly RuleItem[], partic
   const keys = new Set<string>();
   for (const [referrer, referred] of pairs) {
     if (referred && existing.has(`${referrer} ${referred}`)) continue;
-    keys.add(referrer);
+    if (referrers) keys.add(referrer);
     if (referred) keys.add(referred);
   }
   return [...keys].sort();
@@ -405,7 +428,7 @@ async function loadCommissionState(sql: DirectSql, c: NonNullable<LoadedRules["c
 }
 
 /** The pool balance, its low-balance flag and what each participant of the state was paid today (UTC), under the pool lock. */
-export async function loadMoney(tx: Tx, state: RulesState, now: Date, lock: boolean): Promise<NonNullable<RulesState["money"]>> {
+export async function loadMoney(tx: Tx, state: RulesState, now: Date, lock: boolean, ownRewards: readonly string[] = []): Promise<NonNullable<RulesState["money"]>> {
   const { businessId, environment } = state;
   const sql = await txSql(tx);
   let pool: { balance: bigint; below: boolean };
@@ -425,9 +448,10 @@ export async function loadMoney(tx: Tx, state: RulesState, now: Date, lock: bool
     state.cfg.maxPerDayWei !== null && who.length
       ? await sql.query<{ id: string; s: string }>(
           `SELECT "participantId" AS id, SUM("amountWei")::text AS s FROM "Reward"
-            WHERE "participantId" = ANY($1::text[]) AND status = 'PAID' AND "paidAt" >= $2::timestamp(3) GROUP BY 1`,
+            WHERE "participantId" = ANY($1::text[]) AND status = 'PAID' AND "paidAt" >= $2::timestamp(3) AND NOT (id = ANY($3::text[])) GROUP BY 1`,
           who,
           utcDayStart(now).toISOString(),
+          ownRewards,
         )
       : [];
   return { balanceWei: pool.balance, belowThreshold: pool.below, paidToday: new Map(paid.map((r) => [r.id, toBigInt(r.s)])) };
