@@ -549,6 +549,7 @@ describe("batched execution", () => {
         {
           locked: () => undefined,
           turn: async () => undefined,
+          beforeEnded: () => false,
           // Another transaction funds the pool after the run's turn came and before it locks the pool.
           takePool: () =>
             (pool ??= (async () => {
@@ -589,6 +590,7 @@ describe("batched execution", () => {
       return processEventRun(tx, scope.businessId, "TEST", [{ key: job.id, eventId: (job.payload as { eventId: string }).eventId, apiKeyId: null }], undefined, true, true, {
         locked: () => undefined,
         turn: async () => undefined,
+        beforeEnded: () => false,
         takePool: () => (pool ??= lockPool(tx, scope.businessId, "TEST").then(() => undefined)),
       });
     });

@@ -232,7 +232,9 @@ async function executeEventBatchInTurn(ordered: Job[], turn: Turn): Promise<Map<
         // Its jobs are marked done while it waits for its turn (undone if it is decided again).
         const mark = async (done: { key: string; result: Prisma.InputJsonObject }[]) =>
           markSucceeded(await txSql(tx), done.filter((d) => !isWaiting(d.result)).map((d) => ({ id: d.key, result: d.result })));
-        const ahead = dbKind() === "postgres" ? { turn: turnCame, takePool, mark } : undefined;
+        let beforeEnded = false;
+        void turn.before.ended.then(() => (beforeEnded = true));
+        const ahead = dbKind() === "postgres" ? { turn: turnCame, beforeEnded: () => beforeEnded, takePool, mark } : undefined;
         const marked = new Set<string>();
         await turn.before.locked;
         if (!ahead) await takePool();

@@ -33,6 +33,8 @@ export interface AheadOptions {
   locked: () => void;
   /** Settles once the business's batch before this one ended (its turn). Idempotent. */
   turn: () => Promise<void>;
+  /** The business's batch before this one has ended (or there is none). */
+  beforeEnded: () => boolean;
   /** Takes the pool lock, in the business's turn. Idempotent. */
   takePool: () => Promise<void>;
   /** The run's rows but the debits are sent: a statement of the caller's to send behind them (the jobs' marks), rolled back with them if the run is decided again. */
@@ -116,9 +118,18 @@ async function runAhead(tx: Tx, scope: RulesScope, items: readonly RuleItem[], o
     await ahead.takePool();
     return null;
   }
+  if (ahead.beforeEnded()) {
+    // Nothing to overlap with (the batch before ended while this one read, e.g. waiting for the
+    // referrals it locked): decided under the pool lock, what it guards read under it.
+    await ahead.takePool();
+    Object.assign(state, await reloadGuarded(tx, state, now, { rewards: [], referrals: [] }));
+    const run = decideInSteps(state, items, now, { ...ids, ...options });
+    return { ...(await writeDecisions(tx, run.out, state.endpoints, opts.deferWebhooks, run.to)), decisions: run.out, state };
+  }
   state.money = await loadMoney(tx, state, now, false);
-  const ids = drawnIds();
-  const decisions = decide(state, items, now, { ...options, ...ids.draw });
+  const peeked = { money: state.money, qualified: state.qualified };
+  const drawn = drawnIds();
+  const decisions = decide(state, items, now, { ...options, ...drawn.draw });
   await tx.$executeRawUnsafe(`SAVEPOINT rts_ahead`);
   let written: Promise<void> = Promise.resolve();
   try {
@@ -135,12 +146,12 @@ async function runAhead(tx: Tx, scope: RulesScope, items: readonly RuleItem[], o
         // request of the business changed it meanwhile (which is rare).
         await ahead.turn();
         let guarded = await reloadGuarded(tx, state, now, own);
-        let final = decide({ ...state, ...guarded }, items, now, { ...options, ...ids.again() });
+        let final = isDeepStrictEqual(guarded, peeked) ? decisions : decide({ ...state, ...guarded }, items, now, { ...options, ...drawn.again() });
         await ahead.takePool();
         const locked = await reloadGuarded(tx, state, now, own);
         if (!isDeepStrictEqual(locked, guarded)) {
           guarded = locked;
-          final = decide({ ...state, ...guarded }, items, now, { ...options, ...ids.again() });
+          final = decide({ ...state, ...guarded }, items, now, { ...options, ...drawn.again() });
         }
         if (!isDeepStrictEqual(final, decisions)) throw new DecidedAgain(final, { ...state, ...guarded });
       },
