@@ -100,14 +100,15 @@ function drawnIds() {
  * A worker batch decided ahead of the pool lock, so that batches of one business overlap: the
  * run takes the locks of the people and referrals it reads (loadState), decides with the money
  * read without the lock, writes its new participants and lets the next batch take its locks
- * (`locked`), writes its other rows, then takes the pool lock and reads again what the lock
- * guards (the balance, the day's totals, the tier counts) and decides again with them, drawing
- * the same ids. Both the same: it writes the debits. Not the same: what it wrote is rolled back
+ * (`locked`), writes its other rows and, once the batch before ended, reads again what the pool
+ * lock guards (the balance, the day's totals, the tier counts; once more under the lock) and, if
+ * they moved, decides again with them, drawing the same ids. Both the same: it writes the debits. Not the same: what it wrote is rolled back
  * and the second decision written (the people and referrals it read are still locked: it is the
  * decision of a run under the lock). Null when the run starts with a reversal event (it reads
  * stored rewards and the pool) or its rows clashed with another transaction's: what it wrote is
- * rolled back, and the caller, holding the pool lock then, runs it again. Nothing is decided
- * twice in code: both decisions are decide's.
+ * rolled back, and the caller, holding the pool lock then, runs it again. A run whose batch
+ * before has ended by the time it has read is decided under the pool lock at once. Nothing is
+ * decided twice in code: both decisions are decide's.
  */
 async function runAhead(tx: Tx, scope: RulesScope, items: readonly RuleItem[], opts: RunOptions, ahead: AheadOptions): Promise<Run | null> {
   const now = new Date();
