@@ -530,7 +530,8 @@ describe("batched execution", () => {
 
   it("a run decided ahead of the pool lock reads the money again under the lock: a credit that lands between its turn and its lock is decided with", async () => {
     if (dbKind() !== "postgres") return; // PGlite runs one transaction at a time: nothing lands meanwhile, and batches are not decided ahead there
-    const scope = await setupBusiness({ referralRewardWei: eth("0.01") }, {}, "0.01");
+    // A daily cap the three rewards reach exactly: the reread must leave the run's own rewards out.
+    const scope = await setupBusiness({ referralRewardWei: eth("0.01"), maxEthPerDayPerUserWei: eth("0.03") }, {}, "0.01");
     const jobs = await queueSteps(scope, ["a", "b", "c"].map((x) => ({ eventName: "purchase", referrer: "R1", email: `${x}-${randomUUID()}@example.com` })), await referrers(scope));
     const rows = await db.job.findMany({ where: { id: { in: jobs } }, orderBy: { runAt: "asc" } });
     const start = { ...aheadStats };
