@@ -54,12 +54,7 @@ export async function runRules(tx: Tx, scope: RulesScope, items: readonly RuleIt
   const now = new Date();
   const state = await loadState(tx, scope, items, now, { rules: opts.rules, money: opts.poolLocked ? "locked" : "later" });
   const options = { ...ids, haltOnError: opts.haltOnError };
-  if (state.money) {
-    // The money is read (pool lock held): the items are decided a chunk at a time, each chunk
-    // written while the next one is decided.
-    const run = decideInSteps(state, items, now, options);
-    return { ...(await writeDecisions(tx, run.out, state.endpoints, opts.deferWebhooks, run.to)), decisions: run.out, state };
-  }
+  if (state.money) return decideUnderLock(tx, state, items, now, opts);
   let decisions: Decisions;
   try {
     decisions = decide(state, items, now, options);
@@ -70,6 +65,12 @@ export async function runRules(tx: Tx, scope: RulesScope, items: readonly RuleIt
     decisions = decide(state, items, now, options);
   }
   return { ...(await writeDecisions(tx, decisions, state.endpoints, opts.deferWebhooks)), decisions, state };
+}
+
+/** With the money read under the pool lock: the items decided a chunk at a time, each chunk written while the next one is decided. */
+async function decideUnderLock(tx: Tx, state: RulesState, items: readonly RuleItem[], now: Date, opts: RunOptions): Promise<Run> {
+  const run = decideInSteps(state, items, now, { ...ids, haltOnError: opts.haltOnError });
+  return { ...(await writeDecisions(tx, run.out, state.endpoints, opts.deferWebhooks, run.to)), decisions: run.out, state };
 }
 
 /** The ids a decision drew, to draw the same ones when it is decided again (runAhead). */
@@ -124,8 +125,7 @@ async function runAhead(tx: Tx, scope: RulesScope, items: readonly RuleItem[], o
     // referrals it locked): decided under the pool lock, what it guards read under it.
     await ahead.takePool();
     Object.assign(state, await reloadGuarded(tx, state, now, { rewards: [], referrals: [] }));
-    const run = decideInSteps(state, items, now, { ...ids, ...options });
-    return { ...(await writeDecisions(tx, run.out, state.endpoints, opts.deferWebhooks, run.to)), decisions: run.out, state };
+    return decideUnderLock(tx, state, items, now, opts);
   }
   state.money = await loadMoney(tx, state, now, false);
   const peeked = { money: state.money, qualified: state.qualified };

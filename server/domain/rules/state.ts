@@ -205,7 +205,7 @@ export async function loadState(
         )
       : [];
   const open = referrals.filter((r) => r.status === "PENDING" || r.status === "FLAGGED").map((r) => r.id);
-  const referrerIds = [...new Set([...ids, ...referrals.map((r) => r.referrerId)])];
+  const referrerIds = referrersOf(participants, referrals);
   const dayStart = utcDayStart(now).toISOString();
   const [settled, today, qualified, referrerVisitors, sharedWallets] = await Promise.all([
     open.length
@@ -250,6 +250,9 @@ export async function loadState(
   return state;
 }
 
+/** Whose tier counts a state holds: its participants and the referrers of its referrals. */
+const referrersOf = (participants: readonly Participant[], referrals: readonly Referral[]) => [...new Set([...participants.map((p) => p.id), ...referrals.map((r) => r.referrerId)])];
+
 /** Per referrer: QUALIFIED or REWARDED referrals, the tier count (read only when tiers decide amounts). */
 async function loadQualified(sql: DirectSql, scope: RulesScope, cfg: RulesState["cfg"], tiers: RulesState["tiers"], referrerIds: string[], ownReferrals: readonly string[] = []): Promise<Map<string, number>> {
   if (!((cfg.rewardStrategy === "TIERED" || tiers.length > 0) && referrerIds.length)) return new Map();
@@ -272,11 +275,9 @@ async function loadQualified(sql: DirectSql, scope: RulesScope, cfg: RulesState[
  * wrote already, left out (the state is what the run started from).
  */
 export async function reloadGuarded(tx: Tx, state: RulesState, now: Date, own: { rewards: readonly string[]; referrals: readonly string[] }): Promise<Pick<RulesState, "money" | "qualified">> {
-  const ids = state.participants.map((p) => p.id);
-  const referrerIds = [...new Set([...ids, ...state.referrals.map((r) => r.referrerId)])];
   return {
     money: await loadMoney(tx, state, now, false, own.rewards),
-    qualified: await loadQualified(await txSql(tx), state, state.cfg, state.tiers, referrerIds, own.referrals),
+    qualified: await loadQualified(await txSql(tx), state, state.cfg, state.tiers, referrersOf(state.participants, state.referrals), own.referrals),
   };
 }
 
