@@ -19,6 +19,9 @@ const nextConfig = {
       { source: "/portal/:path((?!embed$).*)", headers: deny },
     ];
   },
+  // A production build runs once per source change (scripts/ensure.mjs checks): writing
+  // Turbopack's build cache to disk only lengthens a first start.
+  experimental: { turbopackFileSystemCacheForBuild: false },
   typescript: { tsconfigPath: "tsconfig.build.json", ignoreBuildErrors: process.env.NEXT_SKIP_TYPECHECK === "1" },
 };
 

@@ -1,15 +1,29 @@
 #!/usr/bin/env node
-// `npm start`: runs the product on its embedded defaults on a fresh clone: installs what it
-// needs, builds, brings up the local TEST chain, and serves the app (PGlite under .data/,
-// in-process job runner). `npm run dev` does the same with `next dev`.
+// `npm start`: runs the product on its embedded defaults on a fresh clone: installs what a
+// production start needs (not the development tools), generates the database client, builds
+// (the type check belongs to `npm test`), brings up the local TEST chain, and serves the app
+// (PGlite under .data/, in-process job runner). `npm run dev` does the same with `next dev`.
+// Each step prints one line; a tool's own output shows only when it fails.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
-import { ensureBuild, ensureDependencies, ensurePrismaClient, root } from "./ensure.mjs";
+import { buildIsStale, ensureBuild, ensureDependencies, ensurePrismaClient, root, took } from "./ensure.mjs";
 
 const dev = process.argv.includes("--dev");
-ensureDependencies();
+const started = Date.now();
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (major < 20 || (major === 20 && minor < 19)) {
+  console.error(`✖ Node.js ${process.versions.node} is too old: this app needs Node.js 20.19 or newer (24 LTS recommended).`);
+  process.exit(1);
+}
+const firstStart = !existsSync(path.join(root, "node_modules", ".package-lock.json")) || (!dev && buildIsStale());
+if (firstStart) {
+  console.log("▸ First start: installing and building take about 3 to 4 minutes on a quiet 2-core machine; later starts take seconds.");
+}
+ensureDependencies({ dev });
 ensurePrismaClient();
-if (!dev) ensureBuild();
+// `npm test` type-checks the whole tree; the start's build does not repeat it.
+if (!dev) ensureBuild({ quiet: true, env: { NEXT_SKIP_TYPECHECK: "1" } });
 
 const port = process.env.PORT || "3000";
 const children = [];
@@ -23,7 +37,6 @@ if (startLocalChain && !process.env.CHAIN_RPC_URL_TEST && process.env.LOCAL_CHAI
 const nextBin = path.join(root, "node_modules", ".bin", "next");
 const app = spawn(nextBin, [dev ? "dev" : "start", "-p", port], { cwd: root, stdio: "inherit", env: process.env });
 children.push(app);
-console.log(`\n▸ Dashboard: http://localhost:${port}/dashboard   API: http://localhost:${port}   OpenAPI: http://localhost:${port}/api/openapi.json\n`);
 const stop = (sig) => {
   for (const c of children) c.kill(sig);
 };
@@ -33,3 +46,15 @@ app.on("exit", (code) => {
   stop("SIGTERM");
   process.exit(code ?? 0);
 });
+
+// The addresses, once the dashboard answers: the last lines a newcomer reads.
+const base = `http://localhost:${port}`;
+for (;;) {
+  const up = await fetch(`${base}/sign-in`, { redirect: "manual" }).then((r) => r.status < 500, () => false);
+  if (up) break;
+  await new Promise((r) => setTimeout(r, 250));
+}
+console.log(`\n✓ Ready in ${took(Date.now() - started)}.`);
+console.log(`  Dashboard: ${base}/dashboard   (sign up at ${base}/sign-up)`);
+console.log(`  API: ${base}   OpenAPI: ${base}/api/openapi.json`);
+console.log("  Stop with Ctrl-C.\n");

@@ -38,13 +38,13 @@ export async function applyMigrations(db: SqlRunner, dir = migrationsDir()): Pro
       ),
     );
     const applied: string[] = [];
-    const names = readdirSync(dir, { withFileTypes: true })
+    const names = readdirSync(/*turbopackIgnore: true*/ dir, { withFileTypes: true })
       .filter((d) => d.isDirectory())
       .map((d) => d.name)
       .sort();
     for (const name of names) {
       if (done.has(name)) continue;
-      const sql = readFileSync(path.join(dir, name, "migration.sql"), "utf8");
+      const sql = readFileSync(/*turbopackIgnore: true*/ path.join(dir, name, "migration.sql"), "utf8");
       const checksum = createHash("sha256").update(sql).digest("hex");
       await db.exec(`BEGIN;\n${sql}\n;COMMIT;`);
       await db.query(
