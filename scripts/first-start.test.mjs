@@ -22,9 +22,10 @@ const freePort = () =>
   });
 
 /** Runs `npm start` in `dir` until the dashboard answers; resolves to its time and output, then stops it. */
-async function startUntilServed(dir, port) {
+async function startUntilServed(dir, port, chainPort) {
   const t = Date.now();
-  const child = spawn("npm", ["start"], { cwd: dir, detached: true, env: { ...process.env, PORT: String(port), CI: "" } });
+  const env = { ...process.env, PORT: String(port), LOCAL_CHAIN_PORT: String(chainPort), CI: "" };
+  const child = spawn("npm", ["start"], { cwd: dir, detached: true, env });
   let output = "";
   for (const s of [child.stdout, child.stderr]) s.on("data", (d) => (output += d));
   const exited = new Promise((r) => child.on("exit", r));
@@ -32,7 +33,7 @@ async function startUntilServed(dir, port) {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${output}`);
       // The start prints its addresses once the dashboard answers.
-      if (output.includes("✓ Ready in")) break;
+      if (output.includes("Dashboard: http")) break;
       if (Date.now() - t > 30 * 60_000) throw new Error(`npm start served nothing in 30 min:\n${output}`);
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -55,9 +56,9 @@ test("a fresh clone's first npm start serves the dashboard, quietly; the second 
   const dir = mkdtempSync(path.join(os.tmpdir(), "rts-first-start-"));
   try {
     execFileSync("git", ["clone", "-q", root, dir]);
-    const port = await freePort();
-    const first = await startUntilServed(dir, port);
-    const second = await startUntilServed(dir, port);
+    const [port, chainPort] = [await freePort(), await freePort()];
+    const first = await startUntilServed(dir, port, chainPort);
+    const second = await startUntilServed(dir, port, chainPort);
     console.log(`first start: ${(first.ms / 1000).toFixed(1)} s; second start: ${(second.ms / 1000).toFixed(1)} s (node ${process.versions.node}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)})`);
     console.log(`--- what the first start printed ---\n${first.output}`);
     assert.match(first.output, /First start: .* minutes/);
