@@ -16,7 +16,9 @@
 //     once, by its first qualifying event: REFERRAL → the referrer, BONUS → the referred user,
 //     amounts by tier (TIERED, by qualified referrals, this one included) or by config; held
 //     for review when the referral is FLAGGED or holdForReview is on; otherwise paid under the
-//     per-event and daily caps and the pool (rules/pay.ts), with the low-pool alert.
+//     per-event and daily caps and the pool (rules/pay.ts), with the low-pool alert. A FLAGGED
+//     referral's first qualifying event sets its qualifiedAt: its events then hold the
+//     commissions they would earn unflagged, for the review to pay or refuse.
 import type { Participant, Referral, TrackedEvent } from "../../db/generated";
 import { AppError } from "../../shared/errors";
 import type { Environment } from "../../shared/environment";
@@ -41,6 +43,14 @@ const EVENT_REASONS = {
 } as const;
 
 const DAY_MS = 86_400_000;
+
+/**
+ * A referral whose events earn commissions: qualified (this event may have qualified it), or
+ * qualified while flagged (its commissions are then held for the review); never one rejected,
+ * provisional-only or reversed as a whole.
+ */
+const earnsCommissions = (r: Pick<Referral, "status" | "qualifiedAt" | "reversedAt">) =>
+  !r.reversedAt && (r.status === "QUALIFIED" || r.status === "REWARDED" || (r.status === "FLAGGED" && r.qualifiedAt !== null));
 
 export interface RuleConfig extends PayoutCaps, PoolAlertConfig {
   rewardStrategy: "FIXED" | "TIERED";
@@ -318,6 +328,8 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
     }
     return best;
   };
+  /** The referrer's tier count for this referral's rewards: its qualified referrals, this one included (a flagged one is not counted yet). */
+  const tierCountOf = (r: Referral) => (qualified.get(r.referrerId) ?? 0) + (r.status === "FLAGGED" ? 1 : 0);
   const amountsFor = (count: number) => {
     const tier = cfg.rewardStrategy === "TIERED" ? tiers.find((t) => t.minReferrals <= count) : undefined;
     return tier ?? { referralWei: cfg.referralWei, bonusWei: cfg.bonusWei };
@@ -617,10 +629,16 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
         status = "REJECTED";
         reason = r.reason ?? EVENT_REASONS.REFERRAL_REJECTED;
       } else if (r.status === "FLAGGED") {
-        // Held until a reviewer decides; only the first qualifying event carries held rewards.
+        // Held until a reviewer decides; only the first qualifying event carries held one-time
+        // rewards. It qualifies the referral pending review (qualifiedAt), so that its events
+        // hold the commissions they would earn unflagged (below), and approval pays them.
         status = "FLAGGED";
         reason = r.reason ?? EVENT_REASONS.HELD_FOR_REVIEW;
-        if (qualifies && !settled()) hold(r, plan(r, 1 + (qualified.get(r.referrerId) ?? 0)), reason);
+        if (qualifies && !r.qualifiedAt) {
+          r.qualifiedAt = now;
+          changed(r);
+        }
+        if (qualifies && !settled()) hold(r, plan(r, tierCountOf(r)), reason);
       } else if (!nameQualifies) reason = EVENT_REASONS.NOT_A_QUALIFYING_EVENT;
       else if (!inWindow) reason = EVENT_REASONS.ATTRIBUTION_WINDOW_EXPIRED;
       else if (event.untrusted) reason = EVENT_REASONS.UNTRUSTED_EVENT;
@@ -632,7 +650,7 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
         changed(r);
         hook(referralWebhook("referral.qualified", { ...r }));
         qualified.set(r.referrerId, (qualified.get(r.referrerId) ?? 0) + 1);
-        const list = plan(r, qualified.get(r.referrerId)!);
+        const list = plan(r, tierCountOf(r));
         if (settings.holdForReview) {
           status = "FLAGGED";
           reason = EVENT_REASONS.HELD_FOR_REVIEW;
@@ -655,14 +673,14 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
       }
     }
 
-    // Commissions (rules/commissions.ts): a qualified referral (this event may have qualified it)
-    // that is not rejected, flagged or reversed as a whole (reversedAt: a chargeback, a reversal
-    // event) earns one reward per matching rule, paid through the same holds, caps, pool and alert
-    // as the one-time rewards.
-    if (commissions && referral && !event.untrusted && !referral.provisional && (referral.status === "QUALIFIED" || referral.status === "REWARDED") && !referral.reversedAt) {
+    // Commissions (rules/commissions.ts): a referral that earnsCommissions earns one reward per
+    // matching rule, paid through the same holds, caps, pool and alert as the one-time rewards.
+    if (commissions && referral && !event.untrusted && !referral.provisional && earnsCommissions(referral)) {
       const r = referral;
-      const count = qualified.get(r.referrerId) ?? 0;
+      const count = tierCountOf(r);
       const tierId = tiers.find((t) => t.minReferrals <= count)?.id ?? null;
+      // A flagged referral's commissions wait for the review of its flag, as its one-time rewards do.
+      const heldFor = r.status === "FLAGGED" ? reason : settings.holdForReview ? EVENT_REASONS.HELD_FOR_REVIEW : null;
       const plans = planCommissions(commissions, commissionCounts, eventMoney(event), r, tierId, now);
       const paidThisEvent = new Map<string, bigint>();
       for (const w of rewards) paidThisEvent.set(w.participantId, (paidThisEvent.get(w.participantId) ?? 0n) + w.amountWei);
@@ -678,10 +696,10 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
       for (const p of plans) {
         let w: RewardRow;
         if (p.refused) w = commission(p, { status: "REFUSED", amountWei: 0n, reason: p.refused });
-        else if (settings.holdForReview) {
-          w = commission(p, { status: "HELD", amountWei: 0n, reason: EVENT_REASONS.HELD_FOR_REVIEW });
+        else if (heldFor) {
+          w = commission(p, { status: "HELD", amountWei: 0n, reason: heldFor });
           status = "FLAGGED";
-          reason = EVENT_REASONS.HELD_FOR_REVIEW;
+          reason = heldFor;
         } else {
           if (!money) throw new NeedsMoney();
           const c = commissionCaps(cfg, p.rule.recipient, paidThisEvent.get(p.participantId) ?? 0n);
