@@ -65,11 +65,10 @@ export interface RuleSettings extends ScreenSettings, SignalSettings {
   attributionWindowDays: number | null;
 }
 
-/** The link click a referral comes from, as attribution picked it (rules/state.ts loadClicks). */
+/** The link click an item names, of the business and not a bot's (rules/state.ts loadClicks). */
 export interface ClickFact {
-  /** The attributed click (the visitor's first or last, per the environment's `attribution`). */
   id: string;
-  /** Its link's participant: the referrer of an apply that names the click. */
+  /** Its link's participant: the referrer of an item that names the click (creditingClick). */
   participantId: string;
   visitorHash: string;
   /** Counted clicks of that visitor in the click's hour, across the business's links. */
@@ -136,6 +135,14 @@ export function reversalOf(state: Pick<RulesState, "cfg" | "keysWithoutReversal"
   return event.apiKeyId !== null && state.keysWithoutReversal?.has(event.apiKeyId) ? "NOT_ALLOWED" : "REVERSE";
 }
 
+/**
+ * The click whose link credits an item's referral: the click it names, when the item names a
+ * referrer at all (an apply always does; an event with a `referrer`). The click wins over the
+ * code sent, for an apply and an event alike; an unknown click leaves the code to decide.
+ */
+export const creditingClick = (clicks: RulesState["clicks"], item: Pick<RuleItem, "clickId" | "referrer">): ClickFact | undefined =>
+  item.clickId && item.referrer ? clicks.get(item.clickId) : undefined;
+
 /** One thing to decide: an event (queued or just recorded), or a referral apply (no event). */
 export interface RuleItem {
   /** The caller's key for the outcome (a job id, an index). */
@@ -151,7 +158,7 @@ export interface RuleItem {
   campaign: string | null;
   /** Settle against this referral (a referral the caller recorded itself): no referrer or identity. */
   referralId?: string;
-  /** The link click the referred user came from (rts_click): screened by the fraud signals and linked to a new referral; an apply's referrer is that click's participant. */
+  /** The link click the referred user came from (rts_click): screened by the fraud signals and linked to a new referral; its link's participant is the referrer (creditingClick). */
   clickId?: string | null;
 }
 
@@ -387,8 +394,8 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
       referral = referrals.get(item.referralId) ?? null;
     } else {
       const click = item.clickId ? state.clicks.get(item.clickId) : undefined;
-      // An apply that names a click of the business: the click's link names the referrer.
-      const byClick = click && !event ? byId.get(click.participantId) : undefined;
+      const credited = creditingClick(state.clicks, item);
+      const byClick = credited ? byId.get(credited.participantId) : undefined;
       if (byClick) {
         referrer = byClick;
       } else if (item.referrer) {
