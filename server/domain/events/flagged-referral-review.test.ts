@@ -80,4 +80,23 @@ describe("events of a referral flagged by a fraud signal", () => {
     await expect(changeEventStatus(p.businessId, { eventId: first, status: "PROCESSED" })).rejects.toMatchObject({ code: "INVALID_TRANSITION" });
     expect(await db.trackedEvent.count({ where: { businessId: p.businessId, status: "FLAGGED" } })).toBe(0);
   });
+
+  it("approving a purchase while the sign-up is rejected: one of them goes first, and no rejected event keeps a paid reward", async () => {
+    const p = await program(true);
+    const signUp = await p.signUp();
+    const first = await p.purchase("0.2");
+    const answers = await Promise.all([
+      changeEventStatus(p.businessId, { eventId: first, status: "PROCESSED" }).then(
+        () => "OK",
+        (e: { code?: string }) => e.code ?? "UNEXPECTED",
+      ),
+      changeEventStatus(p.businessId, { eventId: signUp, status: "REJECTED" }).then(() => "OK"),
+    ]);
+    expect(["OK", "INVALID_TRANSITION"]).toContain(answers[0]);
+    expect(answers[1]).toBe("OK");
+    const rewards = await db.reward.findMany({ where: { eventId: first } });
+    if ((await statusOf(first)) === "PROCESSED") expect(rewards.map((r) => r.status)).toEqual(["PAID", "PAID"]);
+    else expect(rewards.map((r) => r.status)).toEqual(["REFUSED", "REFUSED"]);
+    expect(await db.trackedEvent.count({ where: { businessId: p.businessId, status: "FLAGGED" } })).toBe(0);
+  });
 });
