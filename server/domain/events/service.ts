@@ -100,6 +100,11 @@ type Decision = { eventId: string; status: EventOutput["status"]; reason?: strin
  * rewards as they now stand. Used by the real decision and by its rolled-back preview.
  */
 async function decideEvent(tx: Tx, businessId: string, input: Decision): Promise<Reward[]> {
+  const head = await tx.trackedEvent.findFirst({ where: { id: input.eventId, businessId }, select: { referralId: true } });
+  if (!head) throw notFound("Event");
+  // The referral first, then its events: a rejection settles the referral's other held events
+  // (rewards/engine.ts), so two reviews of one customer's events take their locks in one order.
+  if (head.referralId) await tx.$queryRaw`SELECT "id" FROM "Referral" WHERE "id" = ${head.referralId} FOR UPDATE`;
   // The row lock makes approval exactly-once: a concurrent second approval waits here and
   // then finds the event no longer FLAGGED.
   const locked = await tx.$queryRaw<Array<{ id: string }>>`

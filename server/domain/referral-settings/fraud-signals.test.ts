@@ -143,25 +143,7 @@ describe("fraud signals through applyReferral", () => {
   });
 });
 
-describe("attribution", () => {
-  it("links the referral to its click; LAST_CLICK credits the visitor's last link, FIRST_CLICK the first", async () => {
-    const p = await program({});
-    const [ann, bo] = await Promise.all([participant(p.scope), participant(p.scope)]);
-    const t0 = new Date(Date.now() - 60_000);
-    const onAnn = await p.click(ann.referralCode, "203.0.113.50", t0);
-    const onBo = await p.click(bo.referralCode, "203.0.113.50", new Date(t0.getTime() + 1000));
-    const last = await p.apply(ann.referralCode, onAnn);
-    const row = await db.referral.findUniqueOrThrow({ where: { id: last.referralId }, include: { click: true } });
-    expect(row.referrerId).toBe(bo.participantId);
-    expect(row.click?.clickId).toBe(onBo);
-
-    await updateGeneralConfig(p.businessId, updateGeneralInput.parse({ environment: "TEST", attribution: "FIRST_CLICK" }));
-    const first = await p.apply(bo.referralCode, onBo);
-    const row2 = await db.referral.findUniqueOrThrow({ where: { id: first.referralId }, include: { click: true } });
-    expect(row2.referrerId).toBe(ann.participantId);
-    expect(row2.click?.clickId).toBe(onAnn);
-  });
-
+describe("attribution (a click names its own link: rules/click-attribution.test.ts)", () => {
   it("LAST_CLICK: a click made after the sign-up (someone else's link, same visitor hash) never takes the referral", async () => {
     const p = await program({});
     const [ann, mallory] = await Promise.all([participant(p.scope), participant(p.scope)]);

@@ -12,7 +12,7 @@ import { runOne } from "../rules/run";
 import { eventItem } from "../rules/state";
 import { commissionBasisOf } from "../../shared/reward-basis";
 import { releaseHeldRewards } from "./payout";
-import { emitWebhookEvent, referralWebhook, rewardWebhook, type RewardLike } from "../webhooks/emit";
+import { emitWebhookEvent, referralWebhook, reviewedEventWebhook, rewardWebhook, type RewardLike } from "../webhooks/emit";
 
 export interface RewardSummary {
   rewardId: string;
@@ -94,9 +94,10 @@ export async function releaseEventRewards(tx: Tx, event: TrackedEvent): Promise<
   }
   if (refuseAll) return out;
   if (referral && referral.status !== "REWARDED") {
-    const paid = out.some((r) => r.status === "PAID");
-    // Approving clears the flag: the referral continues as if it had never been held.
-    const status = paid ? "REWARDED" : held.length ? "QUALIFIED" : referral.status === "FLAGGED" ? "PENDING" : referral.status;
+    // Approving clears the flag: the referral continues as if it had never been held (REWARDED
+    // once its one-time rewards are paid, QUALIFIED once an event qualified it, else PENDING).
+    const paid = out.some((r) => r.status === "PAID" && r.kind !== "COMMISSION");
+    const status = paid ? "REWARDED" : held.length || referral.qualifiedAt ? "QUALIFIED" : referral.status === "FLAGGED" ? "PENDING" : referral.status;
     await tx.referral.update({
       where: { id: referral.id },
       data: { status, qualifiedAt: held.length && !referral.qualifiedAt ? now : undefined },
@@ -106,23 +107,48 @@ export async function releaseEventRewards(tx: Tx, event: TrackedEvent): Promise<
   return out;
 }
 
+/** Refuses HELD rewards with `reason`, telling integrations (reward.reversed). */
+async function refuseHeld(tx: Tx, held: readonly Reward[], reason: string): Promise<Reward[]> {
+  const out: Reward[] = [];
+  for (const r of held) out.push(await tx.reward.update({ where: { id: r.id }, data: { status: "REFUSED", reason } }));
+  await emitWebhookEvent(tx, out.map((r) => rewardWebhook("reward.reversed", r))); // webhook
+  return out;
+}
+
 /**
  * A reviewer rejected a FLAGGED event: its HELD rewards are refused. The referral is rejected when
  * it was flagged itself, or when this event held its one-time rewards (the qualifying event); a
- * later event that held only commissions loses those, and the referral goes on earning.
+ * later event that held only commissions loses those, and the referral goes on earning. A
+ * referral rejected here takes its other FLAGGED events with it (settleEventsOfRejected).
  */
 export async function rejectEventRewards(tx: Tx, event: TrackedEvent, reason: string): Promise<Reward[]> {
-  const held = await tx.reward.findMany({ where: { eventId: event.id, status: "HELD" } });
-  const out: Reward[] = [];
-  for (const r of held) out.push(await tx.reward.update({ where: { id: r.id }, data: { status: "REFUSED", reason: REWARD_REASONS.REJECTED_BY_REVIEW } }));
-  await emitWebhookEvent(tx, out.map((r) => rewardWebhook("reward.reversed", r))); // webhook
+  const out = await refuseHeld(tx, await tx.reward.findMany({ where: { eventId: event.id, status: "HELD" } }), REWARD_REASONS.REJECTED_BY_REVIEW);
   if (event.referralId) {
     const referral = await lockReferral(tx, event.referralId);
-    const heldOneTime = held.some((r) => r.kind !== "COMMISSION");
+    const heldOneTime = out.some((r) => r.kind !== "COMMISSION");
     if (referral && (referral.status === "FLAGGED" || (heldOneTime && referral.status === "QUALIFIED"))) {
-      await tx.referral.update({ where: { id: referral.id }, data: { status: "REJECTED", reason } });
-      await emitWebhookEvent(tx, referralWebhook("referral.rejected", { ...referral, status: "REJECTED", reason })); // webhook
+      // A flagged referral never qualified: what its held events recorded (qualifiedAt) goes with it.
+      const qualifiedAt = referral.status === "FLAGGED" ? null : referral.qualifiedAt;
+      await tx.referral.update({ where: { id: referral.id }, data: { status: "REJECTED", reason, qualifiedAt } });
+      await emitWebhookEvent(tx, referralWebhook("referral.rejected", { ...referral, status: "REJECTED", reason, qualifiedAt })); // webhook
+      await settleEventsOfRejected(tx, referral.id, event.id, reason);
     }
   }
   return out;
+}
+
+/**
+ * The referral was rejected in review: its other FLAGGED events are decided in the same step, as
+ * the core decides an event of a rejected referral (REJECTED with the referral's reason, nothing
+ * paid), so that no customer is reviewed twice.
+ */
+async function settleEventsOfRejected(tx: Tx, referralId: string, reviewedEventId: string, reason: string) {
+  const events = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT "id" FROM "TrackedEvent" WHERE "referralId" = ${referralId} AND "status" = 'FLAGGED' AND "id" <> ${reviewedEventId}
+     ORDER BY "createdAt", "id" FOR UPDATE`;
+  if (!events.length) return;
+  const ids = events.map((e) => e.id);
+  await refuseHeld(tx, await tx.reward.findMany({ where: { eventId: { in: ids }, status: "HELD" }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }), REWARD_REASONS.REFERRAL_REJECTED);
+  await tx.trackedEvent.updateMany({ where: { id: { in: ids } }, data: { status: "REJECTED", reason, processedAt: new Date() } });
+  for (const id of ids) await emitWebhookEvent(tx, await reviewedEventWebhook(tx, id)); // webhook
 }

@@ -97,12 +97,36 @@ describe("commission rules in the rules core", () => {
     expect(w).toMatchObject({ status: "REFUSED", reason: "NO_AMOUNT", amountWei: 0n, ruleId: "r" });
   });
 
-  it("only events of the rule's name, of a qualified (not rejected, flagged or provisional) referral, earn", () => {
+  it("only events of the rule's name, of a qualified (not rejected or provisional) referral, earn; a flagged one's are held", () => {
     const s = referred();
     s.participants.push(person("cat", { email: "cat@example.com" }), person("dan", { email: "dan@example.com" }));
-    s.referrals.push(referral("ref-cat", "ann", "cat", { status: "FLAGGED", reason: "HELD_FOR_REVIEW" }), referral("ref-dan", "ann", "dan", { status: "REJECTED", reason: "SELF_REFERRAL" }));
+    s.referrals.push(referral("ref-cat", "ann", "cat", { status: "FLAGGED", reason: "NO_CLICK" }), referral("ref-dan", "ann", "dan", { status: "REJECTED", reason: "SELF_REFERRAL" }));
     const d = run(s, [purchase("10", "USD", { name: "renewal" }), purchase("10", "USD", { email: "cat@example.com" }), purchase("10", "USD", { email: "dan@example.com" })], [rule({ id: "r" })]);
-    expect(commissions(d)).toEqual([]);
+    expect(commissions(d).map((w) => [w.referralId, w.status, w.reason, w.requestedWei])).toEqual([["ref-cat", "HELD", "NO_CLICK", weiOf("1", "USD", "3000")]]);
+  });
+
+  it("a flagged referral: its qualifying event holds what it would earn unflagged, and records qualifiedAt; its later events hold their commissions", () => {
+    // Ann already has one qualified referral (bob); cat's flagged one would be her second: the gold tier's percent.
+    const s = referred({ tiers: [{ id: "gold", minReferrals: 2, referralWei: milli(20), bonusWei: 0n }], cfg: baseConfig({ rewardStrategy: "TIERED", qualifyingEvents: ["purchase"] }) });
+    s.participants.push(person("cat", { email: "cat@example.com" }));
+    s.referrals.push(referral("ref-cat", "ann", "cat", { status: "FLAGGED", reason: "NO_CLICK" }));
+    const rules = [rule({ id: "r", tierPercents: { gold: "50" } })];
+    const signUp = run(s, [purchase("1", "ETH", { name: "signup", email: "cat@example.com" })], rules, new Map());
+    expect(signUp.outcomes[0]).toMatchObject({ status: "FLAGGED", reason: "NO_CLICK", rewards: [] });
+    expect(s.referrals[1].qualifiedAt).toBeNull();
+
+    const first = run(s, [purchase("0.1", "ETH", { email: "cat@example.com" })], rules, new Map());
+    expect(first.outcomes[0]).toMatchObject({ status: "FLAGGED", reason: "NO_CLICK" });
+    expect(first.rewards.map((r) => [r.row.kind, r.row.status, r.row.reason, r.row.requestedWei])).toEqual([
+      ["REFERRAL", "HELD", "NO_CLICK", milli(20)],
+      ["COMMISSION", "HELD", "NO_CLICK", E / 20n],
+    ]);
+    expect(first.debits).toEqual([]);
+    expect(s.referrals[1]).toMatchObject({ status: "FLAGGED", qualifiedAt: NOW });
+
+    const later = run(s, [purchase("0.2", "ETH", { email: "cat@example.com" })], rules, new Map());
+    expect(later.rewards.map((r) => [r.row.kind, r.row.status, r.row.requestedWei])).toEqual([["COMMISSION", "HELD", E / 10n]]);
+    expect(s.balanceWei).toBe(E);
   });
 
   it("the qualifying event itself earns: a new referred user's first purchase pays REFERRAL, BONUS and the commission", () => {

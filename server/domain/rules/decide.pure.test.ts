@@ -4,7 +4,7 @@
 // UTC midnight so that "today" and "yesterday" are both one step away.
 import { describe, expect, it } from "vitest";
 import { apply, baseConfig, baseSettings, DAY, event, ids, milli, NOW, person, referral, stateOf, store, type Store } from "../../../tests/support/rules-model";
-import { decide, type Decisions, type RuleItem } from "./decide";
+import { decide, type ClickFact, type Decisions, type RuleItem } from "./decide";
 
 const E = 10n ** 18n;
 
@@ -269,5 +269,40 @@ describe("rules core: provisional referrals and the active referral", () => {
     s.participants.push(person("mal", { email: "mal@example.com" }));
     run(s, [event({ referrer: "MAL", email: "bob@example.com", untrusted: true })]);
     expect(only(run(s, [event({ referrer: "ANN", email: "bob@example.com", untrusted: true })])).reason).toBe("ALREADY_REFERRED");
+  });
+});
+
+describe("rules core: a click names its referrer", () => {
+  /** Ann's link was clicked (click c-ann); bo is another referrer of the business. */
+  function withClick(items: RuleItem[]) {
+    const s = store();
+    s.participants.push(person("bo", { email: "bo@example.com" }));
+    const st = stateOf(s, items, NOW);
+    const click: ClickFact = { id: "c-ann", participantId: "ann", visitorHash: "v", visitorClicksThisHour: 1 };
+    st.clicks = new Map([[click.id, click]]);
+    // The loader reads the named clicks' participants too (rules/state.ts).
+    st.participants = [...st.participants.filter((p) => p.id !== "ann"), { ...s.participants[0] }];
+    return decide(st, items, NOW, gen);
+  }
+  /** A referral apply as rules/state.ts applyItem makes it. */
+  const applyOf = (referralCode: string, email: string, clickId: string): RuleItem => ({ key: email, apiKeyId: null, untrusted: false, referrer: referralCode, identity: { email }, source: null, campaign: null, clickId });
+  const referrerOf = (d: Decisions, i: number) => {
+    const o = d.outcomes[i];
+    return o.kind === "apply" ? o.referral.referrerId : o.kind === "event" ? (o.referral?.referrerId ?? null) : o.error.code;
+  };
+
+  it("an apply and an event naming the same click credit its link, whatever code they send", () => {
+    const viaApply = applyOf("BO", "x@example.com", "c-ann");
+    const viaEvent = { ...event({ referrer: "BO", email: "y@example.com" }), clickId: "c-ann" };
+    const d = withClick([viaApply, viaEvent]);
+    expect([referrerOf(d, 0), referrerOf(d, 1)]).toEqual(["ann", "ann"]);
+    expect(d.referralClicks.map((c) => c.clickId)).toEqual(["c-ann", "c-ann"]);
+  });
+
+  it("an unknown click leaves the code to decide; an event naming no referrer is not given one by its click", () => {
+    const unknown = applyOf("BO", "x@example.com", "c-other");
+    const noCode = { ...event({ email: "z@example.com" }), clickId: "c-ann" };
+    const d = withClick([unknown, noCode]);
+    expect([referrerOf(d, 0), referrerOf(d, 1)]).toEqual(["bo", null]);
   });
 });

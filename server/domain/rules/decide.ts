@@ -16,7 +16,9 @@
 //     once, by its first qualifying event: REFERRAL → the referrer, BONUS → the referred user,
 //     amounts by tier (TIERED, by qualified referrals, this one included) or by config; held
 //     for review when the referral is FLAGGED or holdForReview is on; otherwise paid under the
-//     per-event and daily caps and the pool (rules/pay.ts), with the low-pool alert.
+//     per-event and daily caps and the pool (rules/pay.ts), with the low-pool alert. A FLAGGED
+//     referral's first qualifying event sets its qualifiedAt: its events then hold the
+//     commissions they would earn unflagged, for the review to pay or refuse.
 import type { Participant, Referral, TrackedEvent } from "../../db/generated";
 import { AppError } from "../../shared/errors";
 import type { Environment } from "../../shared/environment";
@@ -42,6 +44,14 @@ const EVENT_REASONS = {
 
 const DAY_MS = 86_400_000;
 
+/**
+ * A referral whose events earn commissions: qualified (this event may have qualified it), or
+ * qualified while flagged (its commissions are then held for the review); never one rejected,
+ * provisional-only or reversed as a whole.
+ */
+const earnsCommissions = (r: Pick<Referral, "status" | "qualifiedAt" | "reversedAt">) =>
+  !r.reversedAt && (r.status === "QUALIFIED" || r.status === "REWARDED" || (r.status === "FLAGGED" && r.qualifiedAt !== null));
+
 export interface RuleConfig extends PayoutCaps, PoolAlertConfig {
   rewardStrategy: "FIXED" | "TIERED";
   referralWei: bigint;
@@ -55,11 +65,10 @@ export interface RuleSettings extends ScreenSettings, SignalSettings {
   attributionWindowDays: number | null;
 }
 
-/** The link click a referral comes from, as attribution picked it (rules/state.ts loadClicks). */
+/** The link click an item names, of the business and not a bot's (rules/state.ts loadClicks). */
 export interface ClickFact {
-  /** The attributed click (the visitor's first or last, per the environment's `attribution`). */
   id: string;
-  /** Its link's participant: the referrer of an apply that names the click. */
+  /** Its link's participant: the referrer of an item that names the click (creditingClick). */
   participantId: string;
   visitorHash: string;
   /** Counted clicks of that visitor in the click's hour, across the business's links. */
@@ -126,6 +135,14 @@ export function reversalOf(state: Pick<RulesState, "cfg" | "keysWithoutReversal"
   return event.apiKeyId !== null && state.keysWithoutReversal?.has(event.apiKeyId) ? "NOT_ALLOWED" : "REVERSE";
 }
 
+/**
+ * The click whose link credits an item's referral: the click it names, when the item names a
+ * referrer at all (an apply always does; an event with a `referrer`). The click wins over the
+ * code sent, for an apply and an event alike; an unknown click leaves the code to decide.
+ */
+export const creditingClick = (clicks: RulesState["clicks"], item: Pick<RuleItem, "clickId" | "referrer">): ClickFact | undefined =>
+  item.clickId && item.referrer ? clicks.get(item.clickId) : undefined;
+
 /** One thing to decide: an event (queued or just recorded), or a referral apply (no event). */
 export interface RuleItem {
   /** The caller's key for the outcome (a job id, an index). */
@@ -141,7 +158,7 @@ export interface RuleItem {
   campaign: string | null;
   /** Settle against this referral (a referral the caller recorded itself): no referrer or identity. */
   referralId?: string;
-  /** The link click the referred user came from (rts_click): screened by the fraud signals and linked to a new referral; an apply's referrer is that click's participant. */
+  /** The link click the referred user came from (rts_click): screened by the fraud signals and linked to a new referral; its link's participant is the referrer (creditingClick). */
   clickId?: string | null;
 }
 
@@ -318,6 +335,8 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
     }
     return best;
   };
+  /** The referrer's tier count for this referral's rewards: its qualified referrals, this one included (a flagged one is not counted yet). */
+  const tierCountOf = (r: Referral) => (qualified.get(r.referrerId) ?? 0) + (r.status === "FLAGGED" ? 1 : 0);
   const amountsFor = (count: number) => {
     const tier = cfg.rewardStrategy === "TIERED" ? tiers.find((t) => t.minReferrals <= count) : undefined;
     return tier ?? { referralWei: cfg.referralWei, bonusWei: cfg.bonusWei };
@@ -375,8 +394,8 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
       referral = referrals.get(item.referralId) ?? null;
     } else {
       const click = item.clickId ? state.clicks.get(item.clickId) : undefined;
-      // An apply that names a click of the business: the click's link names the referrer.
-      const byClick = click && !event ? byId.get(click.participantId) : undefined;
+      const credited = creditingClick(state.clicks, item);
+      const byClick = credited ? byId.get(credited.participantId) : undefined;
       if (byClick) {
         referrer = byClick;
       } else if (item.referrer) {
@@ -617,10 +636,16 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
         status = "REJECTED";
         reason = r.reason ?? EVENT_REASONS.REFERRAL_REJECTED;
       } else if (r.status === "FLAGGED") {
-        // Held until a reviewer decides; only the first qualifying event carries held rewards.
+        // Held until a reviewer decides; only the first qualifying event carries held one-time
+        // rewards. It qualifies the referral pending review (qualifiedAt), so that its events
+        // hold the commissions they would earn unflagged (below), and approval pays them.
         status = "FLAGGED";
         reason = r.reason ?? EVENT_REASONS.HELD_FOR_REVIEW;
-        if (qualifies && !settled()) hold(r, plan(r, 1 + (qualified.get(r.referrerId) ?? 0)), reason);
+        if (qualifies && !r.qualifiedAt) {
+          r.qualifiedAt = now;
+          changed(r);
+        }
+        if (qualifies && !settled()) hold(r, plan(r, tierCountOf(r)), reason);
       } else if (!nameQualifies) reason = EVENT_REASONS.NOT_A_QUALIFYING_EVENT;
       else if (!inWindow) reason = EVENT_REASONS.ATTRIBUTION_WINDOW_EXPIRED;
       else if (event.untrusted) reason = EVENT_REASONS.UNTRUSTED_EVENT;
@@ -632,7 +657,7 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
         changed(r);
         hook(referralWebhook("referral.qualified", { ...r }));
         qualified.set(r.referrerId, (qualified.get(r.referrerId) ?? 0) + 1);
-        const list = plan(r, qualified.get(r.referrerId)!);
+        const list = plan(r, tierCountOf(r));
         if (settings.holdForReview) {
           status = "FLAGGED";
           reason = EVENT_REASONS.HELD_FOR_REVIEW;
@@ -655,14 +680,14 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
       }
     }
 
-    // Commissions (rules/commissions.ts): a qualified referral (this event may have qualified it)
-    // that is not rejected, flagged or reversed as a whole (reversedAt: a chargeback, a reversal
-    // event) earns one reward per matching rule, paid through the same holds, caps, pool and alert
-    // as the one-time rewards.
-    if (commissions && referral && !event.untrusted && !referral.provisional && (referral.status === "QUALIFIED" || referral.status === "REWARDED") && !referral.reversedAt) {
+    // Commissions (rules/commissions.ts): a referral that earnsCommissions earns one reward per
+    // matching rule, paid through the same holds, caps, pool and alert as the one-time rewards.
+    if (commissions && referral && !event.untrusted && !referral.provisional && earnsCommissions(referral)) {
       const r = referral;
-      const count = qualified.get(r.referrerId) ?? 0;
+      const count = tierCountOf(r);
       const tierId = tiers.find((t) => t.minReferrals <= count)?.id ?? null;
+      // A flagged referral's commissions wait for the review of its flag, as its one-time rewards do.
+      const heldFor = r.status === "FLAGGED" ? reason : settings.holdForReview ? EVENT_REASONS.HELD_FOR_REVIEW : null;
       const plans = planCommissions(commissions, commissionCounts, eventMoney(event), r, tierId, now);
       const paidThisEvent = new Map<string, bigint>();
       for (const w of rewards) paidThisEvent.set(w.participantId, (paidThisEvent.get(w.participantId) ?? 0n) + w.amountWei);
@@ -678,10 +703,10 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
       for (const p of plans) {
         let w: RewardRow;
         if (p.refused) w = commission(p, { status: "REFUSED", amountWei: 0n, reason: p.refused });
-        else if (settings.holdForReview) {
-          w = commission(p, { status: "HELD", amountWei: 0n, reason: EVENT_REASONS.HELD_FOR_REVIEW });
+        else if (heldFor) {
+          w = commission(p, { status: "HELD", amountWei: 0n, reason: heldFor });
           status = "FLAGGED";
-          reason = EVENT_REASONS.HELD_FOR_REVIEW;
+          reason = heldFor;
         } else {
           if (!money) throw new NeedsMoney();
           const c = commissionCaps(cfg, p.rule.recipient, paidThisEvent.get(p.participantId) ?? 0n);

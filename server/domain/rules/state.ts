@@ -12,7 +12,7 @@ import { loadConfig, readConfig } from "../effective-config/load";
 import { lockPool } from "../ledger/service";
 import { loadReferralSettings } from "../referral-settings/service";
 import { ruleConfigOf } from "./config";
-import type { ClickFact, RuleConfig, RuleItem, RuleSettings, RulesState, TierRule } from "./decide";
+import { creditingClick, type ClickFact, type RuleConfig, type RuleItem, type RuleSettings, type RulesState, type TierRule } from "./decide";
 import { utcDayStart } from "./screen";
 import { countKey, ruleFact, type CommissionRuleFact, type CommissionState } from "./commissions";
 import { pricesOf, readPricing, type Prices } from "./prices";
@@ -26,8 +26,6 @@ export interface RulesScope {
 /** The business's rules for one environment: what the pool lock does not guard. */
 export interface LoadedRules {
   cfg: RuleConfig;
-  /** Which click of a visitor a referral is credited to (config `attribution`). */
-  firstClick: boolean;
   settings: RuleSettings;
   tiers: TierRule[];
   /** The enabled webhook endpoints and the types each takes (messages are built only when there is one). */
@@ -58,7 +56,7 @@ export async function loadRules(tx: Tx, scope: RulesScope, create = true): Promi
           bonusWei: toBigInt(t.bonusWei),
         }))
       : [];
-  return { cfg: ruleConfigOf(cfg), firstClick: cfg.attribution === "FIRST_CLICK", settings, tiers, endpoints, commissions };
+  return { cfg: ruleConfigOf(cfg), settings, tiers, endpoints, commissions };
 }
 
 /**
@@ -155,7 +153,7 @@ export async function loadState(
   const rules = opts.rules ?? (await loadRules(tx, scope));
   if (!rules) throw new Error("loadState: the business has no rules");
   const sql = await txSql(tx);
-  const clicks = await loadClicks(sql, scope, items, rules, now);
+  const clicks = await loadClicks(sql, scope, items);
 
   const refs = new Set<string>();
   const emails = new Set<string>();
@@ -291,42 +289,25 @@ async function loadKeysWithoutReversal(sql: DirectSql, items: readonly RuleItem[
 }
 
 /**
- * The clicks the items name (the business's own, no bot's), each replaced by
- * the visitor's first or last click of the business per `attribution`, with the visitor's counted
- * clicks in that click's hour (CLICK_VELOCITY). One statement for the run. The last click is the
- * last one made before the item (its event's time; an apply's: now): a click on someone else's
- * link after the referred user signed up never takes the referral.
+ * The clicks the items name (the business's own, no bot's), each as it is: a click names its
+ * own link, never another click of its visitor (people behind one address with one browser build
+ * are one visitor), with the visitor's counted clicks in that click's hour (CLICK_VELOCITY). One
+ * statement for the run.
  */
-async function loadClicks(sql: DirectSql, scope: RulesScope, items: readonly RuleItem[], rules: LoadedRules, now: Date): Promise<Map<string, ClickFact>> {
-  // Per click id named: the earliest time of the items naming it.
-  const before = new Map<string, number>();
-  for (const i of items) {
-    const c = i.clickId;
-    if (typeof c !== "string" || c.length === 0 || c.length > 64) continue;
-    const at = (i.event?.createdAt ?? now).getTime();
-    before.set(c, Math.min(at, before.get(c) ?? at));
-  }
-  const named = [...before.keys()];
+async function loadClicks(sql: DirectSql, scope: RulesScope, items: readonly RuleItem[]): Promise<Map<string, ClickFact>> {
+  const named = [...new Set(items.map((i) => i.clickId).filter((c): c is string => typeof c === "string" && c.length > 0 && c.length <= 64))];
   if (!named.length) return new Map();
-  const order = rules.firstClick ? `c."createdAt" ASC, c.id ASC` : `c."createdAt" DESC, c.id DESC`;
-  const rows = await sql.query<{ named: string; id: string; participantId: string; visitorHash: string; n: number }>(
-    `SELECT n.id AS named, pick.id, pick."participantId", pick."visitorHash",
+  const rows = await sql.query<{ id: string; participantId: string; visitorHash: string; n: number }>(
+    `SELECT n.id, n."participantId", n."visitorHash",
             (SELECT count(*)::int FROM "LinkClick" v
-              WHERE v."businessId" = $1 AND v.environment = $2::"Environment" AND v."visitorHash" = pick."visitorHash" AND v.hour = pick.hour AND v.counted) AS n
-       FROM unnest($3::text[], $4::timestamp(3)[]) AS b(id, at)
-       JOIN "LinkClick" n ON n.id = b.id
-       CROSS JOIN LATERAL (
-         SELECT c.id, c."participantId", c."visitorHash", c.hour FROM "LinkClick" c
-          WHERE c."businessId" = $1 AND c.environment = $2::"Environment" AND c."visitorHash" = n."visitorHash" AND NOT c.bot
-            AND ${rules.firstClick ? `c."createdAt" <= n."createdAt"` : `c."createdAt" >= n."createdAt" AND c."createdAt" <= b.at`}
-          ORDER BY ${order} LIMIT 1) pick
-      WHERE n."businessId" = $1 AND n.environment = $2::"Environment" AND NOT n.bot`,
+              WHERE v."businessId" = $1 AND v.environment = $2::"Environment" AND v."visitorHash" = n."visitorHash" AND v.hour = n.hour AND v.counted) AS n
+       FROM "LinkClick" n
+      WHERE n.id = ANY($3::text[]) AND n."businessId" = $1 AND n.environment = $2::"Environment" AND NOT n.bot`,
     scope.businessId,
     scope.environment,
     named,
-    named.map((c) => new Date(before.get(c)!).toISOString()),
   );
-  return new Map(rows.map((r) => [r.named, { id: r.id, participantId: r.participantId, visitorHash: r.visitorHash, visitorClicksThisHour: r.n }]));
+  return new Map(rows.map((r) => [r.id, { id: r.id, participantId: r.participantId, visitorHash: r.visitorHash, visitorClicksThisHour: r.n }]));
 }
 
 /** Per participant: visitor hashes of the clicks behind the referrals they made or came from, and of the devices that opened their portal (SAME_VISITOR). */
@@ -373,8 +354,7 @@ async function screenLockKeys(sql: DirectSql, items: readonly RuleItem[], partic
   const pairs: [string, string | null][] = [];
   for (const it of items) {
     const v = it.referrer?.trim();
-    // An apply naming a click of the business: the click's participant is the referrer (decide.ts).
-    const click = !it.event && it.clickId ? clicks.get(it.clickId) : undefined;
+    const click = creditingClick(clicks, it);
     if (it.referralId || (!click && (!v || v.length > 64))) continue;
     const email = typeof it.identity.email === "string" && it.identity.email ? it.identity.email : null;
     const userId = typeof it.identity.userId === "string" && it.identity.userId ? it.identity.userId : null;
