@@ -1,8 +1,10 @@
 "use client";
-// Audit log (owner): every change made through the dashboard or /business, newest first, with
-// filters, the before/after of each change, and a CSV download of the filtered log.
+// Audit log (owner): every change made through the dashboard, /business or an API key, newest
+// first, with filters, what each change did in the API's words (`referralRewardEth: 0.01 → 0.02`),
+// the full before/after on demand, and a CSV download of the filtered log.
 import { useState, type FormEvent } from "react";
 import { formatDateTime } from "../format";
+import { combinePages, useCursors } from "../paging";
 import { trpc } from "../trpc";
 import { Button, Card, Field, Input, ListBody, LoadMore, PageHeader, Select, Table, Td, Th } from "../ui";
 
@@ -14,15 +16,37 @@ interface Filters {
   to?: string;
 }
 
-function Json({ value }: { value: unknown }) {
-  if (value === null || value === undefined) return <span className="text-slate-400">—</span>;
-  return <pre className="max-h-40 max-w-xs overflow-auto text-xs whitespace-pre-wrap">{JSON.stringify(value, null, 1)}</pre>;
+const shown = (v: unknown) => (v === null || v === undefined ? "—" : typeof v === "string" ? v : JSON.stringify(v));
+
+function Changes({ changes }: { changes: Array<{ field: string; before?: unknown; after?: unknown }> }) {
+  if (!changes.length) return <span className="text-slate-400">—</span>;
+  return (
+    <ul className="max-w-md space-y-0.5 text-xs break-all">
+      {changes.map((c) => (
+        <li key={c.field}>
+          <code>{c.field}</code>: {shown(c.before)} → {shown(c.after)}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Details({ before, after }: { before: unknown; after: unknown }) {
+  if (before === null && after === null) return null;
+  return (
+    <details className="mt-1 text-xs">
+      <summary className="cursor-pointer text-slate-600">Before and after</summary>
+      <pre className="max-h-40 max-w-md overflow-auto whitespace-pre-wrap">{JSON.stringify({ before, after }, null, 1)}</pre>
+    </details>
+  );
 }
 
 export function AuditLogPage() {
   const [filters, setFilters] = useState<Filters>({});
-  const list = trpc.auditLog.list.useInfiniteQuery({ ...filters, limit: 50 }, { getNextPageParam: (p) => p.nextCursor ?? undefined, retry: false });
-  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  // One plain query per page: useInfiniteQuery adds a `direction` the strict input refuses (paging.ts).
+  const { cursors, add } = useCursors(JSON.stringify(filters));
+  const list = combinePages(trpc.useQueries((t) => cursors.map((cursor) => t.auditLog.list({ ...filters, limit: 50, ...(cursor ? { cursor } : {}) }, { retry: false }))), add);
+  const rows = list.rows;
   const qs = new URLSearchParams(Object.entries(filters).filter((e): e is [string, string] => !!e[1]));
 
   function apply(e: FormEvent<HTMLFormElement>) {
@@ -67,7 +91,7 @@ export function AuditLogPage() {
         </form>
       </Card>
       <Card className="mt-4">
-        <ListBody loading={list.isLoading} error={list.error} onRetry={() => void list.refetch()} isEmpty={rows.length === 0} empty={<p className="p-4 text-sm text-slate-600">No changes match these filters.</p>} label="audit log">
+        <ListBody loading={list.isLoading} error={list.error} onRetry={() => list.refetch()} isEmpty={rows.length === 0} empty={<p className="p-4 text-sm text-slate-600">No changes match these filters.</p>} label="audit log">
           <Table label="Audit log">
             <thead>
               <tr>
@@ -75,15 +99,14 @@ export function AuditLogPage() {
                 <Th>Who</Th>
                 <Th>Action</Th>
                 <Th>Target</Th>
-                <Th>Before</Th>
-                <Th>After</Th>
+                <Th>Change</Th>
               </tr>
             </thead>
             <tbody>
               {rows.map((a) => (
-                <tr key={a.auditId}>
+                <tr key={a.auditId} data-testid="audit-entry">
                   <Td>{formatDateTime(a.at)}</Td>
-                  <Td>{a.actor.email ?? a.actor.userId ?? "—"}</Td>
+                  <Td>{a.actor.email ?? a.actor.userId ?? (a.actor.apiKeyId ? `API key ${a.actor.apiKeyId}` : "—")}</Td>
                   <Td>
                     <code className="text-xs">{a.action}</code>
                     {a.environment ? <span className="ml-1 text-xs text-slate-500">{a.environment}</span> : null}
@@ -92,16 +115,14 @@ export function AuditLogPage() {
                     <code className="text-xs break-all">{a.target ?? "—"}</code>
                   </Td>
                   <Td>
-                    <Json value={a.before} />
-                  </Td>
-                  <Td>
-                    <Json value={a.after} />
+                    <Changes changes={a.changes} />
+                    <Details before={a.before} after={a.after} />
                   </Td>
                 </tr>
               ))}
             </tbody>
           </Table>
-          <LoadMore hasMore={!!list.hasNextPage} loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()} />
+          <LoadMore hasMore={list.hasNextPage} loading={list.isFetchingNextPage} onClick={() => list.fetchNextPage()} />
         </ListBody>
       </Card>
     </>

@@ -21,9 +21,9 @@ describe("staff audit log", () => {
     const spend = data[2];
     expect(spend).toMatchObject({ environment: "TEST", actor: { userId: owner.user.id, email: owner.user.email }, seq: "1" });
     expect(spend.ipHash).toMatch(/^[0-9a-f]{32}$/);
-    const envRows = (s: unknown) => (s as { environmentConfig: Array<{ environment: string; lowPoolAlertWei: string }> }).environmentConfig.filter((r) => r.environment === "TEST");
-    expect(envRows(spend.after)[0].lowPoolAlertWei).toBe("500000000000000000");
-    expect(envRows(spend.before)[0]?.lowPoolAlertWei ?? "0").toBe("0");
+    // In the API's words: the spend settings of TEST as GET /business/config shows them.
+    expect(spend.changes).toEqual([{ field: "lowPoolAlertEth", before: "0", after: "0.5" }]);
+    expect(spend.after).toMatchObject({ lowPoolAlertEth: "0.5", referralRewardEth: "0.01" });
     const created = data[1];
     // Created in a transaction under the business lock: the entry names the new object.
     expect(created.target).toBe(`apiKeyId:${key.apiKeyId}`);
@@ -31,6 +31,43 @@ describe("staff audit log", () => {
     expect(key.secret.length).toBeGreaterThan(20);
     expect(JSON.stringify(created)).not.toContain(key.secret);
     expect(await owner.caller.auditLog.verify()).toMatchObject({ ok: true, entries: 3 });
+  });
+
+  it("speaks the API's words (ETH, the routes' field names) and lists business-wide changes under either environment", async () => {
+    const { businessId } = await domainBusiness({ referralRewardEth: "0.01" });
+    const owner = await staff(businessId, "OWNER");
+    await owner.caller.config.updateGeneral({ referralRewardEth: "0.02" });
+    await owner.caller.config.updateSpend({ environment: "TEST", maxEthPerDayPerUser: "1.5" });
+    const tier = await owner.caller.tiers.create({ name: "Gold", minReferrals: 5, referralRewardEth: "0.02", bonusEth: "0" });
+    await owner.caller.tiers.update({ tierId: tier.tierId, referralRewardEth: "0.03" });
+    await owner.caller.referrals.updateSettings({ maxReferralsPerReferrerPerDay: 7 });
+
+    const { data } = await owner.caller.auditLog.list({});
+    const entry = (action: string) => data.find((a) => a.action === action)!;
+    expect(entry("config.updateGeneral")).toMatchObject({ environment: null, changes: [{ field: "referralRewardEth", before: "0.01", after: "0.02" }] });
+    expect(entry("config.updateSpend").changes).toEqual([{ field: "maxEthPerDayPerUser", before: null, after: "1.5" }]);
+    expect(entry("tiers.update").changes).toEqual([{ field: "referralRewardEth", before: "0.02", after: "0.03" }]);
+    expect(entry("referrals.updateSettings").changes).toEqual([{ field: "maxReferralsPerReferrerPerDay", before: null, after: 7 }]);
+    // No stored row and no wei anywhere in what the log shows.
+    expect(JSON.stringify(data)).not.toMatch(/Wei|environmentConfig|businessConfig/);
+
+    const actions = async (environment: "TEST" | "LIVE") => (await owner.caller.auditLog.list({ environment })).data.map((a) => a.action);
+    expect(await actions("TEST")).toEqual(["referrals.updateSettings", "tiers.update", "tiers.create", "config.updateSpend", "config.updateGeneral"]);
+    expect(await actions("LIVE")).toEqual(["referrals.updateSettings", "tiers.update", "tiers.create", "config.updateGeneral"]);
+  });
+
+  it("keeps its head outside its rows: deleting the newest entries is noticed by verify", async () => {
+    const { businessId } = await domainBusiness();
+    const owner = await staff(businessId, "OWNER");
+    for (const bonusEth of ["0.001", "0.002", "0.003"]) await owner.caller.config.updateGeneral({ environment: "TEST", bonusEth });
+    expect(await owner.caller.auditLog.verify()).toMatchObject({ ok: true, entries: 3 });
+    // Someone with the database's rights sets the append-only trigger aside and cuts the tail.
+    await db.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(`SET LOCAL session_replication_role = replica`);
+      await tx.$executeRawUnsafe(`DELETE FROM "AuditLog" WHERE "businessId" = $1 AND "seq" >= 2`, businessId);
+    });
+    const cut = await owner.caller.auditLog.verify();
+    expect(cut).toMatchObject({ ok: false, entries: 1 });
   });
 
   it("keeps a transaction hash (public, names what was credited) and drops every secret and its hash", async () => {

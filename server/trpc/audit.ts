@@ -6,7 +6,11 @@
 // right after a mutation that made its change in a single statement. Failed mutations record nothing.
 import { db, type Tx } from "../db/client";
 import { txScope, type TxScope } from "../db/tx-hooks";
+import { inApiWords } from "../domain/audit/changes";
 import { hashIp, recordAudit } from "../domain/audit/service";
+import { readConfigView } from "../domain/config/service";
+import type { ConfigOutput } from "../domain/config/schemas";
+import { referralSettingsView } from "../domain/referral-settings/service";
 import { CLIENT_IP_HEADER } from "../shared/client-ip";
 import type { Environment } from "../shared/environment";
 
@@ -36,18 +40,36 @@ const CREATED: Record<string, [string, string]> = {
   "commissionRules.create": ["ruleId", "commissionRule"],
   "webhooks.create": ["webhookId", "webhookEndpoint"],
 };
-/** Whole-business settings: the rows a settings mutation changes. */
-const SETTINGS: Record<string, string[]> = {
-  "config.updateGeneral": ["businessConfig", "environmentConfig"],
-  "config.updateSpend": ["businessConfig", "environmentConfig"],
-  "referrals.updateSettings": ["referralSettings"],
+type SettingsView = (client: Client, businessId: string, environment: Environment | null) => Promise<unknown>;
+
+const flatConfig = (c: ConfigOutput | null): Record<string, unknown> | null => c && { ...c.general, ...c.spend };
+
+/**
+ * The configuration as GET /business/config shows it, general and spend fields side by side: a
+ * change for one environment shows that environment; a business-wide one (it applies to both)
+ * shows LIVE's values and, under `TEST`, the fields where TEST's own values differ.
+ */
+const configSnapshot: SettingsView = async (client, businessId, environment) => {
+  const shown = flatConfig(await readConfigView(client, businessId, environment ?? "LIVE"));
+  if (environment || !shown) return shown;
+  const test = flatConfig(await readConfigView(client, businessId, "TEST")) ?? {};
+  const differs = Object.entries(test).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(shown[k]));
+  return differs.length ? { ...shown, TEST: Object.fromEntries(differs) } : shown;
+};
+
+/** Whole-business settings, in the words of their GET routes. */
+const SETTINGS: Record<string, SettingsView> = {
+  "config.updateGeneral": configSnapshot,
+  "config.updateSpend": configSnapshot,
+  "referrals.updateSettings": (client, businessId) => referralSettingsView(client, businessId),
 };
 
 // Never in the log: secrets and their hashes; and, outside staff records, a participant's personal
 // data (the log is append-only, so an erasure could not take it back out).
-// A transaction hash is public and names what was credited or paid: kept.
+// A transaction hash is public and names what was credited or paid: kept. Stored amounts are shown
+// in the API's words (`referralRewardWei` → `referralRewardEth`, in ETH).
 const SECRET = /^(?!txHash$).*(hash|secret|ciphertext|token|password|inviteUrl)|^key$|rawTx/i;
-const PERSONAL = /^(email|name|handle|externalId|metadata|referredUserEmail|userEmail|referrerEmail)$/;
+const PERSONAL = /^(email|name|handle|externalId|metadata|referredUserEmail|userEmail|referrerEmail|recipient)$/;
 
 function clean(value: unknown, personal: boolean): unknown {
   if (value === null || value === undefined) return value ?? null;
@@ -59,7 +81,12 @@ function clean(value: unknown, personal: boolean): unknown {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       if (SECRET.test(k)) continue;
-      out[k] = personal && PERSONAL.test(k) && v !== null ? "[personal data]" : clean(v, personal);
+      if (personal && PERSONAL.test(k) && v !== null) {
+        out[k] = "[personal data]";
+        continue;
+      }
+      const [name, shown] = inApiWords(k, clean(v, personal));
+      out[name] = shown;
     }
     return out;
   }
@@ -71,16 +98,13 @@ function targetOf(input: Record<string, unknown>): { key: string; model: string;
   return null;
 }
 
+const environmentOf = (input: Record<string, unknown>): Environment | null => (input.environment === "TEST" || input.environment === "LIVE" ? input.environment : null);
+
 async function snapshot(client: Client, businessId: string, path: string, input: Record<string, unknown>): Promise<unknown> {
-  const models = SETTINGS[path];
-  const delegates = client as unknown as Record<string, Finder & { findMany(args: { where: Record<string, unknown> }): Promise<unknown[]> }>;
-  if (models) {
-    const out: Record<string, unknown> = {};
-    for (const m of models) out[m] = await delegates[m].findMany({ where: { businessId } });
-    return out;
-  }
+  const view = SETTINGS[path];
+  if (view) return view(client, businessId, environmentOf(input));
   const t = targetOf(input);
-  return t ? delegates[t.model].findFirst({ where: { id: t.id, businessId } }) : null;
+  return t ? (client as unknown as Record<string, Finder>)[t.model].findFirst({ where: { id: t.id, businessId } }) : null;
 }
 
 /** Finds a created object's id in a mutation's output ({ apiKeyId }, { webhook: { webhookId } }, …). */
@@ -102,7 +126,7 @@ export async function audited<T extends { ok: boolean; data?: unknown }>(caller:
   const personal = !path.startsWith("members.");
   const target = targetOf(input);
   const before = await snapshot(db, caller.businessId, path, input).catch(() => null);
-  const environment: Environment | null = input.environment === "TEST" || input.environment === "LIVE" ? input.environment : null;
+  const environment = environmentOf(input);
   const entry = (after: unknown, output: unknown, created?: string) => ({
     businessId: caller.businessId,
     environment,

@@ -23,11 +23,14 @@ const auditEntryOutput = z.object({
   seq: z.string(),
   at: z.string(),
   environment: environment.nullable(),
-  actor: z.object({ userId: z.string().nullable(), email: z.string().nullable() }),
+  /** The staff member (userId, email) or, for a change made through an SDK route, the API key (apiKeyId). */
+  actor: z.object({ userId: z.string().nullable(), email: z.string().nullable(), apiKeyId: z.string().nullable() }),
   action: z.string(),
   target: z.string().nullable(),
   before: json,
   after: json,
+  /** What changed, in the API's words: `{ field: "referralRewardEth", before: "0.01", after: "0.02" }`. */
+  changes: z.array(z.object({ field: z.string(), before: json, after: json })),
   /** HMAC-SHA-256 of the client IP under the server's secret: equal IPs match, no IP is stored. */
   ipHash: z.string().nullable(),
   hash: z.string(),

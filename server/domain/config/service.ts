@@ -2,17 +2,15 @@
 // and spend settings (caps, low-pool alert, auto-refill). Wei inside, ETH strings outside.
 // Amounts, caps, low-pool alert and auto-refill may differ between TEST and LIVE (effective-config/load.ts);
 // an update with `environment` changes that environment only, one without changes both.
-import { db, type Tx } from "../../db/client";
+import { db, type Db, type Tx } from "../../db/client";
 import type { Prisma } from "../../db/generated";
 import { notFound } from "../../shared/errors";
 import { ethToWei, weiToDb, weiToEth, type Currency } from "../../shared/money";
 import { rearmLowPoolAlerts } from "../ledger/service";
 import { forgetLinkTargets } from "../links/resolve";
 import type { Environment } from "../../shared/environment";
-import { ENVIRONMENT_FIELDS, loadConfig } from "../effective-config/load";
+import { ENVIRONMENT_FIELDS, loadConfig, readConfig, type EffectiveConfig } from "../effective-config/load";
 import type { ConfigOutput, UpdateGeneralInput, UpdateSpendInput } from "./schemas";
-
-
 
 const ethOrNull = (v: { toFixed(): string } | null) => (v === null ? null : weiToEth(v));
 
@@ -20,8 +18,18 @@ export async function getConfig(businessId: string, environment: Environment = "
   const b = await db.business.findUnique({ where: { id: businessId } });
   if (!b) throw notFound("Business");
   const c = await db.$transaction((tx) => loadConfig(tx, businessId, environment));
+  return configOutput(b, c);
+}
+
+/** The configuration as GET /business/config shows it, read with `client` (a transaction sees its own writes); null before the first save. */
+export async function readConfigView(client: Tx | Db, businessId: string, environment: Environment): Promise<ConfigOutput | null> {
+  const [b, c] = [await client.business.findUnique({ where: { id: businessId } }), await readConfig(client, businessId, environment)];
+  return b && c ? configOutput(b, c) : null;
+}
+
+function configOutput(b: { name: string; website: string | null }, c: EffectiveConfig): ConfigOutput {
   return {
-    environment,
+    environment: c.environment,
     environmentSpecific: c.perEnvironment,
     general: {
       businessName: b.name,

@@ -7,6 +7,24 @@ import { domainBusiness, participant, trackReferral, uniqueEmail } from "../../.
 import { staff } from "../../../tests/support/staff";
 import { participantTotals } from "../payouts/totals";
 import { verifyStoredLedger } from "../ledger/verify";
+import { acceptEvent } from "../tracking/service";
+
+/** Every row of every table that holds the business's data, as text, where `needle` (any case) appears. */
+async function copiesOf(businessId: string, needle: string): Promise<string[]> {
+  const tables = await db.$queryRawUnsafe<Array<{ table: string }>>(
+    `SELECT table_name::text AS "table" FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'businessId' ORDER BY 1`,
+  );
+  const found: string[] = [];
+  for (const { table } of tables) {
+    const rows = await db.$queryRawUnsafe<Array<{ row: string }>>(
+      `SELECT row_to_json(t)::text AS "row" FROM "${table}" t WHERE t."businessId" = $1 AND strpos(lower(row_to_json(t)::text), lower($2)) > 0`,
+      businessId,
+      needle,
+    );
+    found.push(...rows.map((r) => `${table}: ${r.row}`));
+  }
+  return found;
+}
 
 describe("participant privacy", () => {
   it("exports a participant, then erases them: totals, ledger and ids unchanged, the email never returns", async () => {
@@ -81,6 +99,41 @@ describe("participant privacy", () => {
     expect(payload).not.toContain(erased.email!);
     expect(payload).not.toContain("Pat Common");
   });
+
+  it("erases every stored copy: events of any referral or none, metadata at any depth, inside longer text, in every table", async () => {
+    const { businessId, scope } = await domainBusiness({ fundEth: "1", referralRewardEth: "0.01" });
+    const owner = await staff(businessId, "OWNER");
+    await db.webhookEndpoint.create({ data: { businessId, environment: "TEST", url: "https://hooks.example.com/x", secretCiphertext: "x", secretPrefix: "whsec_x" } });
+    const ann = await participant(scope, { name: "Ann Referrer", userId: "ext-ann-1" });
+    const bobEmail = uniqueEmail("bob");
+    const bob = await participant(scope, { email: bobEmail, name: "Bobby Tables", userId: "ext-bob-77" });
+    expect((await trackReferral(scope, ann.referralCode, { referredUserEmail: bobEmail })).status).toBeLessThan(300);
+    // Another person's referral whose event mentions Bob, in a longer text and in upper case.
+    const carlEmail = uniqueEmail("carl");
+    await acceptEvent(scope, { eventName: "purchase", referrer: ann.referralCode, metadata: { referredUserEmail: carlEmail, note: `gift for ${bobEmail.toUpperCase()}, thanks!` } });
+    // An event of no referral at all, the email deep inside, the name and user id beside it.
+    await acceptEvent(scope, {
+      eventName: "newsletter",
+      metadata: { contact: { list: [{ to: `Bobby Tables <${bobEmail}>` }], user: "ext-bob-77" }, amount: 77, orderId: "ext-bob-778" },
+    });
+    await owner.caller.rewards.create({ recipient: bobEmail, amountEth: "0.001", reason: "goodwill", environment: "TEST" });
+    expect(await copiesOf(businessId, bobEmail)).not.toEqual([]);
+
+    const totalsBefore = await participantTotals(businessId, [ann.participantId, bob.participantId]);
+    await owner.caller.participants.erase({ participantId: bob.participantId });
+
+    // The user id as a whole value (a longer id such as "ext-bob-778" is someone else's).
+    for (const value of [bobEmail, "Bobby Tables", '"ext-bob-77"']) expect(await copiesOf(businessId, value)).toEqual([]);
+    // What is not the person stays: numbers keep their type, a longer id is another value, Carl is untouched.
+    const newsletter = await db.trackedEvent.findFirstOrThrow({ where: { businessId, eventName: "newsletter" } });
+    expect(newsletter.metadata).toEqual({ contact: { list: [{ to: "[erased] <[erased]>" }], user: "[erased]" }, amount: 77, orderId: "ext-bob-778" });
+    expect(await copiesOf(businessId, carlEmail)).not.toEqual([]);
+    const gift = await db.trackedEvent.findFirstOrThrow({ where: { businessId, metadata: { path: ["referredUserEmail"], equals: carlEmail } } });
+    expect(gift.metadata).toMatchObject({ note: "gift for [erased], thanks!" });
+    expect(await participantTotals(businessId, [ann.participantId, bob.participantId])).toEqual(totalsBefore);
+    expect(await verifyStoredLedger(businessId, "TEST")).toMatchObject({ ok: true });
+    expect(await owner.caller.auditLog.verify()).toMatchObject({ ok: true });
+  }, 120_000);
 
   it("answers 404 for another business's participant", async () => {
     const a = await domainBusiness();

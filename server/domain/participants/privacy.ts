@@ -1,13 +1,11 @@
 // Privacy tools for one participant (owner): everything held about them as JSON, and erasure.
 // Erasure tombstones the personal data (email, name, external id, handle, and those values
-// wherever events or webhook bodies repeat them) but keeps ids, amounts, ledger entries and
+// wherever the business's tables repeat them: COPIES) but keeps ids, amounts, ledger entries and
 // proofs, so every total and published proof stays valid. Hashes of the erased values keep a
 // later event from bringing them back (trigger Participant_keep_erased, migration 0081).
 import { db, type Tx } from "../../db/client";
 import { notFound } from "../../shared/errors";
 import { emitWebhookEvent } from "../webhooks/emit";
-
-const ERASED = "[erased]";
 
 /** GET /business/participants/:participantId/export */
 export async function exportParticipant(businessId: string, participantId: string): Promise<Record<string, unknown>> {
@@ -39,12 +37,77 @@ function plain(v: unknown): unknown {
   return v;
 }
 
-/** Replaces every string equal (case-insensitively) to an erased value, at any depth. */
-function scrub(v: unknown, values: Set<string>): unknown {
-  if (typeof v === "string") return values.has(v.toLowerCase()) ? ERASED : v;
-  if (Array.isArray(v)) return v.map((x) => scrub(x, values));
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, scrub(x, values)]));
-  return v;
+/**
+ * Where the business keeps text that can repeat a person's values, and when a row is about them.
+ * The email is replaced wherever it appears; a name, user id or handle can be anyone's ("John",
+ * "1"), so those only in rows about this participant (`about`, which sees the row before the
+ * change). The rule that finds and replaces a value is the database's ("erasure_scrub", migration
+ * 0170). Parameters: $1 business, $2 environment, $3 every value, $4 the email alone, $5 the
+ * participant id, $6 the ids of their referrals.
+ */
+interface Copies {
+  table: string;
+  text?: string[];
+  json?: string[];
+  /** Text columns holding a JSON document (webhook bodies): rewritten string by string too. */
+  jsonText?: string[];
+  about: string;
+  /** Which of the business's rows: those of the participant's environment, and any further condition. */
+  rows: string;
+}
+
+const mentions = (col: string) => `"erasure_mentions"(${col}, $4::text[])`;
+const OWN = `t."businessId" = $1 AND t."environment" = $2::"Environment"`;
+const OF_PARTICIPANT = `t."participantId" = $5`;
+
+const COPIES: Copies[] = [
+  {
+    table: "TrackedEvent",
+    text: ["referrer", "campaign", "source", "reason"],
+    json: ["metadata"],
+    about: `t."referralId" = ANY($6::text[]) OR strpos(t."metadata"::text, $5) > 0 OR ${mentions(`t."metadata"::text || ' ' || COALESCE(t."referrer", '')`)}`,
+    rows: OWN,
+  },
+  { table: "Referral", text: ["source", "campaign", "reason"], about: `$5 IN (t."referrerId", t."referredId")`, rows: OWN },
+  { table: "Reward", text: ["reason", "note"], about: OF_PARTICIPANT, rows: OWN },
+  { table: "RewardReversal", text: ["reason", "eventName"], about: OF_PARTICIPANT, rows: OWN },
+  { table: "Payout", text: ["error"], about: OF_PARTICIPANT, rows: OWN },
+  { table: "LinkClick", text: ["refererHost", "utmSource", "utmMedium", "utmCampaign", "utmTerm", "utmContent"], about: OF_PARTICIPANT, rows: OWN },
+  { table: "PortalSession", text: ["returnUrl"], about: OF_PARTICIPANT, rows: OWN },
+  { table: "Alert", text: ["message"], about: `strpos(t."message", $5) > 0 OR ${mentions(`t."message"`)}`, rows: OWN },
+  // Deliveries before their messages: a message still names the email that makes it about them.
+  {
+    table: "WebhookDelivery",
+    text: ["responseBody", "error"],
+    about: `EXISTS (SELECT 1 FROM "WebhookMessage" m WHERE m.id = t."messageId" AND (strpos(m."body", $5) > 0 OR ${mentions(`m."body"`)}))`,
+    rows: `t."businessId" = $1 AND EXISTS (SELECT 1 FROM "WebhookMessage" m WHERE m.id = t."messageId" AND m."environment" = $2::"Environment")`,
+  },
+  { table: "WebhookMessage", jsonText: ["body"], about: `strpos(t."body", $5) > 0 OR ${mentions(`t."body"`)}`, rows: OWN },
+  // Finished jobs keep their input until the retention sweep; queued ones still need it to run.
+  {
+    table: "Job",
+    text: ["lastError"],
+    json: ["payload", "result"],
+    about: `strpos(COALESCE(t."result"::text, ''), $5) > 0 OR ${mentions(`t."payload"::text`)}`,
+    rows: `${OWN} AND t."status" IN ('SUCCEEDED', 'FAILED')`,
+  },
+  { table: "IdempotencyRecord", json: ["responseBody"], about: `strpos(COALESCE(t."responseBody"::text, ''), $5) > 0`, rows: OWN },
+];
+
+/** One statement per table: every copy of the values in its rows replaced by [erased]. */
+function scrubStatement(c: Copies): string {
+  const vals = `(CASE WHEN ${c.about} THEN $3::text[] ELSE $4::text[] END)`;
+  const q = (col: string) => `t."${col}"`;
+  const sets = [
+    ...(c.text ?? []).map((col) => `"${col}" = "erasure_scrub"(${q(col)}, ${vals})`),
+    ...(c.json ?? []).map((col) => `"${col}" = "erasure_scrub_json"(${q(col)}, ${vals})`),
+    // Rewritten only when a value went: an untouched body keeps its bytes.
+    ...(c.jsonText ?? []).map((col) => `"${col}" = COALESCE(NULLIF("erasure_scrub_json"(${q(col)}::jsonb, ${vals})::text, ${q(col)}::jsonb::text), ${q(col)})`),
+  ];
+  const all = [...(c.text ?? []).map(q), ...(c.json ?? []).map((col) => `${q(col)}::text`), ...(c.jsonText ?? []).map(q)];
+  // Every statement names all six parameters once (not every table's rules use each of them).
+  const params = `WITH params AS (SELECT $1::text, $2::"Environment", $3::text[], $4::text[], $5::text, $6::text[])`;
+  return `${params} UPDATE "${c.table}" t SET ${sets.join(", ")} WHERE ${c.rows} AND "erasure_mentions"(concat_ws(' ', ${all.join(", ")}), $3::text[])`;
 }
 
 /** POST /business/participants/:participantId/erase */
@@ -64,35 +127,12 @@ export async function eraseParticipant(businessId: string, participantId: string
     }
     await tx.participant.update({ where: { id: p.id }, data: { email: null, name: null, externalId: null, handle: null } });
 
-    const values = new Set([p.email, p.externalId, p.handle, p.name].filter((v): v is string => !!v).map((v) => v.toLowerCase()));
-    if (values.size > 0) {
+    // Longer values first, so that a name inside an email is not replaced before the email.
+    const values = [...new Set([p.email, p.externalId, p.handle, p.name].filter((v): v is string => !!v))].sort((a, b) => b.length - a.length);
+    if (values.length > 0) {
       const referrals = await tx.referral.findMany({ where: { OR: [{ referrerId: p.id }, { referredId: p.id }] }, select: { id: true } });
-      const events = await tx.trackedEvent.findMany({ where: { businessId, referralId: { in: referrals.map((r) => r.id) } }, select: { id: true, metadata: true, referrer: true } });
-      for (const e of events) {
-        await tx.trackedEvent.update({
-          where: { id: e.id },
-          data: { metadata: scrub(e.metadata, values) as object, referrer: e.referrer && values.has(e.referrer.toLowerCase()) ? ERASED : e.referrer },
-        });
-      }
-      // Webhook bodies already written repeat the values; what was sent is gone, what is kept is
-      // scrubbed. An email is the person's wherever it appears; a name or a user id can be anyone's
-      // ("John", "1"), so those go only from messages that name this participant (or their email:
-      // scrubbed last).
-      const pid = JSON.stringify(p.id);
-      const mail = p.email ? JSON.stringify(p.email) : null;
-      for (const v of [p.externalId, p.name, p.email].filter((x): x is string => !!x)) {
-        const quoted = JSON.stringify(v);
-        const anywhere = v === p.email;
-        await tx.$executeRaw`UPDATE "WebhookMessage" SET "body" = replace("body", ${quoted}, ${JSON.stringify(ERASED)})
-          WHERE "businessId" = ${businessId} AND "environment" = ${p.environment}::"Environment" AND strpos("body", ${quoted}) > 0
-            AND (${anywhere} OR strpos("body", ${pid}) > 0 OR (${mail}::text IS NOT NULL AND strpos("body", ${mail}::text) > 0))`;
-        // Finished referral applies keep their input (email, name, user id) until the job retention
-        // sweep: scrubbed the same way. Queued ones still need it to run.
-        await tx.$executeRaw`UPDATE "Job" SET "payload" = replace("payload"::text, ${quoted}, ${JSON.stringify(ERASED)})::jsonb
-          WHERE "businessId" = ${businessId} AND "environment" = ${p.environment}::"Environment" AND "status" IN ('SUCCEEDED', 'FAILED')
-            AND strpos("payload"::text, ${quoted}) > 0
-            AND (${anywhere} OR strpos(COALESCE("result"::text, ''), ${pid}) > 0 OR (${mail}::text IS NOT NULL AND strpos("payload"::text, ${mail}::text) > 0))`;
-      }
+      const params = [businessId, p.environment, values, p.email ? [p.email] : [], p.id, referrals.map((r) => r.id)];
+      for (const c of COPIES) await tx.$executeRawUnsafe(scrubStatement(c), ...params);
     }
     if (!already) {
       await emitWebhookEvent(tx, { businessId, environment: p.environment, type: "participant.erased", data: { participantId: p.id, erasedAt: erasedAt.toISOString() } });

@@ -114,15 +114,28 @@ function toParticipantOutput(p: Participant, created: boolean): ParticipantOutpu
   return { participantId: p.id, referralCode: p.referralCode, handle: p.handle, userId: p.externalId, email: p.email, walletAddress: p.walletAddress, created };
 }
 
-/** POST /sdk/participants: upsert by userId, else email; returns the code the user shares. */
-export async function upsertParticipant(scope: Scope, input: UpsertParticipantInput): Promise<ParticipantOutput> {
+/** A payout wallet set, changed or cleared: what the caller records (the SDK route: in the audit log). */
+export interface WalletChange {
+  participantId: string;
+  before: { walletAddress: string | null; walletVerified: boolean };
+  after: { walletAddress: string | null; walletVerified: boolean };
+}
+
+/**
+ * POST /sdk/participants: upsert by userId, else email; returns the code the user shares.
+ * `onWalletChange` runs in the transaction of a wallet change, so its record commits with it.
+ */
+export async function upsertParticipant(scope: Scope, input: UpsertParticipantInput, onWalletChange?: (tx: Tx, change: WalletChange) => Promise<void>): Promise<ParticipantOutput> {
   await assertPayoutWallet(scope.businessId, input.walletAddress);
   const { participant, created } = await db.$transaction(async (tx) => {
     await refuseEmailFallback(tx, scope, input);
     const out = await ensureParticipant(tx, scope, { externalId: input.userId, email: input.email, name: input.name, handle: input.handle });
     // The wallet is not an identity field: the integration's latest value wins (null clears it).
     if (input.walletAddress !== undefined && input.walletAddress !== out.participant.walletAddress) {
+      const before = out.participant;
       out.participant = await tx.participant.update({ where: { id: out.participant.id }, data: { walletAddress: input.walletAddress } });
+      const wallet = (p: Participant) => ({ walletAddress: p.walletAddress, walletVerified: p.walletVerified });
+      await onWalletChange?.(tx, { participantId: before.id, before: wallet(before), after: wallet(out.participant) });
     }
     return out;
   });

@@ -28,7 +28,12 @@ const toOutput = (s: Row): ReferralSettingsOutput => ({
 });
 
 export async function getReferralSettings(businessId: string): Promise<ReferralSettingsOutput> {
-  return toOutput(await loadReferralSettings(db, businessId));
+  return referralSettingsView(db, businessId);
+}
+
+/** The settings as GET /business/referrals/settings shows them, read with `client` (a transaction sees its own writes). */
+export async function referralSettingsView(client: Client, businessId: string): Promise<ReferralSettingsOutput> {
+  return toOutput(await loadReferralSettings(client, businessId));
 }
 
 export async function updateReferralSettings(businessId: string, input: UpdateReferralSettingsInput): Promise<ReferralSettingsOutput> {
