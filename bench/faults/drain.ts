@@ -3,7 +3,6 @@
 // several times a second; PostgreSQL restarted while a worker is in the middle of a batch; a
 // transaction left idle (a pinned xmin) and the time the drain takes to recover once it ends.
 import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 import pg from "pg";
 import { ROOT } from "../../tests/support/app";
 import { query, referredEvent, sleep, type Cluster, type Shop } from "./kit";
@@ -32,6 +31,10 @@ export async function queueBacklog(s: Shop, n: number, tag: string, batch = 100)
 export const pendingJobs = async (url: string, businessId: string) =>
   Number((await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM "Job" WHERE "businessId" = $1 AND status IN ('QUEUED', 'RUNNING')`, [businessId]))[0].n);
 
+/** Jobs that ran more than once: taken over after the process running them died (or lost its connection). */
+const takenOver = async (url: string, businessId: string) =>
+  Number((await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM "Job" WHERE "businessId" = $1 AND attempts > 1`, [businessId]))[0].n);
+
 /** Polls until the business has no unfinished job (true) or `timeoutMs` passes (false). */
 export async function drained(url: string, businessId: string, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
@@ -50,7 +53,8 @@ export async function drained(url: string, businessId: string, timeoutMs: number
 export function workers(env: Record<string, string>) {
   const procs: ChildProcess[] = [];
   const start = () => {
-    const p = spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), ["scripts/worker.ts"], { cwd: ROOT, env: { ...process.env, NODE_ENV: "production", ...env }, stdio: "ignore" });
+    // Node itself with tsx's loader: the tsx CLI would run the worker in a child process that a SIGKILL of the CLI leaves running.
+    const p = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], { cwd: ROOT, env: { ...process.env, NODE_ENV: "production", ...env }, stdio: "ignore" });
     procs.push(p);
     return p;
   };
@@ -65,11 +69,10 @@ export function workers(env: Record<string, string>) {
 /** Worker env for a drain: short leases, so jobs a killed worker held are taken again soon. */
 export const drainEnv = (url: string, rpc: string) => ({ DATABASE_URL: url, CHAIN_RPC_URL_TEST: rpc, JOB_LEASE_MS: "5000", JOB_POLL_MS: "100", PAYOUT_INTERVAL_MS: "0", MIGRATE_ON_START: "0" });
 
-/** Two workers drain `keys`; every `everyMs` (±50 %) one is SIGKILLed and replaced, until the backlog is drained. */
+/** Three workers drain the backlog; every `everyMs` (±50 %) the oldest is SIGKILLed and replaced, until it is drained. */
 export async function killWorkers(s: Shop, c: Cluster, rpc: string, everyMs: number, timeoutMs: number) {
   const w = workers(drainEnv(c.url, rpc));
-  w.start();
-  w.start();
+  for (let i = 0; i < 3; i++) w.start();
   const t0 = Date.now();
   let kills = 0;
   try {
@@ -77,14 +80,14 @@ export async function killWorkers(s: Shop, c: Cluster, rpc: string, everyMs: num
       await sleep(everyMs * (0.5 + Math.random()));
       const alive = w.procs.filter((p) => p.exitCode === null && p.signalCode === null);
       if (alive.length) {
-        await w.kill(alive[Math.floor(Math.random() * alive.length)]);
+        await w.kill(alive[0]);
         kills++;
         w.start();
       }
     }
     // Drained with the kills stopped, or leases still to expire: a last worker finishes.
     const done = await drained(c.url, s.businessId, 60_000);
-    return { kills, drainMs: Date.now() - t0, drained: done };
+    return { kills, drainMs: Date.now() - t0, drained: done, jobsTakenOver: await takenOver(c.url, s.businessId) };
   } finally {
     await w.stopAll();
   }
@@ -116,7 +119,7 @@ export async function terminateBackends(s: Shop, c: Cluster, n: number, everyMs:
   const stats = await killing;
   on = false;
   const done = await drained(c.url, s.businessId, 120_000);
-  return { keys: intake.keys, retriedBatches: intake.answers503, ...stats, drainMs: Date.now() - t0, drained: done };
+  return { keys: intake.keys, retriedBatches: intake.answers503, ...stats, drainMs: Date.now() - t0, drained: done, jobsTakenOver: await takenOver(c.url, s.businessId) };
 }
 
 /** A worker is in the middle of a batch when PostgreSQL crashes (immediate stop) and comes back `downMs` later. */
@@ -134,7 +137,7 @@ export async function restartMidBatch(s: Shop, c: Cluster, rpc: string, downMs: 
     await sleep(downMs);
     c.start();
     const done = await drained(c.url, s.businessId, 120_000);
-    return { runningJobsAtCrash: running, drainMs: Date.now() - t0, drained: done };
+    return { runningJobsAtCrash: running, drainMs: Date.now() - t0, drained: done, jobsTakenOver: await takenOver(c.url, s.businessId) };
   } finally {
     await w.stopAll();
   }
