@@ -129,6 +129,7 @@ export async function killPayouts(dbEnv: Record<string, string>, rpc: string, po
       senderNonce: nonce,
     };
   } catch (e) {
+    await (app as RunningApp | null)?.stop().catch(() => {});
     await proxy.close();
     throw e;
   } finally {
