@@ -12,55 +12,22 @@
 //      takes over), no 5xx; Redis back → shared counters again.
 //   4. Process killed (SIGKILL) in the middle of a 100-event batch: each batch is in the
 //      database entirely (events + jobs) or not at all.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chownSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+// Then the suite of bench/faults/suite.ts (hardening item 8), each experiment ending with the
+// books checked (no accepted event lost or doubled, no reward or payout twice, ledger and audit
+// chains verify, books reconcile with the chain): 5. lost answers and retries; 6. workers
+// SIGKILLed during a drain; 7. pg_terminate_backend on the app's connections; 8. PostgreSQL
+// crashed mid-batch; 9. a pinned xmin and the recovery after it; 10. the payout process killed at
+// each step; 11. a webhook receiver that resets or answers late.
+// FAULTS_SIZE=short runs the CI sizes, FAULTS_ONLY=name,… a subset ("dependencies" = 1–4).
+import { spawn, type ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { applyMigrations } from "../server/db/migrate";
 import { ensureBuild, ensurePrismaClient } from "../scripts/ensure.mjs";
 import { freePort, ROOT, startApp, type RunningApp } from "../tests/support/app";
-
-const PG_BIN = path.join("/usr/lib/postgresql", readdirSync("/usr/lib/postgresql").sort().at(-1)!, "bin");
-/** The parts of answers these experiments read. */
-interface Body {
-  error?: { code?: string; message?: string };
-  results?: Array<{ success?: boolean }>;
-  token?: string;
-  secret?: string;
-}
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function asPostgres(cmd: string, args: string[]) {
-  const full = path.join(PG_BIN, cmd);
-  const r = os.userInfo().uid === 0 ? spawnSync("runuser", ["-u", "postgres", "--", full, ...args], { encoding: "utf8" }) : spawnSync(full, args, { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr || r.stdout}`);
-  return r.stdout;
-}
-
-export async function startCluster() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "rts-faultpg-"));
-  if (os.userInfo().uid === 0) {
-    const { uid, gid } = { uid: Number(spawnSync("id", ["-u", "postgres"], { encoding: "utf8" }).stdout), gid: Number(spawnSync("id", ["-g", "postgres"], { encoding: "utf8" }).stdout) };
-    chownSync(dir, uid, gid);
-  }
-  const data = path.join(dir, "data");
-  const port = await freePort();
-  asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8"]);
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=60`;
-  const start = () => asPostgres("pg_ctl", ["-D", data, "-l", path.join(dir, "log"), "-o", opts, "-w", "start"]);
-  const stop = (mode: "fast" | "immediate") => asPostgres("pg_ctl", ["-D", data, "-m", mode, "-w", "stop"]);
-  start();
-  const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
-  await admin.connect();
-  await admin.query("CREATE DATABASE rts");
-  await admin.end();
-  // PostgreSQL databases are migrated before the app starts (npm run db:migrate does the same).
-  const pool = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${port}/rts`, max: 1 });
-  await applyMigrations({ query: (q, p) => pool.query(q, p), exec: async (q) => void (await pool.query(q)) });
-  await pool.end();
-  return { url: `postgres://postgres@127.0.0.1:${port}/rts`, start, stop, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
+import { http, owner, sleep, startChain, startCluster, tally, type Body, type Cluster } from "./faults/kit";
+import { lostAnswerFault, payoutKillFault, pinnedXminFault, restartMidBatchFault, terminateFault, webhookFault, workerKillFault, type Outcome } from "./faults/suite";
 
 async function startRedis() {
   const port = await freePort();
@@ -83,47 +50,7 @@ async function startRedis() {
   };
 }
 
-export async function http(url: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
-  const t0 = Date.now();
-  try {
-    const res = await fetch(`${url}${p}`, {
-      method,
-      headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    let json: Body | null = null;
-    try {
-      json = JSON.parse(text) as Body;
-    } catch {
-      /* not JSON */
-    }
-    return { status: res.status, body: json, retryAfter: res.headers.get("retry-after"), ms: Date.now() - t0 };
-  } catch (e) {
-    return { status: 0, body: { error: { code: "NETWORK", message: (e as Error).message } }, retryAfter: null, ms: Date.now() - t0 };
-  }
-}
-
-export async function owner(url: string) {
-  const email = `fault-${Date.now()}@example.com`;
-  const r = await http(url, "POST", "/api/auth/sign-up/email", { email, password: "correct-horse-battery", name: "F", businessName: "Faults" }, { origin: url });
-  if (r.status !== 200) throw new Error(`sign-up ${r.status} ${JSON.stringify(r.body)}`);
-  const token = r.body?.token ?? "";
-  const key = await http(url, "POST", "/business/api-keys", { environment: "TEST" }, { authorization: `Bearer ${token}` });
-  return { token, secret: key.body?.secret ?? "" };
-}
-
-const tally = (xs: Array<{ status: number; body: Body | null; retryAfter: string | null }>) => {
-  const out: Record<string, number> = {};
-  for (const x of xs) {
-    const k = x.status >= 400 || x.status === 0 ? `${x.status} ${x.body?.error?.code ?? "?"}${x.status === 503 ? (x.retryAfter ? " +Retry-After" : " (no Retry-After)") : ""}` : String(x.status);
-    out[k] = (out[k] ?? 0) + 1;
-  }
-  return out;
-};
-
-async function pgRestart(app: RunningApp, cluster: Awaited<ReturnType<typeof startCluster>>, secret: string, token: string) {
+async function pgRestart(app: RunningApp, cluster: Cluster, secret: string, token: string) {
   const answers: Array<{ key: string; status: number; body: Body | null; retryAfter: string | null; at: number; batch: boolean }> = [];
   const t0 = Date.now();
   let upAt = 0;
@@ -247,16 +174,77 @@ async function killMidBatch(env: Record<string, string>, port: number, secret: s
   return results;
 }
 
+/** Sizes of the new experiments (FAULTS_SIZE=short: the CI-sized run). */
+const SIZES = {
+  full: { lost: 100, workerKill: 3000, killEveryMs: 3000, terminate: 2000, terminateForMs: 20_000, midBatch: 3000, xminRound: 500, pinMs: 120_000, payees: 100, killEvery: 12, hooks: 20, badAttempts: 2 },
+  short: { lost: 60, workerKill: 1500, killEveryMs: 3000, terminate: 600, terminateForMs: 8000, midBatch: 1500, xminRound: 300, pinMs: 10_000, payees: 6, killEvery: 2, hooks: 6, badAttempts: 1 },
+};
+
+/** Experiments 5–11 on a cluster and chain of their own: each a business of its own, ending with its books checked. */
+async function suite(size: (typeof SIZES)["full"], only: Set<string> | null) {
+  const cluster = await startCluster();
+  const chain = await startChain();
+  const out: Record<string, Outcome> = {};
+  const want = (name: string) => !only || only.has(name);
+  const step = async (name: string, run: () => Promise<Outcome>) => {
+    if (!want(name)) return;
+    console.log(`[faults] ${name}…`);
+    const t0 = Date.now();
+    out[name] = await run();
+    console.log(JSON.stringify({ ...out[name], seconds: Math.round((Date.now() - t0) / 1000) }, null, 2));
+  };
+  const base = { DATABASE_URL: cluster.url, CHAIN_RPC_URL_TEST: chain.rpc, PAYOUT_INTERVAL_MS: "0", JOB_POLL_MS: "100", JOB_LEASE_MS: "5000" };
+  try {
+    let app = await startApp(base);
+    await step("lostAnswer", () => lostAnswerFault(app, base, chain.rpc, size.lost));
+    await step("terminateBackends", () => terminateFault(app, cluster, chain.rpc, size.terminate, 250, size.terminateForMs));
+    await step("webhookReceiver", () => webhookFault(app, base, chain.rpc, size.hooks, size.badAttempts, 180_000));
+    await app.stop();
+    app = await startApp({ ...base, JOB_RUNNER: "off" });
+    await step("workerKills", () => workerKillFault(app, cluster, chain.rpc, size.workerKill, size.killEveryMs));
+    await step("restartMidBatch", () => restartMidBatchFault(app, cluster, chain.rpc, size.midBatch));
+    await step("pinnedXmin", () => pinnedXminFault(app, cluster, chain.rpc, size.xminRound, size.pinMs));
+    await app.stop();
+    await step("payoutKills", async () => payoutKillFault(base, chain.rpc, await freePort(), size.payees, size.killEvery));
+  } finally {
+    await chain.stop();
+    cluster.remove();
+  }
+  return out;
+}
+
 async function main() {
   ensurePrismaClient();
   ensureBuild();
+  const size = process.env.FAULTS_SIZE === "short" ? SIZES.short : SIZES.full;
+  const only = process.env.FAULTS_ONLY ? new Set(process.env.FAULTS_ONLY.split(",")) : null;
+  const results: Record<string, unknown> = { when: new Date().toISOString(), size: process.env.FAULTS_SIZE ?? "full", machine: `${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}` };
+  let ok = true;
+  if (!only || only.has("dependencies")) {
+    results.dependencies = await dependencyFaults();
+    ok = (results.dependencies as { ok: boolean }).ok;
+  }
+  const suiteResults = await suite(size, only);
+  Object.assign(results, suiteResults);
+  for (const [name, o] of Object.entries(suiteResults)) {
+    if (o.broken.length) console.log(`[faults] ${name}: ${o.broken.join("; ")}`);
+    ok &&= o.broken.length === 0;
+  }
+  const file = process.env.FAULTS_OUT ?? path.join(ROOT, "bench", "faults-results.json");
+  writeFileSync(file, JSON.stringify(results, null, 2) + "\n");
+  console.log(ok ? "[faults] all invariants held" : "[faults] AN INVARIANT FAILED");
+  process.exit(ok ? 0 : 1);
+}
+
+/** Experiments 1–4: PostgreSQL restart under intake, chain down, Redis down, a kill mid-batch. */
+async function dependencyFaults() {
   const cluster = await startCluster();
   const redis = await startRedis();
   const port = await freePort();
   const env = { DATABASE_URL: cluster.url, REDIS_URL: redis.url, CHAIN_RPC_URL_TEST: "http://127.0.0.1:9", RATE_LIMIT_PER_SECOND: "1000", RATE_LIMIT_BURST: "2000" };
   let app = await startApp(env, port);
   if (process.env.FAULTS_DEBUG) process.on("exit", () => console.log(app.logs()));
-  const results: Record<string, unknown> = { when: new Date().toISOString(), machine: `${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}` };
+  const results: Record<string, unknown> = {};
   try {
     const { token, secret } = await owner(app.url);
     console.log("[faults] 1/4 PostgreSQL restart under traffic…");
@@ -277,20 +265,13 @@ async function main() {
   } finally {
     await app.stop().catch(() => {});
     await redis.stop().catch(() => {});
-    try {
-      cluster.stop("fast");
-    } catch {
-      /* already down */
-    }
     cluster.remove();
   }
-  writeFileSync(path.join(ROOT, "bench", "faults-results.json"), JSON.stringify(results, null, 2) + "\n");
   const pgr = results.postgresRestart as { acknowledgedButMissing: number; internal500: number; firstSuccessAfterRestartMs: number | null };
   const kills = results.killMidBatch as Array<{ whole: boolean }>;
   const chain = results.chainDown as { rowsWritten: number };
-  const ok = pgr.acknowledgedButMissing === 0 && pgr.internal500 === 0 && pgr.firstSuccessAfterRestartMs !== null && kills.every((k) => k.whole) && chain.rowsWritten === 0;
-  console.log(ok ? "[faults] all invariants held" : "[faults] AN INVARIANT FAILED");
-  process.exit(ok ? 0 : 1);
+  results.ok = pgr.acknowledgedButMissing === 0 && pgr.internal500 === 0 && pgr.firstSuccessAfterRestartMs !== null && kills.every((k) => k.whole) && chain.rowsWritten === 0;
+  return results as Record<string, unknown> & { ok: boolean };
 }
 
 if (!process.env.FAULTS_NO_MAIN) {
