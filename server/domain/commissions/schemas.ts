@@ -157,6 +157,8 @@ export const pricingOutput = z.object({
     z.string(),
     z.object({ rate: z.string().nullable(), source: pricingSource, at: z.string().nullable(), problem: z.string().nullable() }),
   ),
+  /** The price ETH amounts are shown at on pages: the environment's defaultCurrency at its price in force; null when it has none usable. */
+  display: z.object({ currency: fiat, rate: z.string() }).nullable(),
 });
 export type PricingOutput = z.infer<typeof pricingOutput>;
 
