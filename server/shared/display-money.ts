@@ -58,17 +58,28 @@ const decimalOfUnitsFixed = (units: bigint, places: number): [string, string] =>
   return places ? [s.slice(0, -places), s.slice(-places)] : [s, ""];
 };
 
-/** What `eth` is worth at `price`, in the currency's decimals: "136.10 USD"; "< 0.01 USD" when a non-zero value rounds to nothing. */
-export function fiatText(eth: string, price: DisplayPrice): string {
+/** What `eth` is worth at `price`, rounded half up to the currency's decimals, as a plain decimal: "136.10". */
+export function fiatAmount(eth: string, price: DisplayPrice): string {
   const { neg, abs } = split(eth.trim());
   const a = parseDecimal(abs);
   const r = parseDecimal(price.rate);
   const places = CURRENCY_DECIMALS[price.currency];
   const units = roundUnits(a.units * r.units, a.scale + r.scale, places);
-  if (units === 0n && a.units !== 0n) return `< ${places ? `0.${"0".repeat(places - 1)}1` : "1"} ${price.currency}`;
-  const [whole, frac] = decimalOfUnitsFixed(units, places);
-  return `${neg && units !== 0n ? "-" : ""}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${places ? `.${frac}` : ""} ${price.currency}`;
+  const s = units.toString().padStart(places + 1, "0");
+  return `${neg && units !== 0n ? "-" : ""}${places ? `${s.slice(0, -places)}.${s.slice(-places)}` : s}`;
 }
+
+/** "136.10 USD", grouped; "< 0.01 USD" when a non-zero value rounds to nothing. */
+export function fiatText(eth: string, price: DisplayPrice): string {
+  const amount = fiatAmount(eth, price);
+  const places = CURRENCY_DECIMALS[price.currency];
+  if (!/[1-9]/.test(amount) && /[1-9]/.test(eth)) return `< ${places ? `0.${"0".repeat(places - 1)}1` : "1"} ${price.currency}`;
+  const [whole, frac] = amount.split(".");
+  return `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${frac ? `.${frac}` : ""} ${price.currency}`;
+}
+
+/** "1 ETH = 3,000 USD": the price a conversion was made at. */
+export const priceText = (price: DisplayPrice): string => `1 ETH = ${groupDigits(price.rate)} ${price.currency}`;
 
 /** "0.0453 ETH ≈ 136.10 USD", or "0.0453 ETH" with no price; "—" for no value. */
 export function ethWithFiat(eth: string | null | undefined, price: DisplayPrice | null): string {
@@ -80,3 +91,6 @@ export function ethWithFiat(eth: string | null | undefined, price: DisplayPrice 
 export function ethOfFiat(amount: string, price: DisplayPrice): string {
   return weiToEth(weiOf(amount, price.currency, price.rate));
 }
+
+/** A count with its noun: "1 visit", "3 visits", "0 visits" (`many`: an irregular plural). */
+export const countText = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
