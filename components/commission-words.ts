@@ -1,7 +1,8 @@
 // Commission rules in words for business staff: what a rule pays ("a 100.00 USD purchase pays
-// the referrer 0.0333 ETH at 1 ETH = 3,000 USD"), its limits, and the form's checks. The wei
+// the referrer 0.03333 ETH at 1 ETH = 3,000 USD"), its limits, and the form's checks. The wei
 // amount comes from the one conversion the rules core uses (weiOf in server/shared/money.ts, pure
 // code), so the preview and the reward agree to the wei.
+import { ethText, groupDigits } from "@/server/shared/display-money";
 import { amountProblem, CURRENCY_DECIMALS, weiOf, weiToEth, type Currency } from "@/server/shared/money";
 
 export type RuleDraft = {
@@ -20,13 +21,6 @@ export type Prices = { source: "FIXED" | "CHAINLINK"; rates: Partial<Record<stri
 
 const isCurrency = (c: string | null | undefined): c is Currency => !!c && c in CURRENCY_DECIMALS;
 
-/** "3000.5" → "3,000.5"; exact (no floats), trailing zeros trimmed. */
-export function groupDigits(decimal: string): string {
-  const [whole, frac = ""] = decimal.split(".");
-  const f = frac.replace(/0+$/, "");
-  return `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${f ? `.${f}` : ""}`;
-}
-
 /** An amount in its currency's minor units: "100" USD → "100.00 USD", "5000" JPY → "5,000 JPY". */
 export function moneyText(amount: string, currency: string): string {
   const places = isCurrency(currency) && currency !== "ETH" ? CURRENCY_DECIMALS[currency] : null;
@@ -35,20 +29,6 @@ export function moneyText(amount: string, currency: string): string {
   const shown = places === 0 ? whole : `${whole}.${frac.padEnd(places, "0").slice(0, places)}`;
   const [w, f] = shown.split(".");
   return `${w.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${f !== undefined ? `.${f}` : ""} ${currency}`;
-}
-
-/**
- * Wei as a short ETH figure for a sentence: 4 decimals, or 3 significant digits below 0.01
- * ("0.0333 ETH", "0.000333 ETH"), rounded down like the reward. Exact amounts are in the lists.
- */
-export function shortEth(wei: bigint): string {
-  const full = weiToEth(wei);
-  const [whole, frac = ""] = full.split(".");
-  if (!frac) return `${whole} ETH`;
-  const lead = whole === "0" ? frac.search(/[1-9]/) : 0;
-  const keep = Math.max(4, lead + 3);
-  const f = frac.slice(0, keep).replace(/0+$/, "");
-  return f ? `${whole}.${f} ETH` : `${whole === "0" ? "less than 0.0001" : whole} ETH`;
 }
 
 /** The example amount a PERCENT preview uses: 100 in the currency (10,000 JPY; 1 ETH). */
@@ -91,7 +71,7 @@ export function previewText(r: RuleDraft, prices: Prices | null, defaultCurrency
   const wei = weiOf(sample, base, rate, r.type === "PERCENT" ? (r.percent ?? undefined) : undefined);
   const at = base === "ETH" ? "" : ` at 1 ETH = ${groupDigits(rate!)} ${base}`;
   const fixed = r.type === "FIXED" ? ` (${moneyText(sample, base)})` : "";
-  return `${opening} ${shortEth(wei)}${fixed}${at}.`;
+  return `${opening} ${ethText(weiToEth(wei))}${fixed}${at}.`;
 }
 
 /** A percentage the form accepts: above 0, at most 100, at most 2 decimals; else a sentence. */

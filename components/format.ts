@@ -1,4 +1,7 @@
-// Display helpers. ETH amounts arrive as decimal strings and are shown as such (never via floats).
+// Display helpers. ETH amounts arrive as decimal strings and are rounded for display by the one
+// rule in server/shared/display-money.ts (never via floats).
+import { ethText } from "@/server/shared/display-money";
+
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return "—";
   const d = new Date(iso);
@@ -20,11 +23,5 @@ export function timeAgo(iso: string | null | undefined): string {
   return formatDate(iso);
 }
 
-/** "1.500000000000000000" → "1.5 ETH"; keeps the string's precision, trims trailing zeros. */
-export function formatEth(value: string | null | undefined, unit = true): string {
-  if (value === null || value === undefined || value === "") return "—";
-  let v = value.trim();
-  if (v.includes(".")) v = v.replace(/0+$/, "").replace(/\.$/, "");
-  return unit ? `${v} ETH` : v;
-}
-
+/** An ETH amount for a person: "0.28699999999999999" → "0.287 ETH" (the one display rule, server/shared/display-money.ts). */
+export const formatEth = (value: string | null | undefined): string => ethText(value);

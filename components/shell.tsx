@@ -10,6 +10,7 @@ import { contractError } from "./errors";
 import { Icon, type IconName } from "./icons";
 import { trpc, type RouterOutputs } from "./trpc";
 import { Button, cx, Spinner } from "./ui";
+import { DashboardPriceProvider } from "./money";
 
 type Me = RouterOutputs["me"]["get"];
 const MeContext = createContext<Me | null>(null);
@@ -211,7 +212,9 @@ export function DashboardShell({ children }: { children: ReactNode }) {
           <EnvironmentSwitch />
         </div>
         {env === "TEST" && <div className="h-0.5 bg-amber-400" aria-hidden="true" />}
-        <main className="mx-auto max-w-6xl px-4 py-6 sm:px-6 lg:px-8 lg:py-8">{children}</main>
+        <main className="mx-auto max-w-6xl px-4 py-6 sm:px-6 lg:px-8 lg:py-8">
+          <DashboardPriceProvider>{children}</DashboardPriceProvider>
+        </main>
         </div>
       </div>
     </MeContext.Provider>

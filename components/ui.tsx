@@ -247,11 +247,13 @@ export function Table({ children, label }: { children: ReactNode; label: string 
     </div>
   );
 }
+// Cells are padded less between columns than at the edges, so that wide tables fit a desktop card
+// instead of hiding their last column behind a sideways scroll.
 export function Th({ children, className }: { children?: ReactNode; className?: string }) {
-  return <th scope="col" className={cx("px-5 py-2.5 text-xs font-semibold tracking-wide whitespace-nowrap text-slate-500 uppercase", className)}>{children}</th>;
+  return <th scope="col" className={cx("px-3 py-2.5 text-xs first:pl-5 last:pr-5 font-semibold tracking-wide whitespace-nowrap text-slate-500 uppercase", className)}>{children}</th>;
 }
 export function Td({ children, className }: { children?: ReactNode; className?: string }) {
-  return <td className={cx("px-5 py-3 align-middle text-slate-700", className)}>{children}</td>;
+  return <td className={cx("px-3 py-3 align-middle text-slate-700 first:pl-5 last:pr-5", className)}>{children}</td>;
 }
 
 /** A modal on the native <dialog>: focus moves in, Escape closes, focus returns on close. */

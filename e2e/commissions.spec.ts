@@ -50,7 +50,7 @@ test("create a commission rule, preview it, and see a tracked purchase earn it",
   await expect(form).toContainText("Enter the maximum number of rewards per referral as a whole number");
   await form.getByLabel("Max rewards per referral").fill("12");
   await form.getByLabel("Duration (months)").fill("12");
-  await expect(form.getByTestId("rule-preview")).toContainText("A 100.00 USD purchase pays the referrer 0.00333 ETH at 1 ETH = 3,000 USD.");
+  await expect(form.getByTestId("rule-preview")).toContainText("A 100.00 USD purchase pays the referrer 0.003333 ETH at 1 ETH = 3,000 USD.");
   await expect(form.getByTestId("rule-preview")).toContainText("for 12 months after the referral qualifies, at most 12 times per referral");
   await form.getByRole("button", { name: "Simulate" }).click();
   await expect(form.getByTestId("simulation-result")).toContainText("No event of the range would have earned a reward");
@@ -73,7 +73,9 @@ test("create a commission rule, preview it, and see a tracked purchase earn it",
   await page.getByRole("link", { name: "Rewards" }).first().click();
   const commission = page.getByTestId("reward-row").filter({ hasText: "Alice Archer" }).filter({ hasText: "Commission" });
   await expect(commission).toHaveCount(1, { timeout: 30_000 });
-  await expect(commission).toContainText("0.003333333333333333 ETH");
+  // Rounded for reading, beside its USD value; the exact amount on hover.
+  await expect(commission).toContainText("0.003333 ETH ≈ 10.00 USD");
+  await expect(commission.locator("[data-exact-eth]").first()).toHaveAttribute("title", "0.003333333333333333 ETH");
   await expect(commission).toContainText("1 ETH = 3,000 USD");
   await expectPageHealthy(page, "Rewards with a commission");
 
@@ -89,7 +91,7 @@ test("create a commission rule, preview it, and see a tracked purchase earn it",
   await page.goto(`/dashboard/participants/${alice.body.participantId}`);
   const mine = page.getByTestId("referrer-commissions");
   await expect(mine.getByTestId("revenue-row")).toContainText("100.00 USD");
-  await expect(mine.getByTestId("commissions-eth")).toHaveText("0.003333333333333333 ETH");
+  await expect(mine.getByTestId("commissions-eth")).toHaveText("0.003333 ETH ≈ 10.00 USD");
   await expect(mine.getByTestId("commissions-count")).toHaveText("in 1 reward");
   await expect(page.getByTestId("participant-reward-row").getByTestId("reward-basis")).toHaveText("from 100.00 USD at 1 ETH = 3,000 USD (fixed rate)");
   await expectPageHealthy(page, "Referrer with a commission");
@@ -98,13 +100,13 @@ test("create a commission rule, preview it, and see a tracked purchase earn it",
   await page.getByRole("link", { name: "Overview" }).first().click();
   const overview = page.getByTestId("commission-analytics");
   await expect(overview.getByTestId("revenue-row")).toContainText("100.00 USD");
-  await expect(overview.getByTestId("commissions-eth")).toHaveText("0.003333333333333333 ETH");
+  await expect(overview.getByTestId("commissions-eth")).toHaveText("0.003333 ETH ≈ 10.00 USD");
 
   // The stored rule tried on past events from its row (open to members too): the purchase counts.
   await page.getByRole("link", { name: "Commission rules" }).first().click();
   await row.getByRole("button", { name: "Try 10% of purchases on past events" }).click();
   await page.getByRole("button", { name: "Simulate" }).click();
-  await expect(page.getByTestId("simulation-total")).toHaveText("0.003333333333333333 ETH");
+  await expect(page.getByTestId("simulation-total")).toHaveText("0.003333 ETH ≈ 10.00 USD");
   await expectPageHealthy(page, "Commission rule tried on past events");
   await row.getByRole("button", { name: "Try 10% of purchases on past events" }).click();
 

@@ -11,6 +11,7 @@ import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
 import { Badge, Button, Card, ErrorState, Field, Input, Notice, PageHeader, Skeleton } from "../ui";
+import { Eth } from "../money";
 
 function VerifyForm({ txHash, setTxHash }: { txHash: string; setTxHash: (v: string) => void }) {
   const { env } = useEnvironment();
@@ -45,13 +46,13 @@ function VerifyForm({ txHash, setTxHash }: { txHash: string; setTxHash: (v: stri
       {result && (
         <Notice tone={result.alreadyCredited ? "info" : "success"} title={result.alreadyCredited ? "Already credited" : "Deposit credited"}>
           <span data-testid="verify-result">
-            {formatEth(result.amountEth)}
+            <Eth value={result.amountEth} />
             {result.from && (
               <>
                 {" "}from <span className="font-mono text-xs break-all">{result.from}</span>
               </>
             )}
-            {result.confirmations !== null && ` · ${result.confirmations} confirmation${result.confirmations === 1 ? "" : "s"}`}. New balance: {formatEth(result.balanceEth)}.
+            {result.confirmations !== null && ` · ${result.confirmations} confirmation${result.confirmations === 1 ? "" : "s"}`}. New balance: <Eth value={result.balanceEth} />.
           </span>
         </Notice>
       )}
@@ -109,8 +110,8 @@ export function BalanceCards() {
             <span className="text-sm font-medium text-slate-500">{env === "TEST" ? "Test pool" : "Live pool"}</span>
             <Badge>{env}</Badge>
           </div>
-          <div className="mt-2 text-2xl font-semibold tracking-tight [overflow-wrap:anywhere] text-slate-900">{q.isLoading ? <Skeleton className="h-8 w-28" /> : q.error ? <span className="text-sm text-rose-600">{q.error.message}</span> : formatEth(q.data?.balanceEth)}</div>
-          {q.data?.belowLowPoolAlert && <p className="mt-1 text-xs font-medium text-amber-700">Below the low-pool alert of {formatEth(q.data.lowPoolAlertEth)}</p>}
+          <div className="mt-2 text-2xl font-semibold tracking-tight [overflow-wrap:anywhere] text-slate-900">{q.isLoading ? <Skeleton className="h-8 w-28" /> : q.error ? <span className="text-sm text-rose-600">{q.error.message}</span> : <Eth value={q.data?.balanceEth} />}</div>
+          {q.data?.belowLowPoolAlert && <p className="mt-1 text-xs font-medium text-amber-700">Below the low-pool alert of <Eth value={q.data.lowPoolAlertEth} /></p>}
         </div>
       ))}
     </div>
@@ -135,11 +136,11 @@ export function BalancePage() {
             <div className="min-w-0 rounded-xl bg-gradient-to-br from-indigo-600 to-violet-700 p-6 text-white shadow-sm lg:col-span-1">
               <p className="text-sm font-medium text-indigo-100">{env === "TEST" ? "Test" : "Live"} pool balance</p>
               <p className="mt-2 text-3xl font-semibold tracking-tight [overflow-wrap:anywhere]" data-testid="pool-balance">
-                {b ? formatEth(b.balanceEth) : <Skeleton className="h-9 w-32 bg-white/20" />}
+                {b ? <Eth value={b.balanceEth} /> : <Skeleton className="h-9 w-32 bg-white/20" />}
               </p>
               {b && (
                 <p className="mt-2 text-xs text-indigo-100">
-                  Low-pool alert at {formatEth(b.lowPoolAlertEth)}
+                  Low-pool alert at <Eth value={b.lowPoolAlertEth} />
                   {b.belowLowPoolAlert && <span className="ml-2 rounded bg-amber-400 px-1.5 py-0.5 font-semibold text-amber-950">Below threshold</span>}
                 </p>
               )}

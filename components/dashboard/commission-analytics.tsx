@@ -5,9 +5,9 @@
 import Link from "next/link";
 import { moneyText } from "../commission-words";
 import { useEnvironment } from "../environment";
-import { formatEth } from "../format";
 import { trpc } from "../trpc";
 import { Card, ErrorState, LoadingRows } from "../ui";
+import { Eth } from "../money";
 
 export function CommissionAnalyticsCard({ participantId }: { participantId?: string }) {
   const { env } = useEnvironment();
@@ -44,7 +44,7 @@ export function CommissionAnalyticsCard({ participantId }: { participantId?: str
             <div className="min-w-0">
               <h3 className="text-sm font-semibold text-slate-800">{forReferrer ? "Commissions earned" : "Commissions granted"}</h3>
               <p className="mt-1 text-sm">
-                <strong className="[overflow-wrap:anywhere]" data-testid="commissions-eth">{formatEth(d.commissions.eth)}</strong>{" "}
+                <strong className="[overflow-wrap:anywhere]" data-testid="commissions-eth"><Eth value={d.commissions.eth} /></strong>{" "}
                 <span className="text-slate-600" data-testid="commissions-count">in {d.commissions.count} reward{d.commissions.count === 1 ? "" : "s"}</span>
               </p>
               {d.commissions.byRule.length > 0 && (
@@ -52,7 +52,7 @@ export function CommissionAnalyticsCard({ participantId }: { participantId?: str
                   {d.commissions.byRule.map((r) => (
                     <li key={r.ruleId} className="flex flex-wrap justify-between gap-2 py-1.5">
                       <span>{r.name ?? "Deleted rule"} <span className="text-xs text-slate-500">({r.count})</span></span>
-                      <span className="text-xs [overflow-wrap:anywhere]">{formatEth(r.eth)}</span>
+                      <span className="text-xs [overflow-wrap:anywhere]"><Eth value={r.eth} /></span>
                     </li>
                   ))}
                 </ul>

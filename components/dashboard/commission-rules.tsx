@@ -9,12 +9,13 @@ import { Fragment, useMemo, useState, type FormEvent } from "react";
 import { limitsText, moneyProblem, percentProblem, previewText, ruleSummary, type Prices, type RuleDraft } from "../commission-words";
 import { useEnvironment } from "../environment";
 import { errorFor, fieldErrors, formError } from "../errors";
-import { formatDate, formatEth } from "../format";
+import { formatDate } from "../format";
 import { readWholeNumber } from "../numbers";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
 import { Badge, Button, Card, Dialog, EmptyState, Field, Input, ListBody, Notice, PageHeader, Select, Table, Td, Th, Toggle } from "../ui";
+import { Eth } from "../money";
 
 type Rule = RouterOutputs["commissionRules"]["list"]["data"][number];
 type Pricing = RouterOutputs["config"]["pricing"];
@@ -236,7 +237,7 @@ function Simulation({ values, onProblems, titleId = "simulate-title" }: { values
           <dl className="grid grid-cols-3 gap-3 text-sm">
             <div className="min-w-0 rounded-lg bg-slate-50 px-3 py-2 ring-1 ring-slate-200"><dt className="text-xs text-slate-500">Events</dt><dd className="font-semibold">{r.events}</dd></div>
             <div className="min-w-0 rounded-lg bg-slate-50 px-3 py-2 ring-1 ring-slate-200"><dt className="text-xs text-slate-500">Rewards</dt><dd className="font-semibold">{r.rewards}</dd></div>
-            <div className="min-w-0 rounded-lg bg-slate-50 px-3 py-2 ring-1 ring-slate-200"><dt className="text-xs text-slate-500">Total</dt><dd className="font-semibold [overflow-wrap:anywhere]" data-testid="simulation-total">{formatEth(r.totalEth)}</dd></div>
+            <div className="min-w-0 rounded-lg bg-slate-50 px-3 py-2 ring-1 ring-slate-200"><dt className="text-xs text-slate-500">Total</dt><dd className="font-semibold [overflow-wrap:anywhere]" data-testid="simulation-total"><Eth value={r.totalEth} /></dd></div>
           </dl>
           {r.topParticipants.length > 0 ? (
             <div>
@@ -245,7 +246,7 @@ function Simulation({ values, onProblems, titleId = "simulate-title" }: { values
                 {r.topParticipants.map((p) => (
                   <li key={p.participantId} className="flex flex-wrap justify-between gap-2 py-1.5">
                     <Link href={`/dashboard/participants/${p.participantId}`} className="font-medium text-indigo-700 hover:underline">{p.name ?? p.participantId}</Link>
-                    <span className="text-xs [overflow-wrap:anywhere]">{formatEth(p.totalEth)}</span>
+                    <span className="text-xs [overflow-wrap:anywhere]"><Eth value={p.totalEth} /></span>
                   </li>
                 ))}
               </ul>

@@ -5,13 +5,14 @@
 import { useState, type FormEvent } from "react";
 import { useEnvironment } from "../environment";
 import { contractError, errorFor, fieldErrors, formError } from "../errors";
-import { formatDateTime, formatEth } from "../format";
+import { formatDateTime } from "../format";
 import { readWholeNumber } from "../numbers";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
 import { LinksForm } from "./links-settings";
 import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, Notice, PageHeader, Select, Table, Td, Textarea, Th, Toggle } from "../ui";
+import { Eth, EthAmountField } from "../money";
 
 type Config = RouterOutputs["config"]["get"];
 type Tier = RouterOutputs["tiers"]["list"]["data"][number];
@@ -88,8 +89,8 @@ function GeneralForm({ config, canChangeMoney }: { config: Config; canChangeMone
       </Field>
       <p className="flex flex-wrap items-center gap-2 border-t border-slate-100 pt-4 text-sm font-semibold text-slate-800">Reward amounts for {envWord(env)} referrals <Scope env={env} /></p>
       <div className="grid gap-4 sm:grid-cols-2">
-        <Field label="Referral reward (ETH)" error={errorFor(errs, "referralRewardEth")} hint={`Paid to the referrer when a ${envWord(env)} referral qualifies.`}>{(p) => <Input {...p} name="referralRewardEth" inputMode="decimal" disabled={!canChangeMoney} value={v.referralRewardEth} onChange={set("referralRewardEth")} />}</Field>
-        <Field label="Bonus (ETH)" error={errorFor(errs, "bonusEth")} hint="Paid to the referred user.">{(p) => <Input {...p} name="bonusEth" inputMode="decimal" disabled={!canChangeMoney} value={v.bonusEth} onChange={set("bonusEth")} />}</Field>
+        <EthAmountField label="Referral reward" name="referralRewardEth" error={errorFor(errs, "referralRewardEth")} hint={`Paid to the referrer when a ${envWord(env)} referral qualifies.`} disabled={!canChangeMoney} value={v.referralRewardEth} onChange={(eth) => setV((x) => ({ ...x, referralRewardEth: eth }))} />
+        <EthAmountField label="Bonus" name="bonusEth" error={errorFor(errs, "bonusEth")} hint="Paid to the referred user." disabled={!canChangeMoney} value={v.bonusEth} onChange={(eth) => setV((x) => ({ ...x, bonusEth: eth }))} />
       </div>
       <Toggle label={`Leaderboard in the ${envWord(env)} portal`} description="Participants see this month's top referrers, by handle or masked name, and their own rank." checked={leaderboard} onChange={setLeaderboard} />
       <div className="flex justify-end">
@@ -390,8 +391,8 @@ function TierForm({ tier, onDone }: { tier?: Tier; onDone: () => void }) {
       <div className="grid gap-3 sm:grid-cols-4">
         <Field label="Tier name" error={errorFor(errs, "name")}>{(p) => <Input {...p} name="name" value={v.name} onChange={set("name")} maxLength={100} placeholder="Gold" />}</Field>
         <Field label="From referrals" error={errorFor(errs, "minReferrals") ?? overlap}>{(p) => <Input {...p} name="minReferrals" inputMode="numeric" value={v.minReferrals} onChange={set("minReferrals")} placeholder="10" />}</Field>
-        <Field label="Referral reward (ETH)" error={errorFor(errs, "referralRewardEth")}>{(p) => <Input {...p} name="referralRewardEth" inputMode="decimal" value={v.referralRewardEth} onChange={set("referralRewardEth")} placeholder="0.01" />}</Field>
-        <Field label="Bonus (ETH)" error={errorFor(errs, "bonusEth")}>{(p) => <Input {...p} name="bonusEth" inputMode="decimal" value={v.bonusEth} onChange={set("bonusEth")} />}</Field>
+        <EthAmountField label="Referral reward" name="referralRewardEth" error={errorFor(errs, "referralRewardEth")} value={v.referralRewardEth} onChange={(eth) => setV((x) => ({ ...x, referralRewardEth: eth }))} placeholder="0.01" />
+        <EthAmountField label="Bonus" name="bonusEth" error={errorFor(errs, "bonusEth")} value={v.bonusEth} onChange={(eth) => setV((x) => ({ ...x, bonusEth: eth }))} />
       </div>
       <div className="flex justify-end gap-2">
         <Button variant="ghost" onClick={onDone}>Cancel</Button>
@@ -439,8 +440,8 @@ function Tiers({ strategy, canEdit }: { strategy: "FIXED" | "TIERED"; canEdit: b
                 <tr key={t.tierId} data-testid="tier-row">
                   <Td className="font-medium text-slate-900">{t.name}</Td>
                   <Td className="whitespace-nowrap">{t.minReferrals}{t.maxReferrals === null ? "+" : ` – ${t.maxReferrals}`}</Td>
-                  <Td className="text-right whitespace-nowrap">{formatEth(t.referralRewardEth)}</Td>
-                  <Td className="text-right whitespace-nowrap">{formatEth(t.bonusEth)}</Td>
+                  <Td className="text-right whitespace-nowrap"><Eth value={t.referralRewardEth} /></Td>
+                  <Td className="text-right whitespace-nowrap"><Eth value={t.bonusEth} /></Td>
                   <Td className="text-right whitespace-nowrap">
                     {canEdit && (
                       <div className="flex justify-end gap-1.5">

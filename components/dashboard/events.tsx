@@ -16,6 +16,7 @@ import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
 import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, LoadMore, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
+import { Eth } from "../money";
 
 type EventRow = RouterOutputs["events"]["list"]["data"][number];
 type Status = NonNullable<RouterInputs["events"]["list"]["status"]>;
@@ -166,8 +167,8 @@ function EventDetails({ eventId, onClose }: { eventId: string; onClose: () => vo
                       </span>
                       <span className="text-xs text-slate-600">
                         {r.participantId === e.referrerParticipant?.participantId ? `${personLabel(e.referrerParticipant)} · ` : r.participantId === e.referredParticipant?.participantId ? `${personLabel(e.referredParticipant)} · ` : ""}
-                        {formatEth(r.amountEth)}
-                        {r.requestedEth !== r.amountEth && ` of ${formatEth(r.requestedEth)}`}
+                        <Eth value={r.amountEth} />
+                        {r.requestedEth !== r.amountEth && <> of <Eth value={r.requestedEth} /></>}
                         {r.reason && ` · ${reasonText(r.reason)}`}
                         {r.ruleId && r.baseAmount && r.baseCurrency && ` · ${commissionBasis(r)}`}
                       </span>
@@ -244,7 +245,7 @@ export function EventsTable({ events, onReview, compact }: { events: EventRow[];
                   <span className="text-slate-500">—</span>
                 ) : (
                   <span title={e.rewards.map((r) => `${r.kind} ${r.status} ${r.amountEth}`).join("\n")}>
-                    {paid.length ? formatEth(paid.reduce((s, r) => addEth(s, r.amountEth), "0")) : `${e.rewards.length} ${e.rewards[0].status.toLowerCase()}`}
+                    {paid.length ? <Eth value={paid.reduce((s, r) => addEth(s, r.amountEth), "0")} /> : `${e.rewards.length} ${e.rewards[0].status.toLowerCase()}`}
                   </span>
                 )}
               </Td>

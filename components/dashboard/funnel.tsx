@@ -4,14 +4,16 @@
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, LabelList, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { useEnvironment } from "../environment";
-import { formatEth } from "../format";
 import { reasonText } from "../reasons";
 import { trpc, type RouterOutputs } from "../trpc";
 import { Card, EmptyState, ErrorState, LoadingRows, Select, Table, Td, Th } from "../ui";
+import { Eth } from "../money";
 
 type Row = RouterOutputs["analytics"]["funnel"]["data"][number];
 
-const rate = (n: number, of: number) => (of > 0 ? `${Math.round((n / of) * 100)}%` : "—");
+// A step that counts more than the one before (referrals applied without a click outnumber the
+// visitors) is no conversion: no rate is shown rather than one over 100 %.
+const rate = (n: number, of: number) => (of > 0 && n <= of ? `${Math.round((n / of) * 100)}%` : "—");
 
 function FunnelChart({ rows }: { rows: Row[] }) {
   const sum = (k: "clicks" | "uniqueClicks" | "referrals" | "qualified" | "rewarded") => rows.reduce((n, r) => n + r[k], 0);
@@ -22,7 +24,7 @@ function FunnelChart({ rows }: { rows: Row[] }) {
     { step: "Qualified", n: sum("qualified") },
     { step: "Rewarded", n: sum("rewarded") },
   ];
-  const data = steps.map((s, i) => ({ ...s, label: i === 0 ? String(s.n) : `${s.n} · ${rate(s.n, steps[i - 1].n)}` }));
+  const data = steps.map((s, i) => ({ ...s, label: i === 0 || rate(s.n, steps[i - 1].n) === "—" ? String(s.n) : `${s.n} · ${rate(s.n, steps[i - 1].n)}` }));
   return (
     <div className="h-64 w-full" role="img" aria-label={`Funnel: ${steps.map((s) => `${s.step} ${s.n}`).join(", ")}`}>
       <ResponsiveContainer width="100%" height="100%">
@@ -72,7 +74,7 @@ export function FunnelCard() {
           <Table label={`Funnel per ${groupBy}`}>
             <thead>
               <tr>
-                <Th>{groupBy === "referrer" ? "Referrer (code)" : "Campaign"}</Th>
+                <Th>{groupBy === "referrer" ? "Referrer" : "Campaign"}</Th>
                 <Th className="text-right">Clicks</Th>
                 <Th className="text-right">Visitors</Th>
                 <Th className="text-right">Referrals</Th>
@@ -86,15 +88,24 @@ export function FunnelCard() {
             <tbody className="divide-y divide-slate-100">
               {rows.map((r) => (
                 <tr key={r.key ?? "—"}>
-                  <Td className="font-mono text-xs">{r.key ?? "(none)"}</Td>
+                  <Td className="text-xs">
+                    {groupBy === "referrer" ? (
+                      <>
+                        <span className="font-medium text-slate-900">{r.name ?? r.key}</span>
+                        {r.name && <span className="block font-mono text-slate-500">{r.key}</span>}
+                      </>
+                    ) : (
+                      <span className="font-mono">{r.key ?? "(none)"}</span>
+                    )}
+                  </Td>
                   <Td className="text-right">{r.clicks}</Td>
                   <Td className="text-right">{r.uniqueClicks}</Td>
                   <Td className="text-right">{r.referrals}</Td>
                   <Td className="text-right">{rate(r.referrals, r.uniqueClicks)}</Td>
                   <Td className="text-right">{r.qualified}</Td>
                   <Td className="text-right">{r.rewarded}</Td>
-                  <Td className="text-right text-xs whitespace-nowrap">{formatEth(r.rewardsEth)}</Td>
-                  <Td className="text-right text-xs whitespace-nowrap">{formatEth(r.paidOutEth)}</Td>
+                  <Td className="text-right text-xs whitespace-nowrap"><Eth value={r.rewardsEth} /></Td>
+                  <Td className="text-right text-xs whitespace-nowrap"><Eth value={r.paidOutEth} /></Td>
                 </tr>
               ))}
             </tbody>

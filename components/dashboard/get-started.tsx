@@ -1,5 +1,5 @@
 "use client";
-// Onboarding for a new owner, up to the first paid reward: a TEST key that works from servers,
+// Onboarding for a new owner, up to the first reward earned: a TEST key that works from servers,
 // a participant's referral code, reward amounts, a funded TEST pool, a qualifying event, the
 // reward. Each step is ticked from the real state (lists, config, balance), never from a click.
 import Link from "next/link";
@@ -9,13 +9,14 @@ const noSubscription = () => () => {};
 import { CodeBlock } from "../copy-button";
 import { useEnvironment } from "../environment";
 import { errorFor, fieldErrors, formError } from "../errors";
-import { formatEth, timeAgo } from "../format";
+import { timeAgo } from "../format";
 import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc } from "../trpc";
 import { Button, Card, cx, Field, Input, Notice, PageHeader, Spinner } from "../ui";
 import { SecretReveal } from "./secret-reveal";
+import { DashboardPriceProvider, Eth, EthAmountField } from "../money";
 
 function Step({ n, title, done, children }: { n: number; title: string; done: boolean; children: React.ReactNode }) {
   return (
@@ -99,8 +100,8 @@ function AmountsForm({ referralRewardEth, bonusEth }: { referralRewardEth: strin
         save.mutate({ environment: "TEST", referralRewardEth: v.referralRewardEth.trim(), bonusEth: v.bonusEth.trim() });
       }}
     >
-      <Field label="Referral reward (ETH)" error={errorFor(errs, "referralRewardEth")}>{(p) => <Input {...p} inputMode="decimal" value={v.referralRewardEth} onChange={(e) => setV((x) => ({ ...x, referralRewardEth: e.target.value }))} />}</Field>
-      <Field label="Bonus (ETH)" error={errorFor(errs, "bonusEth")}>{(p) => <Input {...p} inputMode="decimal" value={v.bonusEth} onChange={(e) => setV((x) => ({ ...x, bonusEth: e.target.value }))} />}</Field>
+      <EthAmountField label="Referral reward" error={errorFor(errs, "referralRewardEth")} value={v.referralRewardEth} onChange={(eth) => setV((x) => ({ ...x, referralRewardEth: eth }))} />
+      <EthAmountField label="Bonus" error={errorFor(errs, "bonusEth")} value={v.bonusEth} onChange={(eth) => setV((x) => ({ ...x, bonusEth: eth }))} />
       <Button type="submit" variant="secondary" loading={save.isPending}>
         Save test amounts
       </Button>
@@ -158,7 +159,7 @@ export function GetStartedPage() {
 
   return (
     <>
-      <PageHeader title={`Welcome${business.name ? `, ${business.name}` : ""}`} description="Six steps to your first paid referral reward. Everything here uses test mode: test ETH on a local test network, never real money." />
+      <PageHeader title={`Welcome${business.name ? `, ${business.name}` : ""}`} description="Six steps to your first referral reward earned. Everything here uses test mode: test ETH on a local test network, never real money." />
       <Card>
         <ol>
           <Step n={1} title="Create a test API key for your server" done={done.key}>
@@ -195,18 +196,22 @@ export function GetStartedPage() {
           <Step n={3} title="Set the reward amounts" done={done.amounts}>
             {done.amounts ? (
               <p data-testid="onboarding-amounts">
-                A referrer earns {formatEth(g!.referralRewardEth)}, the friend {formatEth(g!.bonusEth)} (test). Change them under {link("/dashboard/configuration", "Configuration")}.
+                A referrer earns <Eth value={g!.referralRewardEth} />, the friend <Eth value={g!.bonusEth} /> (test). Change them under {link("/dashboard/configuration", "Configuration")}.
               </p>
             ) : (
               <>
                 <p>Rewards are 0 ETH until you set them. These amounts apply to test referrals only.</p>
-                {g && <AmountsForm referralRewardEth={g.referralRewardEth} bonusEth={g.bonusEth} />}
+                {g && (
+                  <DashboardPriceProvider environment="TEST">
+                    <AmountsForm referralRewardEth={g.referralRewardEth} bonusEth={g.bonusEth} />
+                  </DashboardPriceProvider>
+                )}
               </>
             )}
           </Step>
           <Step n={4} title="Fund the test pool" done={done.funded}>
             {done.funded ? (
-              <p data-testid="onboarding-balance">The test pool holds {formatEth(balance.data!.balanceEth)}.</p>
+              <p data-testid="onboarding-balance">The test pool holds <Eth value={balance.data!.balanceEth} />.</p>
             ) : (
               <p>Rewards are paid from a pool: with an empty pool they are refused. Send a free test deposit on the {link("/dashboard/balance", "Balance & funding")} page, then verify it.</p>
             )}
@@ -232,14 +237,14 @@ export function GetStartedPage() {
           </Step>
           <Step n={6} title="See the reward" done={done.reward}>
             {reward ? (
-              <Notice tone="success" title="Your first referral reward was paid">
+              <Notice tone="success" title="Your first referral reward was earned">
                 <span data-testid="first-reward">
-                  {formatEth(reward.amountEth)} to {reward.participant.name ?? reward.participant.email ?? reward.participant.referralCode}.
+                  {reward.participant.name ?? reward.participant.email ?? reward.participant.referralCode} earned <Eth value={reward.amountEth} /> for a referral. It is paid out to their wallet once it is payable.
                 </span>{" "}
                 {link("/dashboard/rewards", "Open rewards")}
               </Notice>
             ) : (
-              <p>The first paid referral reward shows here{!done.amounts ? " once reward amounts are set" : !done.funded ? " once the pool is funded" : ""}.</p>
+              <p>The first referral reward earned shows here{!done.amounts ? " once reward amounts are set" : !done.funded ? " once the pool is funded" : ""}.</p>
             )}
           </Step>
         </ol>

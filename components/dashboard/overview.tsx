@@ -2,7 +2,6 @@
 // Overview: balance per environment, key figures, events and ETH rewarded per day, recent events.
 import Link from "next/link";
 import { useEnvironment } from "../environment";
-import { formatEth } from "../format";
 import { useMe } from "../shell";
 import { trpc } from "../trpc";
 import { Button, Card, EmptyState, ErrorState, LinkButton, ListBody, LoadingRows, Notice, PageHeader, Stat } from "../ui";
@@ -11,6 +10,7 @@ import { BalanceCards } from "./balance";
 import { CommissionAnalyticsCard } from "./commission-analytics";
 import { EventsTable } from "./events";
 import { FunnelCard } from "./funnel";
+import { Eth } from "../money";
 
 export function OverviewPage() {
   const { env } = useEnvironment();
@@ -71,7 +71,7 @@ export function OverviewPage() {
           <Stat label="Events" value={<span data-testid="kpi-events">{t?.events ?? 0}</span>} loading={analytics.isLoading} />
           <Stat label="Referrals" value={t?.referrals ?? 0} loading={analytics.isLoading} />
           <Stat label="Conversion rate" value={t ? `${Math.round(t.conversionRate * 100)}%` : ""} loading={analytics.isLoading} hint={t ? `${t.conversions} converted` : undefined} />
-          <Stat label="ETH rewarded" value={t ? formatEth(t.ethRewarded) : ""} loading={analytics.isLoading} hint={t ? `${t.rewardsPaid} reward${t.rewardsPaid === 1 ? "" : "s"} earned in 30 days (paid out or not)` : undefined} />
+          <Stat label="ETH rewarded" value={t ? <Eth value={t.ethRewarded} /> : ""} loading={analytics.isLoading} hint={t ? `${t.rewardsPaid} reward${t.rewardsPaid === 1 ? "" : "s"} earned in 30 days (paid out or not)` : undefined} />
         </dl>
         <Card title="Events and ETH rewarded per day">
           {analytics.isLoading ? <LoadingRows rows={4} label="Loading chart" /> : analytics.error ? <ErrorState error={analytics.error} onRetry={() => analytics.refetch()} /> : <ActivityChart days={analytics.data!.days} />}

@@ -13,6 +13,7 @@ import { trpc, type RouterOutputs } from "../trpc";
 import { ExportLink } from "./export-link";
 import { PersonLink } from "./people";
 import { Badge, Button, Card, cx, EmptyState, ListBody, LoadMore, Notice, Stat, Table, Td, Th } from "../ui";
+import { Eth } from "../money";
 
 const STATUS_COLOR = { PENDING: "gray", SENT: "indigo", CONFIRMED: "green", FAILED: "red" } as const;
 
@@ -23,16 +24,16 @@ export function SolvencyFigures() {
   return (
     <div className="space-y-3" data-testid="solvency">
       <dl className="grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
-        <Stat label="On chain" loading={q.isLoading} value={b ? (b.onChainBalanceEth === null ? "—" : formatEth(b.onChainBalanceEth)) : "—"} hint="Deposit address balance" />
-        <Stat label="Available" loading={q.isLoading} value={formatEth(b?.availableEth)} hint="For new rewards" />
-        <Stat label="Owed" loading={q.isLoading} value={formatEth(b?.owedEth)} hint="Earned, not paid out" />
-        <Stat label="Paid out" loading={q.isLoading} value={formatEth(b?.paidOutEth)} hint="Confirmed payouts" />
-        <Stat label="Gas" loading={q.isLoading} value={formatEth(b?.gasSpentEth)} hint="Paid from the pool" />
+        <Stat label="On chain" loading={q.isLoading} value={b ? <Eth value={b.onChainBalanceEth} /> : "—"} hint="Deposit address balance" />
+        <Stat label="Available" loading={q.isLoading} value={<Eth value={b?.availableEth} />} hint="For new rewards" />
+        <Stat label="Owed" loading={q.isLoading} value={<Eth value={b?.owedEth} />} hint="Earned, not paid out" />
+        <Stat label="Paid out" loading={q.isLoading} value={<Eth value={b?.paidOutEth} />} hint="Confirmed payouts" />
+        <Stat label="Gas" loading={q.isLoading} value={<Eth value={b?.gasSpentEth} />} hint="Paid from the pool" />
       </dl>
       {b && b.reconciled === true && <Notice tone="success">The deposit address holds exactly what is available plus what is owed.</Notice>}
       {b && b.reconciled === false && (
         <Notice tone="warning" title="On-chain balance and ledger differ">
-          Difference: {formatEth(b.unreconciledEth)} (on chain − (available + owed)). A positive difference is usually a deposit not verified yet; payouts in flight also show here until confirmed.
+          Difference: <Eth value={b.unreconciledEth} /> (on chain − (available + owed)). A positive difference is usually a deposit not verified yet; payouts in flight also show here until confirmed.
         </Notice>
       )}
       {b && b.reconciled === null && <Notice tone="info">The chain cannot be read right now{b.chainProblem ? `: ${b.chainProblem}` : ""}.</Notice>}
@@ -102,7 +103,7 @@ export function PayoutQueueCard() {
             <li key={state} className="min-w-0">
               <span className="inline-block rounded-md bg-slate-50 px-2 py-1 text-xs break-all text-slate-700 ring-1 ring-slate-200 ring-inset">
                 <span className={cx("mr-1 inline-block size-2 rounded-full", DOT[color])} aria-hidden="true" />
-                {label}: {data.totals[state].count} · {formatEth(data.totals[state].eth)}
+                {label}: {data.totals[state].count} · <Eth value={data.totals[state].eth} />
               </span>
             </li>
           ))}
@@ -135,8 +136,8 @@ export function PayoutQueueCard() {
                   <Badge color={stateOf(i.state).color}>{stateOf(i.state).label}</Badge>
                 </Td>
                 <Td className="break-all tabular-nums">
-                  {formatEth(i.state === "ON_HOLD" ? i.onHoldEth : i.payableEth)}
-                  {i.state !== "ON_HOLD" && i.onHoldEth !== "0" && <span className="block text-xs text-slate-500">+ {formatEth(i.onHoldEth)} on hold</span>}
+                  <Eth value={i.state === "ON_HOLD" ? i.onHoldEth : i.payableEth} />
+                  {i.state !== "ON_HOLD" && i.onHoldEth !== "0" && <span className="block text-xs text-slate-500">+ <Eth value={i.onHoldEth} /> on hold</span>}
                 </Td>
                 <Td className="max-w-xs text-sm break-words text-slate-600">{queueReason(i, data!)}</Td>
               </tr>
@@ -213,8 +214,8 @@ export function PayoutsCard() {
                 </Td>
                 <Td className="font-mono text-xs break-all">{p.walletAddress}</Td>
                 <Td>
-                  {formatEth(p.amountEth)}
-                  {p.offsetEth !== "0" && <span className="block text-xs text-slate-500">offset {formatEth(p.offsetEth)}</span>}
+                  <Eth value={p.amountEth} />
+                  {p.offsetEth !== "0" && <span className="block text-xs text-slate-500">offset <Eth value={p.offsetEth} /></span>}
                 </Td>
                 <Td>
                   <Badge color={STATUS_COLOR[p.status]}>{p.status}</Badge>

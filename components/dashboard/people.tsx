@@ -17,6 +17,7 @@ import { useToast } from "../toast";
 import { reasonText, REWARD_STATE } from "../reasons";
 import { ExportLink } from "./export-link";
 import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, LoadMore, PageHeader, Select, Table, Td, Th } from "../ui";
+import { Eth } from "../money";
 
 type Person = RouterOutputs["referrals"]["get"]["referrer"];
 type ReferralRow = RouterOutputs["referrals"]["list"]["data"][number];
@@ -92,7 +93,7 @@ function ReferralTable({ rows, showReferrer = true }: { rows: ReferralRow[]; sho
               <div>{r.apiKeyName ?? "Dashboard"}</div>
               <div className="text-slate-500">{r.source ?? "—"}{r.campaign ? ` · ${r.campaign}` : ""}</div>
             </Td>
-            <Td className="text-right text-xs whitespace-nowrap">{formatEth(r.ethPaid)}</Td>
+            <Td className="text-right text-xs whitespace-nowrap"><Eth value={r.ethPaid} /></Td>
             <Td className="text-xs whitespace-nowrap">{formatDateTime(r.createdAt)}</Td>
           </tr>
         ))}
@@ -251,7 +252,7 @@ export function ReferralDetailPage({ referralId }: { referralId: string }) {
                 <Detail label="API key">{r.apiKeyName ?? "None (dashboard)"}</Detail>
                 <Detail label="Source">{r.source ?? "—"}</Detail>
                 <Detail label="Campaign">{r.campaign ?? "—"}</Detail>
-                <Detail label="Earned for this referral">{formatEth(r.ethPaid)}</Detail>
+                <Detail label="Earned for this referral"><Eth value={r.ethPaid} /></Detail>
               </dl>
             </Card>
             <Card title="Timeline" description="Events, rewards and reasons, oldest first.">
@@ -344,9 +345,9 @@ export function ParticipantsPage() {
                     <Td className="font-mono text-xs">{p.referralCode}</Td>
                     <Td className="max-w-56">{p.referredBy ? <PersonLink person={p.referredBy} /> : <span className="text-slate-500">—</span>}</Td>
                     <Td className="text-right">{p.referralsMade}</Td>
-                    <Td className="text-right text-xs whitespace-nowrap">{formatEth(p.earnedEth)}</Td>
-                    <Td className="text-right text-xs whitespace-nowrap">{formatEth(p.owedEth)}</Td>
-                    <Td className="text-right text-xs whitespace-nowrap">{formatEth(p.paidOutEth)}</Td>
+                    <Td className="text-right text-xs whitespace-nowrap"><Eth value={p.earnedEth} /></Td>
+                    <Td className="text-right text-xs whitespace-nowrap"><Eth value={p.owedEth} /></Td>
+                    <Td className="text-right text-xs whitespace-nowrap"><Eth value={p.paidOutEth} /></Td>
                   </tr>
                 ))}
               </tbody>
@@ -442,10 +443,10 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
                   <PersonLink person={p.referredBy} />
                 </Detail>
                 <Detail label="Referrals made">{p.referralsMade}</Detail>
-                <Detail label="Earned">{formatEth(p.earnedEth)}</Detail>
-                <Detail label="Not paid out yet (on hold or payable)">{formatEth(p.owedEth)}</Detail>
-                <Detail label="Paid out">{formatEth(p.paidOutEth)}</Detail>
-                {p.clawbackOwedEth !== "0" && <Detail label="Owes back">{formatEth(p.clawbackOwedEth)}</Detail>}
+                <Detail label="Earned"><Eth value={p.earnedEth} /></Detail>
+                <Detail label="Not paid out yet (on hold or payable)"><Eth value={p.owedEth} /></Detail>
+                <Detail label="Paid out"><Eth value={p.paidOutEth} /></Detail>
+                {p.clawbackOwedEth !== "0" && <Detail label="Owes back"><Eth value={p.clawbackOwedEth} /></Detail>}
                 <Detail label="Environment">
                   <Badge>{p.environment}</Badge>
                 </Detail>
@@ -481,8 +482,8 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
                           <Badge color={REWARD_STATE[w.state].color}>{REWARD_STATE[w.state].word}</Badge>
                         </Td>
                         <Td className="text-right text-xs whitespace-nowrap">
-                          {formatEth(w.amountEth)}
-                          {w.requestedEth !== w.amountEth && <span className="block text-slate-500">of {formatEth(w.requestedEth)}</span>}
+                          <Eth value={w.amountEth} />
+                          {w.requestedEth !== w.amountEth && <span className="block text-slate-500">of <Eth value={w.requestedEth} /></span>}
                           {w.ruleId && <span className="block whitespace-normal text-slate-500" data-testid="reward-basis">{commissionBasis(w)}</span>}
                         </Td>
                         <Td className="text-xs">{w.state === "REVERSED" ? `Reversed: ${w.reversalReason ?? "no reason given"}` : reasonText(w.reason) || "—"}</Td>

@@ -10,6 +10,7 @@ import { trpc } from "../trpc";
 import { Badge, Button, Card, Field, Input, EmptyState, ErrorState, LoadingRows, PageHeader, Stat, Table, Td, Th } from "../ui";
 import { ActivityChart } from "./activity-chart";
 import { ReferralList } from "./people";
+import { Eth } from "../money";
 
 const pct = (x: number) => `${(x * 100).toFixed(x > 0 && x < 0.1 ? 1 : 0)}%`;
 
@@ -34,7 +35,7 @@ function TopReferrers({ rows }: { rows: Array<{ participantId: string; referralC
             </Td>
             <Td className="text-right">{r.referrals}</Td>
             <Td className="text-right">{r.conversions}</Td>
-            <Td className="text-right whitespace-nowrap">{formatEth(r.ethRewarded)}</Td>
+            <Td className="text-right whitespace-nowrap"><Eth value={r.ethRewarded} /></Td>
           </tr>
         ))}
       </tbody>
@@ -63,12 +64,11 @@ export function ReferralsPage() {
             <Stat label="Flagged for review" value={s?.byStatus.FLAGGED ?? 0} loading={!s} />
             <Stat
               label="ETH earned"
-              value={<span data-testid="eth-earned">{s ? formatEth(s.ethEarned) : ""}</span>}
+              value={<span data-testid="eth-earned">{s ? <Eth value={s.ethEarned} /> : ""}</span>}
               loading={!s}
               hint={s ? (s.ethReversed === "0" ? "All rewards, paid out or not; equals the participants' earned" : `${formatEth(s.ethRewarded)} rewarded − ${formatEth(s.ethReversed)} reversed; equals the participants' earned`) : undefined}
             />
           </dl>
-          <ReferralList />
           <Card title="Funnel">
             {!s ? (
               <LoadingRows rows={1} label="Loading funnel" />
@@ -125,6 +125,8 @@ export function ReferralsPage() {
               )}
             </Card>
           </div>
+          {/* The statistics first, then the list they sum up. */}
+          <ReferralList />
         </div>
       )}
     </>

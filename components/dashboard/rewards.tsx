@@ -15,6 +15,7 @@ import { reasonText, REVERSAL_OUTCOME, REVERSAL_SOURCE, REWARD_STATE, REWARD_STA
 import { Badge, Button, Card, cx, Dialog, EmptyState, Field, Input, ListBody, LoadMore, Notice, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
 import type { RouterOutputs } from "../trpc";
 import { ExportLink } from "./export-link";
+import { Eth, EthAmountField } from "../money";
 
 function GrantForm() {
   const { env } = useEnvironment();
@@ -48,9 +49,7 @@ function GrantForm() {
         <Field label="Recipient" error={errorFor(errs, "recipient") ?? unknownRecipient} hint="Participant id, referral code or email">
           {(p) => <Input {...p} name="recipient" value={v.recipient} onChange={set("recipient")} maxLength={254} />}
         </Field>
-        <Field label="Amount (ETH)" error={errorFor(errs, "amountEth")}>
-          {(p) => <Input {...p} name="amountEth" inputMode="decimal" value={v.amountEth} onChange={set("amountEth")} placeholder="0.01" />}
-        </Field>
+        <EthAmountField label="Amount" name="amountEth" error={errorFor(errs, "amountEth")} value={v.amountEth} onChange={(eth) => setV((x) => ({ ...x, amountEth: eth }))} placeholder="0.01" />
         <Field label="Reason" error={errorFor(errs, "reason")}>
           {(p) => <Input {...p} name="reason" value={v.reason} onChange={set("reason")} maxLength={500} placeholder="Goodwill bonus" />}
         </Field>
@@ -113,7 +112,7 @@ function ReverseDialog({ reward, onClose }: { reward: Reward; onClose: () => voi
         }}
       >
         <p>
-          {personOf(reward.participant)} earned <strong>{formatEth(reward.amountEth)}</strong> ({REWARD_STATE[reward.state].word.toLowerCase()}).{" "}
+          {personOf(reward.participant)} earned <strong><Eth value={reward.amountEth} /></strong> ({REWARD_STATE[reward.state].word.toLowerCase()}).{" "}
           {paidOut ? "It was already paid out: it becomes a clawback, offset from their next payouts." : "It was not paid out yet: its ETH goes back to the pool."}
         </p>
         <Field label="Reason" error={errorFor(errs, "reason")} hint="Shown in the reversals list and sent in the reward.reversed webhook.">
@@ -206,9 +205,9 @@ function RewardsList() {
               <Td><Badge color="gray">{cap(r.kind)}</Badge></Td>
               <Td><span title={REWARD_STATE[r.state].means}><Badge color={REWARD_STATE[r.state].color}>{REWARD_STATE[r.state].word}</Badge></span></Td>
               <Td className={cx("text-right font-medium break-all", r.state === "REVERSED" && "text-slate-500 line-through")}>
-                {formatEth(r.state === "HELD_FOR_REVIEW" || r.state === "REFUSED" ? r.requestedEth : r.amountEth)}
-                {r.status === "PAID" && r.requestedEth !== r.amountEth && <div className="text-xs font-normal text-slate-500 no-underline">asked {formatEth(r.requestedEth)}</div>}
-                {r.state !== "REVERSED" && r.reversedEth !== "0" && <div className="text-xs font-normal text-rose-700" data-testid="reward-partly-reversed">{formatEth(r.reversedEth)} refunded</div>}
+                <Eth value={r.state === "HELD_FOR_REVIEW" || r.state === "REFUSED" ? r.requestedEth : r.amountEth} />
+                {r.status === "PAID" && r.requestedEth !== r.amountEth && <div className="text-xs font-normal text-slate-500 no-underline">asked <Eth value={r.requestedEth} /></div>}
+                {r.state !== "REVERSED" && r.reversedEth !== "0" && <div className="text-xs font-normal text-rose-700" data-testid="reward-partly-reversed"><Eth value={r.reversedEth} /> refunded</div>}
               </Td>
               <Td className="max-w-56 text-xs">
                 <span className="line-clamp-3">
@@ -260,7 +259,7 @@ function Reversals() {
                     <div className="font-medium break-words text-slate-900">{personOf(v.participant)}</div>
                     <div className="text-xs text-slate-500">{cap(v.rewardKind)} reward</div>
                   </Td>
-                  <Td className="text-right font-medium break-all">{formatEth(v.amountEth)}</Td>
+                  <Td className="text-right font-medium break-all"><Eth value={v.amountEth} /></Td>
                   <Td className="max-w-64 text-xs break-words">
                     {v.reason}
                     <div className="text-slate-500">by {REVERSAL_SOURCE[v.source]}{v.eventName ? ` “${v.eventName}”` : ""}</div>
@@ -286,7 +285,7 @@ function Ledger() {
   const rows = q.rows;
   const balance = results[0]?.data?.balanceEth;
   return (
-    <Card title="Ledger" description="Every movement of the pool: funding credits, reward debits, adjustments." actions={balance !== undefined && <span className="text-sm text-slate-600">Balance <strong data-testid="ledger-balance" className="text-slate-900">{formatEth(balance)}</strong></span>} bodyClassName="p-5 pt-0">
+    <Card title="Ledger" description="Every movement of the pool: funding credits, reward debits, adjustments." actions={balance !== undefined && <span className="text-sm text-slate-600">Balance <strong data-testid="ledger-balance" className="text-slate-900"><Eth value={balance} /></strong></span>} bodyClassName="p-5 pt-0">
       <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={!rows.length} label="ledger" rows={3} empty={<EmptyState icon={<Icon name="wallet" className="h-8 w-8" />} title="The ledger is empty">Fund your pool on the Balance &amp; funding page.</EmptyState>}>
         <>
           <Table label="Ledger">
@@ -305,7 +304,7 @@ function Ledger() {
                     <Badge color={l.kind === "FUNDING" ? "green" : l.kind === "REWARD" ? "indigo" : "gray"}>{l.kind}</Badge>
                     {l.memo && <div className="mt-1 text-xs text-slate-500">{l.memo}</div>}
                   </Td>
-                  <Td className={cx("text-right font-medium whitespace-nowrap", l.amountEth.startsWith("-") ? "text-rose-700" : "text-emerald-700")}>{l.amountEth.startsWith("-") ? "" : "+"}{formatEth(l.amountEth)}</Td>
+                  <Td className={cx("text-right font-medium whitespace-nowrap", l.amountEth.startsWith("-") ? "text-rose-700" : "text-emerald-700")}>{l.amountEth.startsWith("-") ? "" : "+"}<Eth value={l.amountEth} /></Td>
                   <Td className="max-w-48 truncate font-mono text-xs" >{l.txHash ?? l.rewardId ?? "—"}</Td>
                   <Td className="text-xs whitespace-nowrap">{formatDateTime(l.createdAt)}</Td>
                 </tr>

@@ -6,8 +6,10 @@ import { useRouter } from "next/navigation";
 import { useState, type ReactNode } from "react";
 import type { PortalPageData } from "@/server/portal/page-data";
 import { CopyButton } from "../copy-button";
-import { formatDate, formatDateTime, formatEth } from "../format";
+import { formatDate, formatDateTime } from "../format";
 import { Badge, Button, Card, Notice, Table, Td, Th } from "../ui";
+import { countText } from "@/server/shared/display-money";
+import { Eth, PriceProvider } from "../money";
 
 type Eip1193 = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
 
@@ -15,7 +17,7 @@ function Amount({ label, value, children }: { label: string; value: string; chil
   return (
     <div className="rounded-lg bg-slate-50 p-3 ring-1 ring-slate-200">
       <dt className="text-xs font-medium text-slate-600">{label}</dt>
-      <dd className="mt-1 text-lg font-semibold text-slate-900">{formatEth(value)}</dd>
+      <dd className="mt-1 text-lg font-semibold text-slate-900"><Eth value={value} /></dd>
       {children}
     </div>
   );
@@ -144,155 +146,157 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
   const e = me.earnings;
   const Heading = preview ? "h2" : "h1";
   return (
-    <div className="mx-auto max-w-4xl space-y-6 px-4 py-6 sm:px-6" data-testid="portal">
-      <header className="flex flex-wrap items-end justify-between gap-3">
-        <div>
-          <p className="text-sm font-medium text-indigo-700">{me.business.name}</p>
-          <Heading className="text-2xl font-semibold tracking-tight text-slate-900">Your referrals and rewards</Heading>
-          {me.environment === "TEST" && <p className="mt-1 text-xs text-slate-600">Test environment: nothing here is real money.</p>}
-        </div>
-        {me.returnUrl && !data.readOnly && (
-          <a href={me.returnUrl} className="text-sm font-medium text-indigo-700 hover:underline">
-            ← Back to {me.business.name}
-          </a>
-        )}
-      </header>
-      {data.readOnly && <Notice title="Read-only preview">This is what this participant sees in their portal. Nothing can be changed here.</Notice>}
-      <ShareCard me={me} />
-      <TierCard tier={me.tier} />
-      <Card title="Earnings">
-        <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3">
-          <Amount label="Earned" value={e.earnedEth} />
-          <Amount label="On hold" value={e.onHoldEth}>
-            {e.holds.length > 0 && (
-              <ul className="mt-1 space-y-0.5 text-xs text-slate-600">
-                {e.holds.map((h) => (
-                  <li key={h.until}>
-                    {formatEth(h.amountEth)} until {formatDate(h.until)}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </Amount>
-          <Amount label="Payable" value={e.payableEth} />
-          {e.inPayoutEth !== "0" && <Amount label="Being paid out" value={e.inPayoutEth} />}
-          <Amount label="Paid out" value={e.paidOutEth} />
-          {e.reversedEth !== "0" && <Amount label="Reversed" value={e.reversedEth} />}
-          {e.owedBackEth !== "0" && <Amount label="Owed back (from your next payouts)" value={e.owedBackEth} />}
-        </dl>
-      </Card>
-      <WalletCard wallet={me.wallet} readOnly={data.readOnly} />
-      <Card
-        title="Your referrals"
-        description={`${me.clicks.clicks} ${me.clicks.clicks === 1 ? "visit" : "visits"} through your link (${me.clicks.last30Days} in the last 30 days); ${me.referrals.total} referrals in all, ${me.referrals.qualified} qualified.`}
-        bodyClassName="p-5 pt-0"
-      >
-        {referrals.data.length === 0 ? (
-          <p className="pt-5 text-sm text-slate-600">No referrals yet: share your code.</p>
-        ) : (
-          <Table label="Your referrals">
-            <thead>
-              <tr>
-                <Th>Person</Th>
-                <Th>Status</Th>
-                <Th>When</Th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {referrals.data.map((r) => (
-                <tr key={r.referralId}>
-                  <Td className="font-mono">{r.referred}</Td>
-                  <Td>
-                    <Badge>{r.statusText}</Badge>
-                  </Td>
-                  <Td className="whitespace-nowrap">{formatDate(r.createdAt)}</Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
-      </Card>
-      <Card title="Rewards" bodyClassName="p-5 pt-0">
-        {rewards.data.length === 0 ? (
-          <p className="pt-5 text-sm text-slate-600">No rewards yet.</p>
-        ) : (
-          <Table label="Rewards">
-            <thead>
-              <tr>
-                <Th>Amount</Th>
-                <Th>Status</Th>
-                <Th>Earned</Th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {rewards.data.map((w) => (
-                <tr key={w.rewardId}>
-                  <Td className="whitespace-nowrap">
-                    {formatEth(w.amountEth)}
-                    {w.reversedEth !== "0" && !w.reversedAt && <span className="block text-xs text-slate-600">{formatEth(w.reversedEth)} refunded</span>}
-                  </Td>
-                  <Td>
-                    <Badge>{w.statusText}</Badge>
-                    {w.holdUntil && <span className="ml-2 text-xs whitespace-nowrap text-slate-600">until {formatDate(w.holdUntil)}</span>}
-                  </Td>
-                  <Td className="whitespace-nowrap">{formatDate(w.createdAt)}</Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
-      </Card>
-      <Card title="Payouts" bodyClassName="p-5 pt-0">
-        {payouts.data.length === 0 ? (
-          <p className="pt-5 text-sm text-slate-600">No payouts yet.</p>
-        ) : (
-          <Table label="Payouts">
-            <thead>
-              <tr>
-                <Th>Amount</Th>
-                <Th>Status</Th>
-                <Th>Transaction</Th>
-                <Th>When</Th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {payouts.data.map((o) => (
-                <tr key={o.payoutId}>
-                  <Td className="whitespace-nowrap">{formatEth(o.amountEth)}</Td>
-                  <Td>
-                    <Badge>{o.statusText}</Badge>
-                  </Td>
-                  <Td className="font-mono text-xs">
-                    {o.txUrl ? (
-                      <a href={o.txUrl} className="text-indigo-700 hover:underline" target="_blank" rel="noreferrer">
-                        {o.txHash!.slice(0, 10)}…<span className="sr-only"> (opens the block explorer)</span>
-                      </a>
-                    ) : o.txHash ? (
-                      <span title={o.txHash}>{o.txHash.slice(0, 10)}…</span>
-                    ) : (
-                      "—"
-                    )}
-                  </Td>
-                  <Td className="whitespace-nowrap">{formatDate(o.confirmedAt ?? o.createdAt)}</Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
-      </Card>
-      {me.leaderboard && (
-        <Card title="Top referrers this month" description={me.leaderboard.yourRank ? `You are number ${me.leaderboard.yourRank}.` : "Qualify a referral this month to join."}>
-          <ol className="space-y-1 text-sm">
-            {me.leaderboard.top.map((t) => (
-              <li key={`${t.rank}-${t.displayName}`} className={t.you ? "font-semibold text-indigo-800" : "text-slate-700"}>
-                {t.rank}. {t.displayName}
-                {t.you && " (you)"} · {t.qualifiedReferrals}
-              </li>
-            ))}
-          </ol>
+    <PriceProvider price={data.price}>
+      <div className="mx-auto max-w-4xl space-y-6 px-4 py-6 sm:px-6" data-testid="portal">
+        <header className="flex flex-wrap items-end justify-between gap-3">
+          <div>
+            <p className="text-sm font-medium text-indigo-700">{me.business.name}</p>
+            <Heading className="text-2xl font-semibold tracking-tight text-slate-900">Your referrals and rewards</Heading>
+            {me.environment === "TEST" && <p className="mt-1 text-xs text-slate-600">Test environment: nothing here is real money.</p>}
+          </div>
+          {me.returnUrl && !data.readOnly && (
+            <a href={me.returnUrl} className="text-sm font-medium text-indigo-700 hover:underline">
+              ← Back to {me.business.name}
+            </a>
+          )}
+        </header>
+        {data.readOnly && <Notice title="Read-only preview">This is what this participant sees in their portal. Nothing can be changed here.</Notice>}
+        <ShareCard me={me} />
+        <TierCard tier={me.tier} />
+        <Card title="Earnings">
+          <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3">
+            <Amount label="Earned" value={e.earnedEth} />
+            <Amount label="On hold" value={e.onHoldEth}>
+              {e.holds.length > 0 && (
+                <ul className="mt-1 space-y-0.5 text-xs text-slate-600">
+                  {e.holds.map((h) => (
+                    <li key={h.until}>
+                      <Eth value={h.amountEth} /> until {formatDate(h.until)}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </Amount>
+            <Amount label="Payable" value={e.payableEth} />
+            {e.inPayoutEth !== "0" && <Amount label="Being paid out" value={e.inPayoutEth} />}
+            <Amount label="Paid out" value={e.paidOutEth} />
+            {e.reversedEth !== "0" && <Amount label="Reversed" value={e.reversedEth} />}
+            {e.owedBackEth !== "0" && <Amount label="Owed back (from your next payouts)" value={e.owedBackEth} />}
+          </dl>
         </Card>
-      )}
-    </div>
+        <WalletCard wallet={me.wallet} readOnly={data.readOnly} />
+        <Card
+          title="Your referrals"
+          description={`${countText(me.clicks.clicks, "visit")} through your link (${me.clicks.last30Days} in the last 30 days); ${countText(me.referrals.total, "referral")} in all, ${me.referrals.qualified} qualified.`}
+          bodyClassName="p-5 pt-0"
+        >
+          {referrals.data.length === 0 ? (
+            <p className="pt-5 text-sm text-slate-600">No referrals yet: share your code.</p>
+          ) : (
+            <Table label="Your referrals">
+              <thead>
+                <tr>
+                  <Th>Person</Th>
+                  <Th>Status</Th>
+                  <Th>When</Th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {referrals.data.map((r) => (
+                  <tr key={r.referralId}>
+                    <Td className="font-mono">{r.referred}</Td>
+                    <Td>
+                      <Badge>{r.statusText}</Badge>
+                    </Td>
+                    <Td className="whitespace-nowrap">{formatDate(r.createdAt)}</Td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+        </Card>
+        <Card title="Rewards" bodyClassName="p-5 pt-0">
+          {rewards.data.length === 0 ? (
+            <p className="pt-5 text-sm text-slate-600">No rewards yet.</p>
+          ) : (
+            <Table label="Rewards">
+              <thead>
+                <tr>
+                  <Th>Amount</Th>
+                  <Th>Status</Th>
+                  <Th>Earned</Th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {rewards.data.map((w) => (
+                  <tr key={w.rewardId}>
+                    <Td className="whitespace-nowrap">
+                      <Eth value={w.amountEth} />
+                      {w.reversedEth !== "0" && !w.reversedAt && <span className="block text-xs text-slate-600"><Eth value={w.reversedEth} /> refunded</span>}
+                    </Td>
+                    <Td>
+                      <Badge>{w.statusText}</Badge>
+                      {w.holdUntil && <span className="ml-2 text-xs whitespace-nowrap text-slate-600">until {formatDate(w.holdUntil)}</span>}
+                    </Td>
+                    <Td className="whitespace-nowrap">{formatDate(w.createdAt)}</Td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+        </Card>
+        <Card title="Payouts" bodyClassName="p-5 pt-0">
+          {payouts.data.length === 0 ? (
+            <p className="pt-5 text-sm text-slate-600">No payouts yet.</p>
+          ) : (
+            <Table label="Payouts">
+              <thead>
+                <tr>
+                  <Th>Amount</Th>
+                  <Th>Status</Th>
+                  <Th>Transaction</Th>
+                  <Th>When</Th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {payouts.data.map((o) => (
+                  <tr key={o.payoutId}>
+                    <Td className="whitespace-nowrap"><Eth value={o.amountEth} /></Td>
+                    <Td>
+                      <Badge>{o.statusText}</Badge>
+                    </Td>
+                    <Td className="font-mono text-xs">
+                      {o.txUrl ? (
+                        <a href={o.txUrl} className="text-indigo-700 hover:underline" target="_blank" rel="noreferrer">
+                          {o.txHash!.slice(0, 10)}…<span className="sr-only"> (opens the block explorer)</span>
+                        </a>
+                      ) : o.txHash ? (
+                        <span title={o.txHash}>{o.txHash.slice(0, 10)}…</span>
+                      ) : (
+                        "—"
+                      )}
+                    </Td>
+                    <Td className="whitespace-nowrap">{formatDate(o.confirmedAt ?? o.createdAt)}</Td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+        </Card>
+        {me.leaderboard && (
+          <Card title="Top referrers this month" description={me.leaderboard.yourRank ? `You are number ${me.leaderboard.yourRank}.` : "Qualify a referral this month to join."}>
+            <ol className="space-y-1 text-sm">
+              {me.leaderboard.top.map((t) => (
+                <li key={`${t.rank}-${t.displayName}`} className={t.you ? "font-semibold text-indigo-800" : "text-slate-700"}>
+                  {t.rank}. {t.displayName}
+                  {t.you && " (you)"} · {t.qualifiedReferrals}
+                </li>
+              ))}
+            </ol>
+          </Card>
+        )}
+      </div>
+    </PriceProvider>
   );
 }
 

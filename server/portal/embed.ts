@@ -3,14 +3,16 @@
 // (CSP frame-ancestors); every other portal page refuses all framing (next.config.mjs). The
 // token may come in the query because a cross-site iframe does not send the SameSite=Lax cookie.
 import { randomBytes } from "node:crypto";
+import { displayPrice } from "../domain/commissions/pricing";
 import { portalOrigins } from "../domain/portal/origins";
 import { portalMe } from "../domain/portal/read";
 import { authenticatePortalToken } from "../domain/portal/sessions";
 import type { PortalMeOutput } from "../domain/portal/schemas";
+import { countText, ethWithFiat, type DisplayPrice } from "../shared/display-money";
+import { decimalText } from "../shared/money";
 import { portalTokenOf } from "./auth";
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const eth = (v: string) => `${esc(v.includes(".") ? v.replace(/0+$/, "").replace(/\.$/, "") : v)} ETH`;
 
 function page(title: string, body: string, nonce: string) {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${esc(title)}</title>
@@ -22,7 +24,8 @@ dl{display:grid;grid-template-columns:repeat(auto-fit,minmax(90px,1fr));gap:6px;
 <body><main>${body}</main></body></html>`;
 }
 
-function widget(me: PortalMeOutput, nonce: string) {
+function widget(me: PortalMeOutput, price: DisplayPrice | null, nonce: string) {
+  const eth = (v: string) => `<span title="${esc(decimalText(v))} ETH">${esc(ethWithFiat(v, price))}</span>`;
   const e = me.earnings;
   const share = me.shareUrl ?? me.referralCode;
   const t = me.tier;
@@ -37,7 +40,7 @@ function widget(me: PortalMeOutput, nonce: string) {
   const body = `<h1>${esc(me.business.name)}: your referrals</h1>
 <div class="row"><span class="link" id="share">${esc(share)}</span><button type="button" id="copy">Copy ${me.shareUrl ? "link" : "code"}</button><span role="status" id="copied"></span></div>
 <dl><div><dt>Earned</dt><dd>${eth(e.earnedEth)}</dd></div><div><dt>On hold</dt><dd>${eth(e.onHoldEth)}</dd></div><div><dt>Payable</dt><dd>${eth(e.payableEth)}</dd></div><div><dt>Paid out</dt><dd>${eth(e.paidOutEth)}</dd></div></dl>
-<p>${me.clicks.clicks} visits through your link, ${me.referrals.total} referrals, ${me.referrals.qualified} qualified.</p>${tier}${rank}
+<p>${countText(me.clicks.clicks, "visit")} through your link, ${countText(me.referrals.total, "referral")}, ${me.referrals.qualified} qualified.</p>${tier}${rank}
 <script nonce="${nonce}">document.getElementById("copy").addEventListener("click",function(){var t=document.getElementById("share").textContent;navigator.clipboard.writeText(t).then(function(){document.getElementById("copied").textContent="Copied"})});</script>`;
   return page(`${me.business.name}: your referrals`, body, nonce);
 }
@@ -55,6 +58,6 @@ export async function renderEmbed(req: Request): Promise<Response> {
     const body = page("Portal link expired", "<h1>This link has expired</h1><p>Reload the page you found it on to get a new one.</p>", nonce);
     return new Response(body, { status: 401, headers: { ...headers, "Content-Security-Policy": csp(nonce, []), "X-Frame-Options": "DENY" } });
   }
-  const [me, origins] = await Promise.all([portalMe(auth), portalOrigins(auth.businessId, auth.environment)]);
-  return new Response(widget(me, nonce), { headers: { ...headers, "Content-Security-Policy": csp(nonce, origins) } });
+  const [me, origins, price] = await Promise.all([portalMe(auth), portalOrigins(auth.businessId, auth.environment), displayPrice(auth.businessId, auth.environment)]);
+  return new Response(widget(me, price, nonce), { headers: { ...headers, "Content-Security-Policy": csp(nonce, origins) } });
 }

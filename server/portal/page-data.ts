@@ -1,6 +1,7 @@
 // What the /portal page (and the staff preview on the dashboard) renders: the participant's
 // overview and the first page of each list, read through the same functions as the JSON API.
 import { cookies, headers } from "next/headers";
+import { displayPrice } from "../domain/commissions/pricing";
 import { portalMe, portalPayouts, portalReferrals, portalRewards } from "../domain/portal/read";
 import { portalListInput } from "../domain/portal/schemas";
 import { authenticatePortalToken, staffPreviewAuth, type PortalAuth } from "../domain/portal/sessions";
@@ -10,8 +11,14 @@ import { PORTAL_COOKIE } from "./auth";
 
 async function portalPageData(auth: PortalAuth) {
   const first = portalListInput.parse({ limit: 50 });
-  const [me, referrals, rewards, payouts] = await Promise.all([portalMe(auth), portalReferrals(auth, first), portalRewards(auth, first), portalPayouts(auth, first)]);
-  return { me, referrals, rewards, payouts, readOnly: auth.readOnly };
+  const [me, referrals, rewards, payouts, price] = await Promise.all([
+    portalMe(auth),
+    portalReferrals(auth, first),
+    portalRewards(auth, first),
+    portalPayouts(auth, first),
+    displayPrice(auth.businessId, auth.environment),
+  ]);
+  return { me, referrals, rewards, payouts, price, readOnly: auth.readOnly };
 }
 export type PortalPageData = Awaited<ReturnType<typeof portalPageData>>;
 

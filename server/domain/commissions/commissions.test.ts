@@ -11,7 +11,9 @@ import { domainBusiness, uniqueEmail } from "../../../tests/support/domain";
 import { toBigInt } from "../../shared/money";
 import { createRuleInput, simulateInput, updatePricingInput } from "./schemas";
 import { createRule } from "./service";
-import { updatePricing } from "./pricing";
+import { displayPrice, getPricing, updatePricing } from "./pricing";
+import { updateGeneralConfig } from "../config/service";
+import { updateGeneralInput } from "../config/schemas";
 import { simulateRule } from "./simulate";
 import { getBalanceWei } from "../ledger/service";
 import type { Scope } from "../../shared/scope";
@@ -216,5 +218,18 @@ describe("commissions: the write path", () => {
       simulateInput.parse({ environment: "TEST", rule: { eventName: "purchase", recipient: "REFERRER", type: "PERCENT", percent: "20" }, from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() }),
     );
     expect(sim).toMatchObject({ events: 1, rewards: 1, totalEth: "0.02", topParticipants: [{ participantId: kept.referrer.id, totalEth: "0.02" }] });
+  });
+});
+
+describe("the price amounts are shown at", () => {
+  it("is the environment's defaultCurrency at its price in force, and none when that currency has no price", async () => {
+    const { businessId } = await setup();
+    expect(await displayPrice(businessId, "TEST")).toEqual({ currency: "USD", rate: "3000" });
+    expect((await getPricing(businessId, "TEST")).display).toEqual({ currency: "USD", rate: "3000" });
+    expect(await displayPrice(businessId, "LIVE")).toBeNull();
+    await updateGeneralConfig(businessId, updateGeneralInput.parse({ environment: "TEST", defaultCurrency: "EUR" }));
+    expect(await displayPrice(businessId, "TEST")).toBeNull();
+    await updatePricing(businessId, updatePricingInput.parse({ environment: "TEST", rates: { USD: "3000", EUR: "2750.5" } }));
+    expect(await displayPrice(businessId, "TEST")).toEqual({ currency: "EUR", rate: "2750.5" });
   });
 });

@@ -1,13 +1,32 @@
 // GET and PATCH /business/config/pricing: how an environment prices 1 ETH (prices.ts).
 import { db } from "../../db/client";
 import type { Environment } from "../../shared/environment";
-import { decimalText } from "../../shared/money";
-import { forgetFeedAnswers, pricesOf, readPricing } from "../rules/prices";
+import type { DisplayPrice } from "../../shared/display-money";
+import { decimalText, type Currency } from "../../shared/money";
+import { readConfig } from "../effective-config/load";
+import { forgetFeedAnswers, pricesOf, readPricing, type Prices } from "../rules/prices";
 import { wakeWaitingEvents } from "./wake";
 import type { PricingOutput, UpdatePricingInput } from "./schemas";
 
+/** The environment's default currency (USD until one is saved). */
+async function defaultCurrency(businessId: string, environment: Environment): Promise<Currency> {
+  return ((await readConfig(db, businessId, environment))?.defaultCurrency ?? "USD") as Currency;
+}
+
+/** The price shown beside ETH amounts: the default currency at its price in force; null when it has none usable. */
+const displayPriceOf = (prices: Prices, currency: Currency): DisplayPrice | null => {
+  const p = currency === "ETH" ? undefined : prices.get(currency);
+  return p && "rate" in p ? { currency: currency as DisplayPrice["currency"], rate: p.rate } : null;
+};
+
+/** The price the portal, the embed and emails show ETH amounts at (the dashboard reads it from getPricing). */
+export async function displayPrice(businessId: string, environment: Environment): Promise<DisplayPrice | null> {
+  const [p, currency] = await Promise.all([readPricing(db, businessId, environment), defaultCurrency(businessId, environment)]);
+  return displayPriceOf(await pricesOf(environment, p, new Date()), currency);
+}
+
 export async function getPricing(businessId: string, environment: Environment): Promise<PricingOutput> {
-  const p = await readPricing(db, businessId, environment);
+  const [p, currency] = await Promise.all([readPricing(db, businessId, environment), defaultCurrency(businessId, environment)]);
   const prices = await pricesOf(environment, p, new Date());
   return {
     environment,
@@ -19,6 +38,7 @@ export async function getPricing(businessId: string, environment: Environment): 
     prices: Object.fromEntries(
       [...prices].map(([c, v]) => [c, "rate" in v ? { rate: v.rate, source: v.source, at: v.at.toISOString(), problem: null } : { rate: null, source: p.source, at: null, problem: v.problem }]),
     ),
+    display: displayPriceOf(prices, currency),
   };
 }
 

@@ -140,6 +140,7 @@ export type SimulateOutput = z.infer<typeof simulateOutput>;
 
 const pricingSource = z.enum(["FIXED", "CHAINLINK"]);
 const fiat = z.enum(FIAT_CURRENCIES as [string, ...string[]]);
+type Fiat = (typeof FIAT_CURRENCIES)[number];
 const rate = decimalAmount.refine((v) => Number(v) > 0, "Must be greater than 0");
 const feedAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "A 0x-prefixed 20-byte address");
 
@@ -157,6 +158,8 @@ export const pricingOutput = z.object({
     z.string(),
     z.object({ rate: z.string().nullable(), source: pricingSource, at: z.string().nullable(), problem: z.string().nullable() }),
   ),
+  /** The price ETH amounts are shown at on pages: the environment's defaultCurrency at its price in force; null when it has none usable. */
+  display: z.object({ currency: z.enum(FIAT_CURRENCIES as [Fiat, ...Fiat[]]), rate: z.string() }).nullable(),
 });
 export type PricingOutput = z.infer<typeof pricingOutput>;
 

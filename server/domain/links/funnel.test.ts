@@ -19,7 +19,7 @@ describe("getFunnel", () => {
   it("counts clicks, unique visitors, referrals and their outcome per referrer, campaign, utm_source and day, before and after the rollup and retention", async () => {
     const b = await domainBusiness({ environment: "TEST" });
     await updateGeneralConfig(b.businessId, updateGeneralInput.parse({ environment: "TEST", linkDestinationUrl: "http://localhost:4000/" }));
-    const [ann, bo] = await Promise.all([participant(b.scope), participant(b.scope)]);
+    const [ann, bo] = await Promise.all([participant(b.scope, { name: "Ann" }), participant(b.scope)]);
     const day1 = new Date("2026-10-01T09:00:00Z");
     const click = async (code: string, ip: string, query: string, at: Date) =>
       (await followLink({ code, method: "GET", query: new URLSearchParams(query), userAgent: UA, ip, referer: null, now: at })).clickId!;
@@ -36,8 +36,8 @@ describe("getFunnel", () => {
     const check = async () => {
       const byReferrer = await q("referrer");
       expect(byReferrer.data).toEqual([
-        { key: ann.referralCode, participantId: ann.participantId, clicks: 3, uniqueClicks: 2, referrals: 1, qualified: 0, rewarded: 0, rewardsEth: "0", paidOutEth: "0" },
-        { key: bo.referralCode, participantId: bo.participantId, clicks: 1, uniqueClicks: 1, referrals: 0, qualified: 0, rewarded: 0, rewardsEth: "0", paidOutEth: "0" },
+        { key: ann.referralCode, participantId: ann.participantId, name: "Ann", clicks: 3, uniqueClicks: 2, referrals: 1, qualified: 0, rewarded: 0, rewardsEth: "0", paidOutEth: "0" },
+        { key: bo.referralCode, participantId: bo.participantId, name: null, clicks: 1, uniqueClicks: 1, referrals: 0, qualified: 0, rewarded: 0, rewardsEth: "0", paidOutEth: "0" },
       ]);
       const byCampaign = await q("campaign");
       expect(byCampaign.data.find((d) => d.key === "fall")).toMatchObject({ clicks: 2, uniqueClicks: 1, referrals: 1 });

@@ -27,7 +27,7 @@ const referralKey: Record<Group, string> = {
 // last rolled-up one: the index range then covers the open days, not the whole retention window.
 const RAW_FROM = `(SELECT COALESCE(max(x."day") + 1, DATE '1970-01-01')::timestamp FROM "LinkClickRollup" x)`;
 
-type Row = { k: string | null; code?: string; clicks: number; uniq: number; referrals: number; qualified: number; rewarded: number; granted: string; paid: string };
+type Row = { k: string | null; code?: string; name?: string | null; clicks: number; uniq: number; referrals: number; qualified: number; rewarded: number; granted: string; paid: string };
 
 // The referral's click's utm fields are kept on ReferralClick while the click exists (migration 0150).
 const FROM_REFERRALS = `FROM "Referral" r
@@ -70,7 +70,7 @@ const funnelSql = (g: Group) => {
                          sum(rewarded)::int AS rewarded, sum(granted)::text AS granted, sum(paid)::text AS paid
                     FROM (${parts}) s GROUP BY k`;
   // By referrer: the key becomes the referrer's code; groups of no participant of the business are left out.
-  return g === "referrer" ? `SELECT m.*, p."referralCode" AS code FROM (${merged}) m JOIN "Participant" p ON p.id = m.k AND p."businessId" = $1` : merged;
+  return g === "referrer" ? `SELECT m.*, p."referralCode" AS code, p.name FROM (${merged}) m JOIN "Participant" p ON p.id = m.k AND p."businessId" = $1` : merged;
 };
 
 /** Groups a funnel lists at most (days: the range's, which is bounded). */
@@ -111,7 +111,7 @@ export async function getFunnel(businessId: string, q: FunnelInput): Promise<Fun
     rewarded: r.rewarded,
     rewardsEth: weiToEth(BigInt(r.granted)),
     paidOutEth: weiToEth(BigInt(r.paid)),
-    ...(g === "referrer" ? { participantId: r.k! } : {}),
+    ...(g === "referrer" ? { participantId: r.k!, name: r.name ?? null } : {}),
   }));
   if (g === "day") data.sort((a, b) => (a.key ?? "").localeCompare(b.key ?? ""));
   else data.sort((a, b) => b.clicks - a.clicks || b.referrals - a.referrals || (a.key ?? "").localeCompare(b.key ?? ""));

@@ -22,6 +22,8 @@ const funnelRow = z.object({
   key: z.string().nullable(),
   /** groupBy=referrer: the referrer's participant id. */
   participantId: z.string().optional(),
+  /** groupBy=referrer: the referrer's name, when the business gave one. */
+  name: z.string().nullable().optional(),
   /** Counted clicks (one per visitor, link and hour; bots and HEAD requests never count). */
   clicks: z.number().int(),
   /** Distinct visitors per UTC day, summed over the days. */
