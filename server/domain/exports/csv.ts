@@ -56,15 +56,18 @@ export async function* referralsCsv(businessId: string, q: Omit<ListBusinessRefe
 }
 
 export async function* rewardsCsv(businessId: string, q: RewardFilters): AsyncGenerator<string> {
-  // state (REVERSED, PAID_OUT, …), reversedAt and reversalReason: a reversed reward reads reversed here too.
+  // status is where the reward stands (rewardStateOf: HELD_FOR_REVIEW, REFUSED, ON_HOLD, PAYABLE,
+  // IN_PAYOUT, PAID_OUT, REVERSED), never the bare PAID that only says the pool paid it; `state`
+  // repeats it for readers of earlier exports. reversedAt and reversalReason: when and why it was reversed.
   // Commissions: the rule and what the amount was computed from (base amount and currency, the
   // price of 1 ETH in it, where and when the price was read); empty for other kinds. reversedEth:
   // what its reversals took back (the whole amount once REVERSED, a share after a partial refund).
   yield csvLine(["rewardId", "environment", "kind", "status", "reason", "requestedEth", "amountEth", "recipientName", "recipientEmail", "recipientUserId", "recipientCode", "eventId", "referralId", "note", "createdAt", "paidAt", "state", "reversedAt", "reversalReason", "ruleId", "baseAmount", "baseCurrency", "rate", "rateSource", "rateAt", "reversedEth"]);
   const where = rewardWhere(businessId, q);
   for await (const w of pages((a) => db.reward.findMany({ ...a, where, include: { participant: true } }))) {
+    const state = rewardStateOf(w);
     yield csvLine([
-      w.id, w.environment, w.kind, w.status, w.reason, weiToEth(w.requestedWei), weiToEth(w.amountWei), ...who(w.participant), w.eventId, w.referralId, w.note, w.createdAt, w.paidAt, rewardStateOf(w), w.reversedAt, w.reversalReason,
+      w.id, w.environment, w.kind, state, w.reason, weiToEth(w.requestedWei), weiToEth(w.amountWei), ...who(w.participant), w.eventId, w.referralId, w.note, w.createdAt, w.paidAt, state, w.reversedAt, w.reversalReason,
       w.ruleId, w.baseAmount && decimalText(w.baseAmount), w.baseCurrency, w.rate && decimalText(w.rate), w.rateSource, w.rateAt,
       weiToEth(w.reversedWei),
     ]);
