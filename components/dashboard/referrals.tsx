@@ -13,7 +13,7 @@ import { ReferralList } from "./people";
 
 const pct = (x: number) => `${(x * 100).toFixed(x > 0 && x < 0.1 ? 1 : 0)}%`;
 
-function TopReferrers({ rows }: { rows: Array<{ participantId: string; referralCode: string; email: string | null; name: string | null; referrals: number; conversions: number; ethRewarded: string }> }) {
+function TopReferrers({ rows }: { rows: Array<{ participantId: string; referralCode: string; email: string | null; name: string | null; referrals: number; conversions: number; ethEarned: string }> }) {
   if (!rows.length) return <EmptyState icon={<Icon name="users" className="h-8 w-8" />} title="No referrers yet">Apply a referral code through /sdk/referrals/apply and your referrers are ranked here.</EmptyState>;
   return (
     <Table label="Top referrers">
@@ -34,7 +34,7 @@ function TopReferrers({ rows }: { rows: Array<{ participantId: string; referralC
             </Td>
             <Td className="text-right">{r.referrals}</Td>
             <Td className="text-right">{r.conversions}</Td>
-            <Td className="text-right whitespace-nowrap">{formatEth(r.ethRewarded)}</Td>
+            <Td className="text-right whitespace-nowrap" data-testid="top-referrer-earned">{formatEth(r.ethEarned)}</Td>
           </tr>
         ))}
       </tbody>
