@@ -18,10 +18,11 @@ type Cell = string | number | boolean | null | undefined | Date;
 export function csvCell(v: Cell): string {
   if (v === null || v === undefined) return "";
   let s = v instanceof Date ? v.toISOString() : String(v);
-  if (typeof v === "string" && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  // A negative amount ("-0.01", the ledger's debits) is a number to a spreadsheet, not a formula.
+  if (typeof v === "string" && /^[=+\-@\t\r]/.test(s) && !/^-\d+(\.\d+)?$/.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
-const csvLine = (cells: Cell[]) => `${cells.map(csvCell).join(",")}\r\n`;
+export const csvLine = (cells: Cell[]) => `${cells.map(csvCell).join(",")}\r\n`;
 
 type Fetch<T> = (args: { take: number; cursor?: { id: string }; skip?: number; orderBy: Array<Record<string, "desc">> }) => Promise<T[]>;
 
