@@ -34,7 +34,7 @@ function TopReferrers({ rows }: { rows: Array<{ participantId: string; referralC
             </Td>
             <Td className="text-right">{r.referrals}</Td>
             <Td className="text-right">{r.conversions}</Td>
-            <Td className="text-right whitespace-nowrap" data-testid="top-referrer-earned">{formatEth(r.ethEarned)}</Td>
+            <Td className="text-right whitespace-nowrap"><span data-testid="top-referrer-earned">{formatEth(r.ethEarned)}</span></Td>
           </tr>
         ))}
       </tbody>

@@ -318,7 +318,7 @@ export function Ledger() {
                     {l.memo && <div className="mt-1 text-xs text-slate-500">{l.memo}</div>}
                   </Td>
                   <Td className={cx("text-right font-medium whitespace-nowrap", l.amountEth.startsWith("-") ? "text-rose-700" : "text-emerald-700")}>{l.amountEth.startsWith("-") ? "" : "+"}{formatEth(l.amountEth)}</Td>
-                  <Td className="text-right whitespace-nowrap" data-testid="ledger-balance-after">{formatEth(l.balanceAfterEth)}</Td>
+                  <Td className="text-right whitespace-nowrap"><span data-testid="ledger-balance-after">{formatEth(l.balanceAfterEth)}</span></Td>
                   <Td className="max-w-48 truncate font-mono text-xs" >{l.txHash ?? l.rewardId ?? "—"}</Td>
                   <Td className="text-xs whitespace-nowrap">{formatDateTime(l.createdAt)}</Td>
                 </tr>
