@@ -76,13 +76,13 @@ export async function* rewardsCsv(businessId: string, q: RewardFilters): AsyncGe
 }
 
 export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGenerator<string> {
-  yield csvLine(["eventId", "environment", "eventName", "status", "reason", "referrerSent", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "referralId", "campaign", "source", "apiKeyId", "createdAt", "processedAt", "ethPaid", "amount", "currency"]);
+  yield csvLine(["eventId", "environment", "eventName", "status", "reason", "referrerSent", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "referralId", "campaign", "source", "apiKeyId", "createdAt", "processedAt", "ethPaid", "amount", "currency", "refundedAmount"]);
   const where = eventWhere(businessId, q);
   const none = [null, null, null, null];
   for await (const page of pageLists((a) => db.trackedEvent.findMany({ ...a, where, include: { referral: { include: { referrer: true, referred: true } } } }))) {
     const paid = await paidBy("eventId", page.map((e) => e.id));
     for (const e of page) {
-      yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid.get(e.id) ?? 0n), e.amount === null ? null : decimalText(e.amount), e.currency]);
+      yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid.get(e.id) ?? 0n), e.amount === null ? null : decimalText(e.amount), e.currency, decimalText(e.refundedAmount)]);
     }
   }
 }
