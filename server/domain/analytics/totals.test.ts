@@ -28,7 +28,7 @@ async function seedBusiness() {
   const carol = await participant(scope, { name: "Carol" });
   const bob = uniqueEmail("bob");
   const buy = (referrer: string | undefined, email: string, amount: string) =>
-    acceptEvent(scope, { eventName: "purchase", ...(referrer ? { referrer } : {}), amount, currency: "ETH", metadata: { referredUserEmail: email } }) as Promise<{ status: number; body: any }>;
+    acceptEvent(scope, { eventName: "purchase", ...(referrer ? { referrer } : {}), amount, currency: "ETH", metadata: { referredUserEmail: email } }) as Promise<{ status: number; body: { status: string; reason: string | null; eventId: string } }>;
   // Bob's first purchase qualifies him (REFERRAL, BONUS, commission); his second pays a commission.
   const first = await buy(alice.referralCode, bob, "1");
   expect(first.body.status).toBe("PROCESSED");
