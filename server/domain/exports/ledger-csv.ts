@@ -22,7 +22,7 @@ const readPage = (businessId: string, environment: Environment, afterSeq: bigint
 const REWARD_WORDS = { REFERRAL: "Referral reward", BONUS: "Welcome bonus", MANUAL: "Manual reward", COMMISSION: "Commission" } as const;
 
 /** What an entry is for, in words (the memo, when there is one, adds the detail). */
-export function ledgerReference(e: Pick<Entry, "kind" | "txHash" | "memo" | "reward">): string {
+function ledgerReference(e: Pick<Entry, "kind" | "txHash" | "memo" | "reward">): string {
   const r = e.reward;
   switch (e.kind) {
     case "FUNDING":

@@ -12,7 +12,7 @@ import { getBalanceWei, type LedgerKind } from "./service";
  * both describe the same moment. It reads the entries from the oldest asked for to the newest,
  * so a page near the top of the ledger costs little whatever its length.
  */
-export async function balancesAfter(businessId: string, environment: Environment, entries: Array<{ id: string; seq: bigint }>): Promise<Map<string, bigint>> {
+async function balancesAfter(businessId: string, environment: Environment, entries: Array<{ id: string; seq: bigint }>): Promise<Map<string, bigint>> {
   if (!entries.length) return new Map();
   const from = entries.reduce((m, e) => (e.seq < m ? e.seq : m), entries[0].seq);
   const rows = await db.$queryRaw<Array<{ id: string; after: string }>>`
