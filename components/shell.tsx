@@ -34,6 +34,7 @@ const NAV: Array<{ href: string; label: string; icon: IconName }> = [
   { href: "/dashboard/participants", label: "Participants", icon: "person" },
   { href: "/dashboard/rewards", label: "Rewards", icon: "gift" },
   { href: "/dashboard/balance", label: "Balance & funding", icon: "wallet" },
+  { href: "/dashboard/proofs", label: "Proofs", icon: "check" },
   { href: "/dashboard/configuration", label: "Configuration", icon: "cog" },
   { href: "/dashboard/referral-settings", label: "Referral rules", icon: "shield" },
   { href: "/dashboard/commission-rules", label: "Commission rules", icon: "percent" },

@@ -1,5 +1,5 @@
 // npm run ledger:verify -- <export.jsonl> [--head <hash>]
-// Checks a ledger export (GET /api/export/ledger?environment=…) offline: recomputes every
+// Checks a ledger export (GET /api/export/ledger?environment=…&format=jsonl) offline: recomputes every
 // entry's hash and compares the last one with the head in the export's first line. With --head
 // (say, the ledgerHead of a published proof of liabilities) it also checks that this head is an
 // entry of the chain, i.e. that the books were extended since, not rewritten. Exit code 0: intact.

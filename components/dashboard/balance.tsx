@@ -4,6 +4,7 @@
 import { useState, type FormEvent } from "react";
 import { CopyButton } from "../copy-button";
 import { PayoutQueueCard, PayoutsCard, SolvencyFigures } from "./payouts";
+import { Ledger } from "./rewards";
 import { useEnvironment } from "../environment";
 import { contractError, errorFor, fieldErrors, formError } from "../errors";
 import { formatEth } from "../format";
@@ -190,6 +191,7 @@ export function BalancePage() {
 
         <PayoutQueueCard />
         <PayoutsCard />
+        <Ledger />
       </div>
     </>
   );

@@ -2,7 +2,7 @@
 // "Export CSV": a plain download link to /api/export/{kind} carrying the list's current filters.
 import { Icon } from "../icons";
 
-export function ExportLink({ kind, query }: { kind: "referrals" | "rewards" | "events" | "payouts"; query: Record<string, string | number | undefined> }) {
+export function ExportLink({ kind, query }: { kind: "referrals" | "rewards" | "events" | "payouts" | "ledger"; query: Record<string, string | number | undefined> }) {
   const qs = new URLSearchParams(Object.entries(query).filter((e): e is [string, string | number] => e[1] !== undefined && e[1] !== "").map(([k, v]) => [k, String(v)]));
   return (
     <a

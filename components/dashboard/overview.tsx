@@ -71,9 +71,9 @@ export function OverviewPage() {
           <Stat label="Events" value={<span data-testid="kpi-events">{t?.events ?? 0}</span>} loading={analytics.isLoading} />
           <Stat label="Referrals" value={t?.referrals ?? 0} loading={analytics.isLoading} />
           <Stat label="Conversion rate" value={t ? `${Math.round(t.conversionRate * 100)}%` : ""} loading={analytics.isLoading} hint={t ? `${t.conversions} converted` : undefined} />
-          <Stat label="ETH rewarded" value={t ? <Eth value={t.ethRewarded} /> : ""} loading={analytics.isLoading} hint={t ? `${t.rewardsPaid} reward${t.rewardsPaid === 1 ? "" : "s"} earned in 30 days (paid out or not)` : undefined} />
+          <Stat label="ETH earned" value={<span data-testid="kpi-eth-earned">{t ? <Eth value={t.ethEarned} /> : ""}</span>} loading={analytics.isLoading} hint={t ? `${t.rewardsPaid} reward${t.rewardsPaid === 1 ? "" : "s"} in 30 days, paid out or not, less reversals` : undefined} />
         </dl>
-        <Card title="Events and ETH rewarded per day">
+        <Card title="Events and ETH earned per day">
           {analytics.isLoading ? <LoadingRows rows={4} label="Loading chart" /> : analytics.error ? <ErrorState error={analytics.error} onRetry={() => analytics.refetch()} /> : <ActivityChart days={analytics.data!.days} />}
         </Card>
         <CommissionAnalyticsCard />

@@ -14,7 +14,7 @@ import { Eth } from "../money";
 
 const pct = (x: number) => `${(x * 100).toFixed(x > 0 && x < 0.1 ? 1 : 0)}%`;
 
-function TopReferrers({ rows }: { rows: Array<{ participantId: string; referralCode: string; email: string | null; name: string | null; referrals: number; conversions: number; ethRewarded: string }> }) {
+function TopReferrers({ rows }: { rows: Array<{ participantId: string; referralCode: string; email: string | null; name: string | null; referrals: number; conversions: number; ethEarned: string }> }) {
   if (!rows.length) return <EmptyState icon={<Icon name="users" className="h-8 w-8" />} title="No referrers yet">Apply a referral code through /sdk/referrals/apply and your referrers are ranked here.</EmptyState>;
   return (
     <Table label="Top referrers">
@@ -35,7 +35,7 @@ function TopReferrers({ rows }: { rows: Array<{ participantId: string; referralC
             </Td>
             <Td className="text-right">{r.referrals}</Td>
             <Td className="text-right">{r.conversions}</Td>
-            <Td className="text-right whitespace-nowrap"><Eth value={r.ethRewarded} /></Td>
+            <Td className="text-right whitespace-nowrap"><span data-testid="top-referrer-earned"><Eth value={r.ethEarned} /></span></Td>
           </tr>
         ))}
       </tbody>

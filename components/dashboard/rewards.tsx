@@ -277,7 +277,8 @@ function Reversals() {
   );
 }
 
-function Ledger() {
+/** The pool's ledger, newest first, with the balance after each entry (Rewards and Balance pages). */
+export function Ledger() {
   const { env } = useEnvironment();
   const { cursors, add } = useCursors(env);
   const results = trpc.useQueries((t) => cursors.map((cursor) => t.rewards.ledger({ environment: env, limit: 25, ...(cursor ? { cursor } : {}) })));
@@ -285,7 +286,17 @@ function Ledger() {
   const rows = q.rows;
   const balance = results[0]?.data?.balanceEth;
   return (
-    <Card title="Ledger" description="Every movement of the pool: funding credits, reward debits, adjustments." actions={balance !== undefined && <span className="text-sm text-slate-600">Balance <strong data-testid="ledger-balance" className="text-slate-900"><Eth value={balance} /></strong></span>} bodyClassName="p-5 pt-0">
+    <Card
+      title="Ledger"
+      description="Every movement of the pool: deposits, reward debits, gas, reversals and adjustments, with the balance after each."
+      actions={
+        <div className="flex flex-wrap items-center gap-3">
+          {balance !== undefined && <span className="text-sm text-slate-600">Balance <strong data-testid="ledger-balance" className="text-slate-900"><Eth value={balance} /></strong></span>}
+          <ExportLink kind="ledger" query={{ environment: env }} />
+        </div>
+      }
+      bodyClassName="p-5 pt-0"
+    >
       <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={!rows.length} label="ledger" rows={3} empty={<EmptyState icon={<Icon name="wallet" className="h-8 w-8" />} title="The ledger is empty">Fund your pool on the Balance &amp; funding page.</EmptyState>}>
         <>
           <Table label="Ledger">
@@ -293,6 +304,7 @@ function Ledger() {
               <tr>
                 <Th>Entry</Th>
                 <Th className="text-right">Amount</Th>
+                <Th className="text-right">Balance after</Th>
                 <Th>Reference</Th>
                 <Th>When</Th>
               </tr>
@@ -305,6 +317,7 @@ function Ledger() {
                     {l.memo && <div className="mt-1 text-xs text-slate-500">{l.memo}</div>}
                   </Td>
                   <Td className={cx("text-right font-medium whitespace-nowrap", l.amountEth.startsWith("-") ? "text-rose-700" : "text-emerald-700")}>{l.amountEth.startsWith("-") ? "" : "+"}<Eth value={l.amountEth} /></Td>
+                  <Td className="text-right whitespace-nowrap"><span data-testid="ledger-balance-after"><Eth value={l.balanceAfterEth} /></span></Td>
                   <Td className="max-w-48 truncate font-mono text-xs" >{l.txHash ?? l.rewardId ?? "—"}</Td>
                   <Td className="text-xs whitespace-nowrap">{formatDateTime(l.createdAt)}</Td>
                 </tr>

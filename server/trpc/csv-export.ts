@@ -1,4 +1,4 @@
-// GET /api/export/{referrals|rewards|events|payouts}?<the list's filters>: the dashboard's CSV downloads.
+// GET /api/export/{referrals|rewards|events|payouts|ledger|audit-log}?<the list's filters>: the dashboard's CSV downloads.
 // Same caller checks as the business procedures (session cookie or bearer session, role
 // BUSINESS, membership), same filter schemas as the lists, scoped to the caller's business;
 // the body streams page by page, so a large range never sits in memory.
@@ -8,7 +8,8 @@ import { eventsCsv, payoutsCsv, referralsCsv, rewardsCsv } from "../domain/expor
 import { listPayoutsInput } from "../domain/payouts/schemas";
 import { listBusinessReferralsInput } from "../domain/referrals/browse-schemas";
 import { listRewardsInput } from "../domain/rewards/schemas";
-import { verifyLedgerInput } from "../domain/ledger/schemas";
+import { ledgerExportInput } from "../domain/ledger/schemas";
+import { ledgerCsv } from "../domain/exports/ledger-csv";
 import { listAuditLogInput } from "../domain/audit/schemas";
 import { auditLogCsv } from "../domain/audit/service";
 import { ledgerExportLines } from "../domain/ledger/verify";
@@ -21,8 +22,12 @@ const KINDS = {
   rewards: { input: listRewardsInput.omit({ limit: true, cursor: true }), rows: rewardsCsv },
   events: { input: listEventsInput.omit({ limit: true, cursor: true }), rows: eventsCsv },
   payouts: { input: listPayoutsInput.omit({ limit: true, cursor: true }), rows: payoutsCsv },
-  // The ledger's hash chain as JSON Lines, what `npm run ledger:verify` checks offline.
-  ledger: { input: verifyLedgerInput, rows: (b: string, q: { environment: "TEST" | "LIVE" }) => ledgerExportLines(b, q.environment), format: "jsonl" },
+  // The pool's books with a running balance (CSV), or with format=jsonl the ledger's hash chain as
+  // JSON Lines, what `npm run ledger:verify` checks offline.
+  ledger: {
+    input: ledgerExportInput,
+    rows: (b: string, q: { environment: "TEST" | "LIVE"; format: "csv" | "jsonl" }) => (q.format === "jsonl" ? ledgerExportLines(b, q.environment) : ledgerCsv(b, q.environment)),
+  },
   "audit-log": { input: listAuditLogInput.omit({ limit: true, cursor: true }), rows: auditLogCsv, ownerOnly: true },
 } as const;
 
@@ -75,7 +80,7 @@ export async function handleCsvExport(req: Request, kind: string): Promise<Respo
     const filters = parsed.data as z.infer<typeof spec.input>;
     const lines = (spec.rows as (b: string, q: typeof filters) => AsyncGenerator<string>)(businessId, filters);
     const day = new Date().toISOString().slice(0, 10);
-    const format = FORMATS["format" in spec ? spec.format : "csv"];
+    const format = FORMATS["format" in filters && filters.format === "jsonl" ? "jsonl" : "csv"];
     return new Response(stream(lines), {
       headers: {
         "content-type": format.type,

@@ -7,11 +7,9 @@
 import { db } from "../../db/client";
 import { notFound } from "../../shared/errors";
 import { toBigInt, weiToEth } from "../../shared/money";
+import { netRevenueSql, revenueEventSql } from "../../shared/totals";
 import type { CommissionAnalyticsInput, CommissionAnalyticsOutput } from "./schemas";
 import { Params, resolveRange, run } from "./service";
-
-/** Events that never count as revenue: refused at the door or failed in processing. */
-const NOT_REVENUE = `('REJECTED', 'FAILED')`;
 
 export async function getCommissionAnalytics(businessId: string, q: CommissionAnalyticsInput): Promise<CommissionAnalyticsOutput> {
   let environment = q.environment;
@@ -29,10 +27,10 @@ export async function getCommissionAnalytics(businessId: string, q: CommissionAn
   let revenueSql: string;
   let commissionSql: string;
   if (referrer) {
-    revenueSql = `SELECT e."currency" AS currency, sum(e."amount")::text AS amount, count(*)::int AS events
+    revenueSql = `SELECT e."currency" AS currency, sum(${netRevenueSql("e")})::text AS amount, count(*)::int AS events
       FROM "Referral" r JOIN "TrackedEvent" e ON e."referralId" = r."id"
       WHERE r."referrerId" = ${rev.add(referrer)} AND r."businessId" = ${rev.add(businessId)}
-        AND e."amount" IS NOT NULL AND e."status" NOT IN ${NOT_REVENUE}
+        AND ${revenueEventSql("e", "r")}
         ${range ? `AND e."createdAt" >= ${rev.add(range.lo)}::timestamp AND e."createdAt" < ${rev.add(range.hi)}::timestamp` : ""}
       GROUP BY 1 ORDER BY 1`;
     commissionSql = `SELECT w."ruleId" AS "ruleId", count(*)::int AS n, sum(w."amountWei")::text AS wei
@@ -42,11 +40,11 @@ export async function getCommissionAnalytics(businessId: string, q: CommissionAn
       GROUP BY 1`;
   } else {
     const r = range!;
-    revenueSql = `SELECT "currency" AS currency, sum("amount")::text AS amount, count(*)::int AS events
-      FROM "TrackedEvent"
-      WHERE "businessId" = ${rev.add(businessId)} AND "environment" = ${rev.add(environment)}::"Environment"
-        AND "createdAt" >= ${rev.add(r.lo)}::timestamp AND "createdAt" < ${rev.add(r.hi)}::timestamp
-        AND "referralId" IS NOT NULL AND "amount" IS NOT NULL AND "status" NOT IN ${NOT_REVENUE}
+    revenueSql = `SELECT e."currency" AS currency, sum(${netRevenueSql("e")})::text AS amount, count(*)::int AS events
+      FROM "TrackedEvent" e JOIN "Referral" f ON f."id" = e."referralId"
+      WHERE e."businessId" = ${rev.add(businessId)} AND e."environment" = ${rev.add(environment)}::"Environment"
+        AND e."createdAt" >= ${rev.add(r.lo)}::timestamp AND e."createdAt" < ${rev.add(r.hi)}::timestamp
+        AND ${revenueEventSql("e", "f")}
       GROUP BY 1 ORDER BY 1`;
     commissionSql = `SELECT "ruleId", count(*)::int AS n, sum("amountWei")::text AS wei
       FROM "Reward"

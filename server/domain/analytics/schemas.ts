@@ -17,9 +17,12 @@ const counts = {
   referrals: z.number().int(),
   /** Referrals that qualified (first qualifying event) that day, whether or not funds allowed a payout. */
   conversions: z.number().int(),
-  /** Reward payouts (PAID) that day. */
+  /** Rewards earned (PAID: the pool paid them) that day, paid out or not. */
   rewardsPaid: z.number().int(),
+  /** Their amounts, reversed ones included (docs/api.md, "Totals: one meaning each"). */
   ethRewarded: z.string(),
+  /** ethRewarded less what reversals took back of those rewards. */
+  ethEarned: z.string(),
   /** Of the referrals created in the bucket, the share that has converted since (0..1). */
   conversionRate: z.number(),
 };
@@ -31,7 +34,10 @@ const topReferrer = z.object({
   name: z.string().nullable(),
   referrals: z.number().int(),
   conversions: z.number().int(),
+  /** Every kind of reward they earned (commissions included), reversed ones included. */
   ethRewarded: z.string(),
+  /** ethRewarded less what reversals took back: what they keep. */
+  ethEarned: z.string(),
 });
 
 export const analyticsOutput = z.object({
@@ -53,7 +59,7 @@ export const referralStatsOutput = z.object({
   byStatus: z.object({ PENDING: z.number().int(), QUALIFIED: z.number().int(), REWARDED: z.number().int(), FLAGGED: z.number().int(), REJECTED: z.number().int() }),
   /** (QUALIFIED + REWARDED) / total, 0 when there are none. */
   conversionRate: z.number(),
-  /** Every PAID reward of the environment (referral, bonus and manual), reversed ones included. */
+  /** Every PAID reward of the environment (referral, bonus, manual and commission), reversed ones included. */
   ethRewarded: z.string(),
   /** Of those, taken back by reversals (refunds, chargebacks, staff). */
   ethReversed: z.string(),
@@ -84,8 +90,8 @@ export const commissionAnalyticsOutput = z.object({
   to: z.string().nullable(),
   participantId: z.string().nullable(),
   /**
-   * Revenue attributed to referrals: the amounts of events of referred users (events linked to a
-   * referral, rejected and failed events left out), summed per currency, by the event's arrival.
+   * Revenue attributed to referrals: the amounts of processed events of referrals that are not
+   * rejected, less what was refunded of them, summed per currency, by the event's arrival.
    */
   revenue: z.array(z.object({ currency: z.string(), amount: z.string(), events: z.number().int() })),
   /** Commissions granted: earned rewards (PAID, reversed ones included) created by a commission rule, by the day earned. */

@@ -5,6 +5,7 @@ import { db } from "../../db/client";
 import { AppError } from "../../shared/errors";
 import { toBigInt, weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
+import { earnedOf, earnedWeiSql, rewardedSql } from "../../shared/totals";
 import type { AnalyticsOutput } from "./schemas";
 
 const DAY_MS = 86_400_000;
@@ -145,12 +146,12 @@ export async function getAnalytics(businessId: string, q: AnalyticsQuery): Promi
       r,
     ),
     run<DayRow[]>(perDay(`"qualifiedAt"`, `count(*)::int AS n`, `FROM "Referral" WHERE ${scope(c, businessId, q.environment, `"qualifiedAt"`, lo, hi, `"campaign"`, q.campaign)}`), c),
-    run<Array<DayRow & { wei: string }>>(
+    run<Array<DayRow & { wei: string; earned: string }>>(
       perDay(
         `r."paidAt"`,
-        `count(*)::int AS n, COALESCE(sum(r."amountWei"), 0)::text AS wei`,
+        `count(*)::int AS n, COALESCE(sum(r."amountWei"), 0)::text AS wei, COALESCE(sum(${earnedWeiSql("r")}), 0)::text AS earned`,
         `FROM "Reward" r ${q.campaign ? `JOIN "Referral" f ON f."id" = r."referralId"` : ""}
-         WHERE r."status" = 'PAID' AND ${scope(w, businessId, q.environment, `r."paidAt"`, lo, hi, `f."campaign"`, q.campaign)}`,
+         WHERE ${rewardedSql("r")} AND ${scope(w, businessId, q.environment, `r."paidAt"`, lo, hi, `f."campaign"`, q.campaign)}`,
       ),
       w,
     ),
@@ -159,14 +160,14 @@ export async function getAnalytics(businessId: string, q: AnalyticsQuery): Promi
   const byDay = new Map<string, AnalyticsOutput["days"][number] & { cohortConverted: number }>();
   for (let i = 0; i < days; i++) {
     const date = isoDay(new Date(from.getTime() + i * DAY_MS));
-    byDay.set(date, { date, events: 0, referrals: 0, conversions: 0, rewardsPaid: 0, ethRewarded: "0", conversionRate: 0, cohortConverted: 0 });
+    byDay.set(date, { date, events: 0, referrals: 0, conversions: 0, rewardsPaid: 0, ethRewarded: "0", ethEarned: "0", conversionRate: 0, cohortConverted: 0 });
   }
   for (const r of events) byDay.get(r.d)!.events = r.n;
   for (const r of referrals) Object.assign(byDay.get(r.d)!, { referrals: r.n, cohortConverted: r.converted });
   for (const r of conversions) byDay.get(r.d)!.conversions = r.n;
-  for (const r of paid) Object.assign(byDay.get(r.d)!, { rewardsPaid: r.n, ethRewarded: weiToEth(toBigInt(r.wei)) });
+  for (const r of paid) Object.assign(byDay.get(r.d)!, { rewardsPaid: r.n, ethRewarded: weiToEth(toBigInt(r.wei)), ethEarned: weiToEth(toBigInt(r.earned)) });
 
-  const totals = { events: 0, referrals: 0, conversions: 0, rewardsPaid: 0, ethRewarded: "0", conversionRate: 0 };
+  const totals = { events: 0, referrals: 0, conversions: 0, rewardsPaid: 0, ethRewarded: "0", ethEarned: "0", conversionRate: 0 };
   let cohort = 0;
   const out: AnalyticsOutput["days"] = [];
   for (const { cohortConverted, ...d } of byDay.values()) {
@@ -179,6 +180,7 @@ export async function getAnalytics(businessId: string, q: AnalyticsQuery): Promi
     out.push(d);
   }
   totals.ethRewarded = weiToEth(paid.reduce((sum, r) => sum + toBigInt(r.wei), 0n));
+  totals.ethEarned = weiToEth(paid.reduce((sum, r) => sum + toBigInt(r.earned), 0n));
   totals.conversionRate = totals.referrals ? round4(cohort / totals.referrals) : 0;
   return { environment: q.environment, from: isoDay(from), to: isoDay(to), campaign: q.campaign ?? null, totals, days: out, topReferrers: top };
 }
@@ -202,6 +204,7 @@ export async function topReferrers(businessId: string, environment: Environment,
   const ids = rows.map((r) => r.referrerId);
   const [people, earned] = await Promise.all([
     db.participant.findMany({ where: { id: { in: ids }, businessId }, select: { id: true, referralCode: true, email: true, name: true } }),
+    // Every kind (commissions included) and net of reversals: the figures of the totals above.
     db.reward.groupBy({
       by: ["participantId"],
       where: {
@@ -209,18 +212,18 @@ export async function topReferrers(businessId: string, environment: Environment,
         environment,
         participantId: { in: ids },
         status: "PAID",
-        kind: "REFERRAL",
         ...(lo && hi ? { paidAt: { gte: new Date(`${lo.replace(" ", "T")}Z`), lt: new Date(`${hi.replace(" ", "T")}Z`) } } : {}),
       },
-      _sum: { amountWei: true },
+      _sum: { amountWei: true, reversedWei: true },
     }),
   ]);
   const person = new Map(people.map((p) => [p.id, p]));
-  const eth = new Map(earned.map((e) => [e.participantId, e._sum.amountWei ?? 0]));
+  const eth = new Map(earned.map((e) => [e.participantId, { rewarded: toBigInt(e._sum.amountWei ?? 0), reversed: toBigInt(e._sum.reversedWei ?? 0) }]));
   return rows
     .filter((r) => person.has(r.referrerId))
     .map((r) => {
       const p = person.get(r.referrerId)!;
+      const sums = eth.get(p.id) ?? { rewarded: 0n, reversed: 0n };
       return {
         participantId: p.id,
         referralCode: p.referralCode,
@@ -228,7 +231,8 @@ export async function topReferrers(businessId: string, environment: Environment,
         name: p.name,
         referrals: r.referrals,
         conversions: r.conversions,
-        ethRewarded: weiToEth(eth.get(p.id) ?? 0),
+        ethRewarded: weiToEth(sums.rewarded),
+        ethEarned: weiToEth(earnedOf(sums.rewarded, sums.reversed)),
       };
     });
 }

@@ -17,7 +17,11 @@ describe("csv exports", () => {
   it("escapes quotes, separators and formulas", () => {
     expect(csvCell('say "hi", ok')).toBe('"say ""hi"", ok"');
     expect(csvCell("=HYPERLINK(\"x\")")).toBe("\"'=HYPERLINK(\"\"x\"\")\"");
-    expect(csvCell("-1")).toBe("'-1");
+    // A plain negative number (a ledger debit) stays a number; anything more after a sign is quoted.
+    expect(csvCell("-1")).toBe("-1");
+    expect(csvCell("-0.015")).toBe("-0.015");
+    expect(csvCell("-2+3+cmd|' /C calc'!A0")).toBe("'-2+3+cmd|' /C calc'!A0");
+    expect(csvCell("-1e3")).toBe("'-1e3");
     expect(csvCell(3)).toBe("3");
     expect(csvCell(null)).toBe("");
   });

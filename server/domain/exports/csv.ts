@@ -18,10 +18,11 @@ type Cell = string | number | boolean | null | undefined | Date;
 export function csvCell(v: Cell): string {
   if (v === null || v === undefined) return "";
   let s = v instanceof Date ? v.toISOString() : String(v);
-  if (typeof v === "string" && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  // A negative amount ("-0.01", the ledger's debits) is a number to a spreadsheet, not a formula.
+  if (typeof v === "string" && /^[=+\-@\t\r]/.test(s) && !/^-\d+(\.\d+)?$/.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
-const csvLine = (cells: Cell[]) => `${cells.map(csvCell).join(",")}\r\n`;
+export const csvLine = (cells: Cell[]) => `${cells.map(csvCell).join(",")}\r\n`;
 
 type Fetch<T> = (args: { take: number; cursor?: { id: string }; skip?: number; orderBy: Array<Record<string, "desc">> }) => Promise<T[]>;
 
@@ -56,15 +57,18 @@ export async function* referralsCsv(businessId: string, q: Omit<ListBusinessRefe
 }
 
 export async function* rewardsCsv(businessId: string, q: RewardFilters): AsyncGenerator<string> {
-  // state (REVERSED, PAID_OUT, …), reversedAt and reversalReason: a reversed reward reads reversed here too.
+  // status is where the reward stands (rewardStateOf: HELD_FOR_REVIEW, REFUSED, ON_HOLD, PAYABLE,
+  // IN_PAYOUT, PAID_OUT, REVERSED), never the bare PAID that only says the pool paid it; `state`
+  // repeats it for readers of earlier exports. reversedAt and reversalReason: when and why it was reversed.
   // Commissions: the rule and what the amount was computed from (base amount and currency, the
   // price of 1 ETH in it, where and when the price was read); empty for other kinds. reversedEth:
   // what its reversals took back (the whole amount once REVERSED, a share after a partial refund).
   yield csvLine(["rewardId", "environment", "kind", "status", "reason", "requestedEth", "amountEth", "recipientName", "recipientEmail", "recipientUserId", "recipientCode", "eventId", "referralId", "note", "createdAt", "paidAt", "state", "reversedAt", "reversalReason", "ruleId", "baseAmount", "baseCurrency", "rate", "rateSource", "rateAt", "reversedEth"]);
   const where = rewardWhere(businessId, q);
   for await (const w of pages((a) => db.reward.findMany({ ...a, where, include: { participant: true } }))) {
+    const state = rewardStateOf(w);
     yield csvLine([
-      w.id, w.environment, w.kind, w.status, w.reason, weiToEth(w.requestedWei), weiToEth(w.amountWei), ...who(w.participant), w.eventId, w.referralId, w.note, w.createdAt, w.paidAt, rewardStateOf(w), w.reversedAt, w.reversalReason,
+      w.id, w.environment, w.kind, state, w.reason, weiToEth(w.requestedWei), weiToEth(w.amountWei), ...who(w.participant), w.eventId, w.referralId, w.note, w.createdAt, w.paidAt, state, w.reversedAt, w.reversalReason,
       w.ruleId, w.baseAmount && decimalText(w.baseAmount), w.baseCurrency, w.rate && decimalText(w.rate), w.rateSource, w.rateAt,
       weiToEth(w.reversedWei),
     ]);
@@ -72,13 +76,13 @@ export async function* rewardsCsv(businessId: string, q: RewardFilters): AsyncGe
 }
 
 export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGenerator<string> {
-  yield csvLine(["eventId", "environment", "eventName", "status", "reason", "referrerSent", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "referralId", "campaign", "source", "apiKeyId", "createdAt", "processedAt", "ethPaid", "amount", "currency"]);
+  yield csvLine(["eventId", "environment", "eventName", "status", "reason", "referrerSent", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "referralId", "campaign", "source", "apiKeyId", "createdAt", "processedAt", "ethPaid", "amount", "currency", "refundedAmount"]);
   const where = eventWhere(businessId, q);
   const none = [null, null, null, null];
   for await (const page of pageLists((a) => db.trackedEvent.findMany({ ...a, where, include: { referral: { include: { referrer: true, referred: true } } } }))) {
     const paid = await paidBy("eventId", page.map((e) => e.id));
     for (const e of page) {
-      yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid.get(e.id) ?? 0n), e.amount === null ? null : decimalText(e.amount), e.currency]);
+      yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid.get(e.id) ?? 0n), e.amount === null ? null : decimalText(e.amount), e.currency, decimalText(e.refundedAmount)]);
     }
   }
 }

@@ -8,6 +8,8 @@ const ledgerEntryOutput = z.object({
   kind: z.enum(["FUNDING", "REWARD", "ADJUSTMENT", "GAS", "REVERSAL"]),
   /** Signed: credits positive, debits negative. */
   amountEth: z.string(),
+  /** The pool's running balance right after this entry (in the ledger's order, whatever the filter). */
+  balanceAfterEth: z.string(),
   txHash: z.string().nullable(),
   rewardId: z.string().nullable(),
   memo: z.string().nullable(),
@@ -24,6 +26,9 @@ export const listLedgerInput = z.strictObject({
 export const listLedgerOutput = pageOutput(ledgerEntryOutput).extend({ environment, balanceEth: z.string() });
 
 export const verifyLedgerInput = z.strictObject({ environment: environment.default("LIVE") });
+
+/** GET /api/export/ledger: the books as CSV (default), or the hash chain as JSON Lines for `npm run ledger:verify`. */
+export const ledgerExportInput = verifyLedgerInput.extend({ format: z.enum(["csv", "jsonl"]).default("csv") });
 
 export const verifyLedgerOutput = z.object({
   /** Entries of the chain checked (up to the head read when verification started). */

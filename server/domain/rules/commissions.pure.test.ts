@@ -72,6 +72,16 @@ describe("commission rules in the rules core", () => {
     expect(d.debits.map((x) => x.amountWei)).toContain(3333333333333333n);
   });
 
+  it("an event that paid a commission carries no reason that says it earned nothing (not qualifying, already settled)", () => {
+    const s = referred({ cfg: baseConfig({ qualifyingEvents: ["signup"] }) });
+    const outcome = (d: Decisions) => d.events[0];
+    const paid = run(s, [purchase("100.00", "USD")], [rule({ id: "r10" })]);
+    expect(commissions(paid)[0].status).toBe("PAID");
+    expect(outcome(paid)).toMatchObject({ status: "PROCESSED", reason: null });
+    // A purchase no rule pays keeps its reason.
+    expect(outcome(run(s, [purchase("100.00", "USD", { name: "refund-request" })], [rule({ id: "r10" })]))).toMatchObject({ status: "PROCESSED", reason: "NOT_A_QUALIFYING_EVENT" });
+  });
+
   it("a share worth more than a reward row holds (60 digits at a rate below 1) is asked for as the most it holds; the pool decides", () => {
     const s = referred();
     const d = run(s, [purchase("9".repeat(60), "USD")], [rule({ id: "r100", percent: "100" })], fixedPrices({ USD: "0.000000000000000001" }));

@@ -722,6 +722,9 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
       }
     }
 
+    // The referral's reason (not a qualifying event, already settled) says why no one-time reward
+    // was paid; an event that paid a commission earned something, so it carries none.
+    if (status === "PROCESSED" && rewards.some((w) => w.status === "PAID")) reason = null;
     if (created) {
       // Inserted as it stands after its own event; later changes are updates.
       inserted.add(referral!.id);

@@ -192,7 +192,7 @@ export async function recordLiabilityProof(
   };
 }
 
-interface ProofRow {
+export interface ProofRow {
   id: string;
   businessId: string;
   environment: Environment;
@@ -211,11 +211,11 @@ interface ProofRow {
   createdAt: string;
 }
 
-const PROOF_COLUMNS = `x.id, x."businessId", x.environment::text AS environment, x.root, x."totalOwedWei"::text AS "totalOwedWei", x.participants,
+export const PROOF_COLUMNS = `x.id, x."businessId", x.environment::text AS environment, x.root, x."totalOwedWei"::text AS "totalOwedWei", x.participants,
   x."poolBalanceWei"::text AS "poolBalanceWei", x."blockNumber"::text AS "blockNumber", x."chainId", x."ledgerSeq"::text AS "ledgerSeq", x."ledgerHead",
   x.signer, x.signature, x.covered, x.reason, to_char(x."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"`;
 
-const toOutput = (r: ProofRow): ProofOutput => ({
+export const toOutput = (r: ProofRow): ProofOutput => ({
   proofId: r.id,
   businessId: r.businessId,
   environment: r.environment,

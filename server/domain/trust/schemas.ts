@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { environment } from "../../shared/environment";
+import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 
 const wei = z.string().regex(/^\d+$/);
 const hex32 = z.string().regex(/^0x[0-9a-f]{64}$/);
@@ -51,6 +52,9 @@ export const participantProofOutput = z.object({
 export type ParticipantProofOutput = z.infer<typeof participantProofOutput>;
 
 export const createProofInput = z.strictObject({ environment: environment.default("LIVE") });
+
+export const listProofsInput = z.strictObject({ environment: environment.default("LIVE"), limit: listLimit, cursor: listCursor });
+export const listProofsOutput = pageOutput(proofOutput);
 
 export const participantProofInput = z.strictObject({
   participantId: z.string().min(1).max(64),
