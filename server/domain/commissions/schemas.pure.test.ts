@@ -16,6 +16,10 @@ describe("simulate input", () => {
     }
   });
 
+  it("no body, null or a list is a validation issue too", () => {
+    for (const v of [undefined, null, [], "x"]) expect(simulateInput.safeParse(v).success).toBe(false);
+  });
+
   it("the range rules still hold for real dates", () => {
     expect(simulateInput.safeParse({ environment: "TEST", rule, from: "2026-01-01", to: "2026-02-01" }).success).toBe(true);
     const reversed = simulateInput.safeParse({ environment: "TEST", rule, from: "2026-02-01", to: "2026-01-01" });

@@ -121,7 +121,12 @@ const simulatedRule = z.strictObject({ ...ruleFields, name: ruleFields.name.opti
 
 // The range checks compare two parsed dates: with a field already refused (from: "") they would
 // meet the raw text, so they run only once both are dates.
-const bothDates = { when: ({ value }: { value: unknown }) => [(value as { from?: unknown }).from, (value as { to?: unknown }).to].every((d) => d instanceof Date) };
+const bothDates = {
+  when: ({ value }: { value: unknown }) => {
+    const v = value as { from?: unknown; to?: unknown } | null | undefined;
+    return v?.from instanceof Date && v.to instanceof Date;
+  },
+};
 
 /** POST /business/commission-rules/simulate. */
 export const simulateInput = z
