@@ -141,7 +141,8 @@ export function ensurePrismaClient() {
 /** Whether the production bundle is missing or older than the sources. */
 export function buildIsStale() {
   const id = path.join(root, process.env.NEXT_DIST_DIR || ".next", "BUILD_ID");
-  const src = Math.max(...["app", "server", "components", "prisma"].map((d) => newest(path.join(root, d))));
+  const proxy = path.join(root, "proxy.ts"); // Next.js's request proxy, beside app/
+  const src = Math.max(...["app", "server", "components", "prisma"].map((d) => newest(path.join(root, d))), existsSync(proxy) ? statSync(proxy).mtimeMs : 0);
   return !existsSync(id) || statSync(id).mtimeMs < src;
 }
 

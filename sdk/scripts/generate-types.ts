@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 
 type Operation = { operationId?: string; tags?: string[] };
-type Doc = { openapi: string; info: unknown; paths: Record<string, Record<string, Operation | undefined>>; components?: { securitySchemes?: unknown } };
+type Doc = { openapi: string; info: unknown; paths: Record<string, Record<string, Operation | undefined>>; components?: { securitySchemes?: unknown; schemas?: unknown } };
 
 /** operationId → the SDK's names for its request body and its responses by status. */
 const OPERATIONS: Record<string, { request?: string; responses: Record<string, string> }> = {
@@ -30,7 +30,7 @@ function sdkDocument(doc: Doc): OpenAPI3 {
     const ops = Object.fromEntries(METHODS.filter((m) => item[m]?.tags?.includes("sdk")).map((m) => [m, item[m]]));
     if (Object.keys(ops).length) paths[path] = ops;
   }
-  return { openapi: doc.openapi, info: doc.info, paths, components: { securitySchemes: doc.components?.securitySchemes } } as unknown as OpenAPI3;
+  return { openapi: doc.openapi, info: doc.info, paths, components: { securitySchemes: doc.components?.securitySchemes, schemas: doc.components?.schemas } } as unknown as OpenAPI3;
 }
 
 export async function generateTypes(doc: Doc): Promise<string> {

@@ -187,7 +187,116 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /** @description The contract's error body; code is one of VALIDATION_ERROR, INVALID_JSON, INVALID_CHALLENGE */
+        Error400: {
+            error: {
+                /** @enum {string} */
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "INVALID_CHALLENGE";
+                message: string;
+                details?: unknown;
+            };
+        };
+        /** @description The contract's error body; code is one of UNAUTHENTICATED, INVALID_API_KEY, INVALID_SIGNATURE */
+        Error401: {
+            error: {
+                /** @enum {string} */
+                code: "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_SIGNATURE";
+                message: string;
+                details?: unknown;
+            };
+        };
+        /** @description The contract's error body; code is one of FORBIDDEN, NOT_OWNER, ORIGIN_NOT_ALLOWED, CSRF, INSUFFICIENT_SCOPE */
+        Error403: {
+            error: {
+                /** @enum {string} */
+                code: "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE";
+                message: string;
+                details?: unknown;
+            };
+        };
+        /** @description The contract's error body; code is one of NOT_FOUND */
+        Error404: {
+            error: {
+                /** @enum {string} */
+                code: "NOT_FOUND";
+                message: string;
+                details?: unknown;
+            };
+        };
+        /** @description The contract's error body; code is one of METHOD_NOT_ALLOWED */
+        Error405: {
+            error: {
+                /** @enum {string} */
+                code: "METHOD_NOT_ALLOWED";
+                message: string;
+                details?: unknown;
+            };
+        };
+        /** @description The contract's error body; code is one of CONFLICT, IDEMPOTENCY_CONFLICT, WALLET_IN_USE */
+        Error409: {
+            error: {
+                /** @enum {string} */
+                code: "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE";
+                message: string;
+                details?: unknown;
+            };
+        };
+        /** @description The contract's error body; code is one of PAYLOAD_TOO_LARGE */
+        Error413: {
+            error: {
+                /** @enum {string} */
+                code: "PAYLOAD_TOO_LARGE";
+                message: string;
+                details?: unknown;
+            };
+        };
+        /** @description The contract's error body; code is one of UNSUPPORTED_MEDIA_TYPE */
+        Error415: {
+            error: {
+                /** @enum {string} */
+                code: "UNSUPPORTED_MEDIA_TYPE";
+                message: string;
+                details?: unknown;
+            };
+        };
+        /** @description The contract's error body; code is one of UNPROCESSABLE, SELF_REFERRAL, UNKNOWN_REFERRAL_CODE, INSUFFICIENT_POOL, INVALID_TRANSITION, TIER_OVERLAP, FUNDING_REJECTED, DAILY_CAP_REACHED */
+        Error422: {
+            error: {
+                /** @enum {string} */
+                code: "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "DAILY_CAP_REACHED";
+                message: string;
+                details?: unknown;
+            };
+        };
+        /** @description The contract's error body; code is one of RATE_LIMITED */
+        Error429: {
+            error: {
+                /** @enum {string} */
+                code: "RATE_LIMITED";
+                message: string;
+                details?: unknown;
+            };
+        };
+        /** @description The contract's error body; code is one of INTERNAL */
+        Error500: {
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL";
+                message: string;
+                details?: unknown;
+            };
+        };
+        /** @description The contract's error body; code is one of SERVICE_UNAVAILABLE, CHAIN_UNAVAILABLE */
+        Error503: {
+            error: {
+                /** @enum {string} */
+                code: "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE";
+                message: string;
+                details?: unknown;
+            };
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -291,14 +400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description INVALID_API_KEY */
@@ -307,14 +409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description ORIGIN_NOT_ALLOWED */
@@ -323,14 +418,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
             /** @description IDEMPOTENCY_CONFLICT */
@@ -339,14 +436,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE */
@@ -355,14 +445,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE */
@@ -371,14 +454,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
             /** @description UNKNOWN_REFERRAL_CODE */
@@ -387,14 +463,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error422"];
                 };
             };
             /** @description RATE_LIMITED (Retry-After) */
@@ -403,14 +472,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE / CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -465,14 +545,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description INVALID_API_KEY */
@@ -481,14 +554,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description ORIGIN_NOT_ALLOWED */
@@ -497,14 +563,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
             /** @description IDEMPOTENCY_CONFLICT */
@@ -513,14 +581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE */
@@ -529,14 +590,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE */
@@ -545,14 +599,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
                 };
             };
             /** @description RATE_LIMITED (Retry-After) */
@@ -561,14 +617,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE / CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -647,14 +714,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description INVALID_API_KEY */
@@ -663,14 +723,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description ORIGIN_NOT_ALLOWED */
@@ -679,14 +732,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
             /** @description IDEMPOTENCY_CONFLICT */
@@ -695,14 +750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE */
@@ -711,14 +759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE */
@@ -727,14 +768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
             /** @description UNKNOWN_REFERRAL_CODE */
@@ -743,14 +777,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error422"];
                 };
             };
             /** @description RATE_LIMITED (Retry-After) */
@@ -759,14 +786,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE / CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -829,14 +867,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description INVALID_API_KEY */
@@ -845,14 +876,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description ORIGIN_NOT_ALLOWED */
@@ -861,14 +885,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
                 };
             };
             /** @description RATE_LIMITED (Retry-After) */
@@ -877,14 +921,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE / CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -931,14 +986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description INVALID_API_KEY */
@@ -947,14 +995,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description ORIGIN_NOT_ALLOWED */
@@ -963,14 +1004,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
             /** @description CONFLICT (handle taken) */
@@ -979,14 +1022,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
                 };
             };
             /** @description RATE_LIMITED (Retry-After) */
@@ -995,14 +1058,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE / CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -1048,14 +1122,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description INVALID_API_KEY */
@@ -1064,14 +1131,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description INSUFFICIENT_SCOPE (publishable key) / ORIGIN_NOT_ALLOWED */
@@ -1080,14 +1140,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description NOT_FOUND (no such participant) */
@@ -1096,14 +1149,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
                 };
             };
             /** @description RATE_LIMITED (Retry-After) */
@@ -1112,14 +1194,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE / CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -1156,14 +1249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description INVALID_API_KEY */
@@ -1172,14 +1258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description ORIGIN_NOT_ALLOWED */
@@ -1188,14 +1267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description NOT_FOUND */
@@ -1204,14 +1276,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
                 };
             };
             /** @description RATE_LIMITED (Retry-After) */
@@ -1220,14 +1303,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE / CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -1289,14 +1383,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description INVALID_API_KEY */
@@ -1305,14 +1392,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description ORIGIN_NOT_ALLOWED */
@@ -1321,14 +1401,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description NOT_FOUND (no such referred user or event) */
@@ -1337,14 +1410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
             /** @description CONFLICT (the event is not processed yet) / IDEMPOTENCY_CONFLICT */
@@ -1353,14 +1419,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
             /** @description UNPROCESSABLE (amount is more than what remains unrefunded of the event, the event has no amount, or it is held for review) */
@@ -1369,14 +1446,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error422"];
                 };
             };
             /** @description RATE_LIMITED (Retry-After) */
@@ -1385,14 +1455,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE / CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -1437,14 +1518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description INVALID_API_KEY */
@@ -1453,14 +1527,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
             /** @description ORIGIN_NOT_ALLOWED */
@@ -1469,14 +1536,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description NOT_FOUND */
@@ -1485,14 +1545,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
                 };
             };
             /** @description RATE_LIMITED (Retry-After) */
@@ -1501,14 +1572,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            code: "VALIDATION_ERROR" | "INVALID_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "DAILY_CAP_REACHED";
-                            message: string;
-                            details?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE / CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };

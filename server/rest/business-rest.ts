@@ -9,6 +9,7 @@ import { readCapped } from "../shared/http";
 import { assertCleanJson, assertCleanUrl, assertJsonObject } from "../shared/json-guard";
 import { env } from "../shared/env";
 import { sdkOpenApiPaths, sdkSecuritySchemes } from "../sdk/openapi";
+import { documentErrors } from "./openapi-errors";
 import { appErrorOf, createContext } from "../trpc/init";
 
 const MAX_BODY = 32 * 1024;
@@ -55,7 +56,9 @@ export async function handleBusinessRest(req: Request): Promise<Response> {
   if (!failure) {
     // Errors raised before a procedure ran (unknown path, wrong content type) arrive without onError.
     const answer = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
-    if (response.status === 404) failure = new AppError("NOT_FOUND", "No such route");
+    const allowed = response.status === 404 ? allowedMethods(new URL(req.url).pathname) : [];
+    if (allowed.length) failure = new AppError("METHOD_NOT_ALLOWED", `Use ${allowed.join(" or ")} on this route`, undefined, { Allow: allowed.join(", ") });
+    else if (response.status === 404) failure = new AppError("NOT_FOUND", "No such route");
     else if (response.status === 415) failure = new AppError("UNSUPPORTED_MEDIA_TYPE", "Send a JSON body with Content-Type: application/json");
     else if (response.status === 413) failure = new AppError("PAYLOAD_TOO_LARGE", "The request body exceeds 32 KB");
     else failure = new AppError(response.status === 400 ? "INVALID_JSON" : "INTERNAL", answer.message ?? "Request failed");
@@ -114,9 +117,25 @@ async function runOpenApi(req: Request, body: unknown): Promise<{ response: Resp
   return { response, failure: failures.get(proxied) };
 }
 
+let routes: Array<{ pattern: RegExp; methods: string[] }> | undefined;
+/** The methods the document lists for a path ([] when it lists none): a known path with another method is a 405. */
+function allowedMethods(pathname: string): string[] {
+  routes ??= Object.entries((openApiDocument() as { paths: Record<string, object> }).paths).map(([path, ops]) => ({
+    pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
+    methods: Object.keys(ops).map((m) => m.toUpperCase()),
+  }));
+  return routes.filter((r) => r.pattern.test(pathname)).flatMap((r) => r.methods);
+}
+
 let doc: unknown;
+/** The document GET /api/openapi.json serves, built once per process. */
 export function openApiDocument() {
-  doc ??= generateOpenApiDocument(appRouter, {
+  doc ??= buildDocument();
+  return doc;
+}
+
+function buildDocument() {
+  const built = generateOpenApiDocument(appRouter, {
     title: "Referral Tracking Service API",
     version: "1.0.0",
     baseUrl: env.appUrl,
@@ -132,8 +151,18 @@ export function openApiDocument() {
     },
   });
   // SDK routes (plain route handlers, described in server/sdk/openapi.ts) take an API key.
-  const components = (doc as { components: { securitySchemes: Record<string, unknown> } }).components;
+  const components = (built as { components: { securitySchemes: Record<string, unknown> } }).components;
   Object.assign(components.securitySchemes, sdkSecuritySchemes);
-  return doc;
+  // Created procedures answer 201 (responseMeta above), which the adapter documents as 200.
+  for (const ops of Object.values((built as unknown as { paths: Record<string, Record<string, { operationId?: string; responses: Record<string, unknown> }>> }).paths)) {
+    for (const op of Object.values(ops)) {
+      if (!CREATED.has(op.operationId?.replaceAll("-", ".") ?? "")) continue;
+      op.responses["201"] = op.responses["200"];
+      delete op.responses["200"];
+    }
+  }
+  // Every error response in the contract's shape, every status an operation can answer listed.
+  documentErrors(built as Parameters<typeof documentErrors>[0], new Set(Object.keys(sdkOpenApiPaths)));
+  return built;
 }
 

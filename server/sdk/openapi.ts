@@ -9,12 +9,10 @@ import { reverseRewardsInput, reverseRewardsOutput } from "../domain/reversals/r
 import { applyQueuedOutput, applyReferralInput, applySyncOutput, referralListOutput } from "../domain/referrals/schemas";
 import { trackInput, trackQueuedOutput, trackSyncOutput } from "../domain/tracking/schemas";
 import { jobView } from "../domain/jobs/view";
-import { ERROR_CODES, type ErrorCode } from "../shared/errors";
 
-const errorCodes = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
-const errorBody = z.object({ error: z.object({ code: z.enum(errorCodes), message: z.string(), details: z.unknown().optional() }) });
 const json = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
-const err = (description: string) => ({ description, ...json(errorBody) });
+// The body of every error response (the contract's shape) is set by server/rest/openapi-errors.ts.
+const err = (description: string) => ({ description });
 
 const auth = "API key: `x-service-api-key`, `x-api-key` or `Authorization: Bearer rk_…` (first present wins).";
 const common = {

@@ -20,6 +20,8 @@ export const utcDay = z
     return inRange(t, LAST_DAY) && new Date(t).toISOString().startsWith(s);
   }, "Invalid date (YYYY-MM-DD, 1970-01-01 to 9999-12-30)");
 
+const INSTANT = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
+
 /**
  * An instant: "2025-01-31" (the start of that UTC day) or an ISO 8601 timestamp, between 1970 and
  * 9999 in UTC; read as a Date. List filters (from, to) and the commission simulation.
@@ -27,7 +29,8 @@ export const utcDay = z
 export const isoInstant = z
   .string()
   .max(40)
-  .refine((s) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && inRange(Date.parse(dayStart(s))), "Must be a date (YYYY-MM-DD) or an ISO 8601 timestamp, 1970 to 9999")
-  .transform((s) => new Date(dayStart(s)));
+  .refine((s) => INSTANT.test(s) && inRange(Date.parse(dayStart(s))), "Must be a date (YYYY-MM-DD) or an ISO 8601 timestamp, 1970 to 9999")
+  .transform((s) => new Date(dayStart(s)))
+  .meta({ pattern: INSTANT.source, description: "A date YYYY-MM-DD (the start of that UTC day) or an ISO 8601 timestamp such as 2026-11-27T10:00:00Z, 1970 to 9999" });
 
 const dayStart = (s: string) => (/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s);

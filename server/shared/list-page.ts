@@ -8,7 +8,8 @@ import { queryNumber } from "./strict-types";
 // Query strings arrive as text: decimal digits only (see strict-types.ts).
 export const listLimit = queryNumber(z.number().int("limit must be an integer"))
   .optional()
-  .transform((n) => Math.min(200, Math.max(1, n ?? 50)));
+  .transform((n) => Math.min(200, Math.max(1, n ?? 50)))
+  .meta({ description: "Page size: any integer, clamped into 1..200 (default 50)" });
 export const listCursor = z.string().min(1).max(64).optional();
 
 /** Prisma findMany arguments for one page (one extra row tells whether another page exists). */

@@ -13,6 +13,10 @@ export const strictBoolean = z.union([z.literal(true), z.literal(false)]);
 /** A JSON number, strictly (a boolean, a string or an array is a 400). */
 export const strictNumber = (schema: z.ZodNumber) => schema.pipe(z.number());
 
-/** A number sent in a query string: decimal digits with an optional minus ("0x10", "1e3", " 7", "+1" → 400). Numbers pass (tRPC). */
+/**
+ * A number sent in a query string: decimal digits with an optional minus ("0x10", "1e3", " 7", "+1" → 400).
+ * Numbers pass (tRPC). Up to 16 digits: every integer the document allows (the safe integers)
+ * is read, and the schema then decides.
+ */
 export const queryNumber = (schema: z.ZodNumber) =>
-  z.preprocess((v) => (typeof v === "string" && /^-?\d{1,12}$/.test(v) ? Number(v) : v), schema);
+  z.preprocess((v) => (typeof v === "string" && /^-?\d{1,16}$/.test(v) ? Number(v) : v), schema);

@@ -119,11 +119,20 @@ export const listRulesInput = z.strictObject({ environment: environment.default(
 /** A rule as simulate takes it: the create fields without environment, nothing stored. */
 const simulatedRule = z.strictObject({ ...ruleFields, name: ruleFields.name.optional() }).superRefine(checkRule);
 
+// The range checks compare two parsed dates: with a field already refused (from: "") they would
+// meet the raw text, so they run only once both are dates.
+const bothDates = {
+  when: ({ value }: { value: unknown }) => {
+    const v = value as { from?: unknown; to?: unknown } | null | undefined;
+    return v?.from instanceof Date && v.to instanceof Date;
+  },
+};
+
 /** POST /business/commission-rules/simulate. */
 export const simulateInput = z
   .strictObject({ environment, rule: simulatedRule, from: isoInstant, to: isoInstant })
-  .refine((v) => v.from < v.to, { path: ["to"], message: "to must be after from" })
-  .refine((v) => v.to.getTime() - v.from.getTime() <= 366 * 86_400_000, { path: ["to"], message: "At most 366 days" });
+  .refine((v) => v.from < v.to, { path: ["to"], message: "to must be after from", ...bothDates })
+  .refine((v) => v.to.getTime() - v.from.getTime() <= 366 * 86_400_000, { path: ["to"], message: "At most 366 days", ...bothDates });
 export type SimulateInput = z.infer<typeof simulateInput>;
 
 export const simulateOutput = z.object({
