@@ -198,6 +198,10 @@ export const env = {
   get depositMnemonic() {
     return process.env.DEPOSIT_MNEMONIC ?? "test test test test test test test test test test test junk";
   },
+  /** The TEST deposit mnemonic named explicitly; unset, TEST uses a private DEPOSIT_MNEMONIC or the installation's own (chain/deposit-address.ts). */
+  get depositMnemonicTest(): string | undefined {
+    return process.env.DEPOSIT_MNEMONIC_TEST || undefined;
+  },
   /** How often scheduled payouts (autoPayoutEnabled) and unfinished payouts are run; 0 turns the schedule off. */
   get payoutIntervalMs() {
     return int(process.env.PAYOUT_INTERVAL_MS, 60_000);
