@@ -78,9 +78,12 @@ export const env = {
     const n = int(process.env.TRACK_BATCH_CONCURRENCY, 0);
     return n > 0 ? n : null;
   },
-  /** "0" refuses loopback webhook endpoints on TEST too (hosted deployments); on by default for local development. */
+  /**
+   * "1" allows loopback webhook endpoints on TEST (local development); off by default, so that a
+   * business cannot use deliveries to learn which of the server's own ports answer.
+   */
   get webhookAllowLoopback() {
-    return process.env.WEBHOOK_ALLOW_LOOPBACK !== "0";
+    return process.env.WEBHOOK_ALLOW_LOOPBACK === "1";
   },
   /** Test sends (POST /business/webhooks/{id}/test) per endpoint per minute. */
   get webhookTestPerMinute() {
