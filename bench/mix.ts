@@ -16,6 +16,8 @@ import type pg from "pg";
 import { dbNow, freshDb, queue, seed } from "./drain";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
+// The mix's webhook endpoints are a local receiver (loopback), which the service allows only so.
+process.env.WEBHOOK_ALLOW_LOOPBACK = "1";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A local webhook receiver: answers 200, after `delayMs` for paths starting with /hang. */

@@ -50,5 +50,8 @@ describe("commission words", () => {
     expect(moneyProblem("5.5", "JPY")).toMatch(/no decimals for JPY/);
     expect(moneyProblem("19.99", "USD")).toBeNull();
     expect(moneyProblem("0.000000000000000001", "ETH")).toBeNull();
+    expect(moneyProblem("100", "ETH")).toBeNull();
+    expect(moneyProblem("100.5", "ETH")).toMatch(/at most 100 ETH per event/);
+    expect(moneyProblem("2000000", "USD")).toMatch(/^Enter at most 1,000,000 USD/);
   });
 });

@@ -3,7 +3,7 @@
 // amount comes from the one conversion the rules core uses (weiOf in server/shared/money.ts, pure
 // code), so the preview and the reward agree to the wei.
 import { ethText, groupDigits } from "@/server/shared/display-money";
-import { amountProblem, CURRENCY_DECIMALS, weiOf, weiToEth, type Currency } from "@/server/shared/money";
+import { aboveFixedAmountMax, amountProblem, CURRENCY_DECIMALS, FIXED_AMOUNT_MAX, weiOf, weiToEth, type Currency } from "@/server/shared/money";
 
 export type RuleDraft = {
   eventName: string;
@@ -74,6 +74,14 @@ export function previewText(r: RuleDraft, prices: Prices | null, defaultCurrency
   return `${opening} ${ethText(weiToEth(wei))}${fixed}${at}.`;
 }
 
+/** What a FIXED draft pays per event, in wei at the prices in force; null for PERCENT, or with no usable amount or price. */
+export function fixedRuleWei(r: RuleDraft, prices: Prices | null): bigint | null {
+  if (r.type !== "FIXED" || !isCurrency(r.currency) || moneyProblem(r.amount ?? "", r.currency)) return null;
+  const rate = r.currency === "ETH" ? null : (prices?.rates[r.currency] ?? null);
+  if (r.currency !== "ETH" && !rate) return null;
+  return weiOf(r.amount!, r.currency, rate);
+}
+
 /** A percentage the form accepts: above 0, at most 100, at most 2 decimals; else a sentence. */
 export function percentProblem(text: string, what = "the percentage"): string | null {
   const s = text.trim();
@@ -87,7 +95,7 @@ export function moneyProblem(text: string, currency: string): string | null {
   if (!isCurrency(currency)) return "Choose a currency.";
   const s = text.trim();
   const places = CURRENCY_DECIMALS[currency];
-  if (!amountProblem(s, currency)) return null;
+  if (!amountProblem(s, currency)) return aboveFixedAmountMax(s, currency) ? `Enter at most ${groupDigits(FIXED_AMOUNT_MAX[currency])} ${currency}: a fixed commission pays at most ${FIXED_AMOUNT_MAX[currency]} ${currency} per event.` : null;
   return `Enter the amount as a number above 0 with ${places === 0 ? "no decimals" : `at most ${places} decimals`} for ${currency} (e.g. ${currency === "JPY" ? "500" : currency === "ETH" ? "0.01" : "5.00"}).`;
 }
 

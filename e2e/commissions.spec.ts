@@ -116,3 +116,31 @@ test("create a commission rule, preview it, and see a tracked purchase earn it",
   await expectPageHealthy(page, "Commission rules");
   await snap(page, "commission-rules", { mobile: true });
 });
+
+test("a FIXED amount above the pool is saved only once confirmed; one above the bound is refused in words", async ({ page }) => {
+  test.setTimeout(120_000);
+  await signUpInBrowser(page, { email: uniqueEmail("fixed-cap"), businessName: "Fixed Shop" });
+  await page.goto("/dashboard/commission-rules");
+  await page.getByRole("button", { name: "New rule" }).click();
+  const form = page.getByRole("form", { name: "New commission rule" });
+  await form.getByLabel("Rule name").fill("Big bonus");
+  await form.getByLabel("Commission type").selectOption("FIXED");
+  await form.getByLabel("Currency").selectOption("ETH");
+  await form.getByLabel("Amount").fill("5000");
+  await form.getByRole("button", { name: "Create rule" }).click();
+  await expect(form.getByLabel("Amount")).toHaveAttribute("aria-invalid", "true");
+  await expect(form).toContainText("at most 100 ETH");
+
+  // The empty test pool holds less than 5 ETH: the form asks first; Cancel saves nothing.
+  await form.getByLabel("Amount").fill("5");
+  await form.getByRole("button", { name: "Create rule" }).click();
+  const confirm = page.getByRole("dialog", { name: "Pay more than the pool holds?" });
+  await expect(confirm).toContainText("Each purchase would pay 5 ETH, more than the test pool holds now (0 ETH)");
+  await expectPageHealthy(page, "Commission above the pool");
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByTestId("commission-rule-row")).toHaveCount(0);
+  await form.getByRole("button", { name: "Create rule" }).click();
+  await page.getByRole("dialog", { name: "Pay more than the pool holds?" }).getByRole("button", { name: "Save anyway" }).click();
+  await expect(page.getByText("Rule Big bonus created")).toBeVisible();
+  await expect(page.getByTestId("commission-rule-row")).toHaveCount(1);
+});

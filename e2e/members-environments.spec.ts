@@ -53,6 +53,11 @@ test("invite links: renew, cancel, join without a business name, transfer owners
   // The owner hands the business over and becomes a member.
   await page.reload();
   await row.getByRole("button", { name: "Make owner" }).click();
+  // A wrong password is refused and changes nothing; the owner's own goes through.
+  await page.getByRole("dialog").getByLabel("Your password").fill("not-my-password");
+  await page.getByRole("dialog").getByRole("button", { name: "Transfer ownership" }).click();
+  await expect(page.getByRole("dialog").getByRole("alert")).toContainText("password");
+  await page.getByRole("dialog").getByLabel("Your password").fill(PASSWORD);
   await page.getByRole("dialog").getByRole("button", { name: "Transfer ownership" }).click();
   await expect(page.getByTestId("user-role").first()).toHaveText("Member");
   await expect(page.getByRole("form", { name: "Invite a member" })).toHaveCount(0);

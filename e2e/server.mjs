@@ -33,6 +33,8 @@ const env = {
   PORT: String(port),
   APP_URL: `http://127.0.0.1:${port}`,
   AUTH_RATE_LIMIT: "0",
+  // The specs' webhook receivers listen on loopback.
+  WEBHOOK_ALLOW_LOOPBACK: "1",
   PGLITE_DIR: process.env.E2E_PGLITE_DIR || mkdtempSync(path.join(os.tmpdir(), "rts-e2e-pglite-")),
 };
 // A directory made here is removed once the app has exited.

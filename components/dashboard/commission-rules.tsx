@@ -6,7 +6,8 @@
 // environment's price, and tries the draft on stored events (commissionRules.simulate).
 import Link from "next/link";
 import { Fragment, useMemo, useState, type FormEvent } from "react";
-import { limitsText, moneyProblem, percentProblem, previewText, ruleSummary, type Prices, type RuleDraft } from "../commission-words";
+import { fixedRuleWei, limitsText, moneyProblem, percentProblem, previewText, ruleSummary, shortEth, type Prices, type RuleDraft } from "../commission-words";
+import { ethToWei } from "@/server/shared/money";
 import { useEnvironment } from "../environment";
 import { errorFor, fieldErrors, formError } from "../errors";
 import { formatDate } from "../format";
@@ -106,6 +107,9 @@ function RuleForm({ rule, onDone, pricing, defaultCurrency, tiers }: { rule?: Ru
   const create = trpc.commissionRules.create.useMutation({ onSuccess: (r) => done(`Rule ${r.name} created`) });
   const update = trpc.commissionRules.update.useMutation({ onSuccess: (r) => done(`Rule ${r.name} saved`) });
   const m = rule ? update : create;
+  // A FIXED amount above what the pool holds now is saved only once the person confirms it.
+  const balance = trpc.funding.balance.useQuery({ environment: env });
+  const [abovePool, setAbovePool] = useState<{ rule: SimulatedRule & { name: string }; wei: bigint; poolWei: bigint } | null>(null);
   const errs = { ...fieldErrors(m.error), ...local };
   const fields = ["name", "eventName", "recipient", "type", "percent", "amount", "currency", "durationMonths", "maxRewardsPerReferral", "tierPercents", "enabled"];
   const top = formError(m.error, fields);
@@ -121,8 +125,16 @@ function RuleForm({ rule, onDone, pricing, defaultCurrency, tiers }: { rule?: Ru
       return;
     }
     setLocal({});
-    if (rule) update.mutate({ ruleId: rule.ruleId, ...read.rule });
-    else create.mutate({ environment: env, ...read.rule });
+    const wei = fixedRuleWei(draft, pricing);
+    const poolWei = balance.data ? ethToWei(balance.data.balanceEth) : null;
+    if (wei !== null && poolWei !== null && wei > poolWei) setAbovePool({ rule: read.rule, wei, poolWei });
+    else save(read.rule);
+  }
+
+  function save(r: SimulatedRule & { name: string }) {
+    setAbovePool(null);
+    if (rule) update.mutate({ ruleId: rule.ruleId, ...r });
+    else create.mutate({ environment: env, ...r });
   }
 
   return (
@@ -187,6 +199,23 @@ function RuleForm({ rule, onDone, pricing, defaultCurrency, tiers }: { rule?: Ru
         <Button type="submit" loading={m.isPending}>{rule ? "Save rule" : "Create rule"}</Button>
       </div>
       <Simulation values={v} onProblems={setLocal} />
+      {abovePool && (
+        <Dialog
+          open
+          onClose={() => setAbovePool(null)}
+          title="Pay more than the pool holds?"
+          footer={
+            <>
+              <Button variant="ghost" onClick={() => setAbovePool(null)}>Cancel</Button>
+              <Button onClick={() => save(abovePool.rule)}>Save anyway</Button>
+            </>
+          }
+        >
+          <p>
+            Each {draft.eventName.trim() || "event"} would pay {shortEth(abovePool.wei)}, more than the {env.toLowerCase()} pool holds now ({shortEth(abovePool.poolWei)}). Rewards the pool cannot cover are recorded as unfunded until it is funded. Check the amount and its currency.
+          </p>
+        </Dialog>
+      )}
     </form>
   );
 }

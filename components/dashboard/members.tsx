@@ -86,7 +86,13 @@ export function MembersPage() {
   const toast = useToast();
   const [link, setLink] = useState<RouterOutputs["members"]["add"] | null>(null);
   const [removing, setRemoving] = useState<Member | null>(null);
-  const [handingOver, setHandingOver] = useState<Member | null>(null);
+  const [handingOver, setHandingOverState] = useState<Member | null>(null);
+  // The owner's password, asked again for the transfer; forgotten whenever the dialog closes.
+  const [ownerPassword, setOwnerPassword] = useState("");
+  const setHandingOver = (m: Member | null) => {
+    setHandingOverState(m);
+    setOwnerPassword("");
+  };
   const renew = trpc.members.renewInvite.useMutation({
     onSuccess: (m) => {
       setLink(m);
@@ -233,7 +239,7 @@ export function MembersPage() {
               <Button variant="ghost" onClick={() => setHandingOver(null)}>
                 Cancel
               </Button>
-              <Button variant="danger" loading={transfer.isPending} onClick={() => transfer.mutate({ memberId: handingOver.memberId })}>
+              <Button variant="danger" loading={transfer.isPending} disabled={!ownerPassword} onClick={() => transfer.mutate({ memberId: handingOver.memberId, password: ownerPassword })}>
                 Transfer ownership
               </Button>
             </>
@@ -242,6 +248,9 @@ export function MembersPage() {
           <p>
             {handingOver.name ?? handingOver.email} becomes the owner: API keys, funding, spend limits and members are theirs to manage. You stay on the team as a member.
           </p>
+          <Field label="Your password" hint="Confirms that it is you handing the business over.">
+            {(p) => <Input {...p} name="password" type="password" autoComplete="current-password" value={ownerPassword} onChange={(e) => setOwnerPassword(e.target.value)} maxLength={128} />}
+          </Field>
           {transfer.error && <p className="text-sm font-medium text-rose-600" role="alert">{formError(transfer.error)}</p>}
         </Dialog>
       )}

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { db } from "../db/client";
 import { requireBusinessCaller } from "../trpc/init";
 import { auth } from "./better-auth";
-import { resolveSession } from "./session";
+import { CLIENT_IP_HEADER } from "../shared/client-ip";
+import { resolveSession, SESSION_MISS_BUDGET } from "./session";
 
 const hex = () => randomBytes(5).toString("hex");
 
@@ -83,5 +84,33 @@ describe("in-process session resolution", () => {
     await expect(resolveSession(h)).resolves.toBeNull();
     await expect(resolveSession(h)).resolves.toBeNull();
     await expect(resolveSession(new Headers({ authorization: "Bearer nope" }))).resolves.toBeNull();
+  });
+});
+
+describe("a flood of garbage credentials", () => {
+  const from = (ip: string, h: Record<string, string>) => new Headers({ ...h, [CLIENT_IP_HEADER]: ip });
+  const alnum = (n: number) => randomBytes(n).toString("base64").replace(/[^A-Za-z0-9]/g, "").padEnd(n, "x").slice(0, n);
+
+  it("credentials no session could have are answered before any lookup, so they cost a client none of its budget", async () => {
+    const ip = `198.51.100.${1 + (randomBytes(1)[0] % 200)}`;
+    const u = await signUp();
+    for (let i = 0; i < 3 * SESSION_MISS_BUDGET; i++) {
+      await expect(resolveSession(from(ip, { cookie: `better-auth.session_token=${hex()}${i}` }))).resolves.toBeNull();
+      await expect(resolveSession(from(ip, { cookie: `other=${hex()}`, authorization: `Bearer ${hex()}.${i}` }))).resolves.toBeNull();
+    }
+    await expect(resolveSession(from(ip, { authorization: `Bearer ${u.token}` }))).resolves.toMatchObject({ id: u.userId });
+  });
+
+  it("a client whose session-shaped credentials keep missing is refused further lookups (429), other clients are not", async () => {
+    const ip = `203.0.113.${1 + (randomBytes(1)[0] % 200)}`;
+    const u = await signUp();
+    for (let i = 0; i < SESSION_MISS_BUDGET; i++) {
+      await expect(resolveSession(from(ip, { authorization: `Bearer ${alnum(32)}` }))).resolves.toBeNull();
+    }
+    await expect(resolveSession(from(ip, { authorization: `Bearer ${alnum(32)}` }))).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    await expect(resolveSession(from(ip, { authorization: `Bearer ${u.token}` }))).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    // Another client, and a session remembered before, are answered as usual.
+    await expect(resolveSession(from("192.0.2.77", { authorization: `Bearer ${u.token}` }))).resolves.toMatchObject({ id: u.userId });
+    await expect(resolveSession(from(ip, { authorization: `Bearer ${u.token}` }))).resolves.toMatchObject({ id: u.userId });
   });
 });

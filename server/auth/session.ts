@@ -1,7 +1,9 @@
 // Resolves the caller of a /business or tRPC request.
 // - Built-in provider (AUTH_URL unset or equal to APP_URL): Better Auth's api.getSession with the
-//   request's headers, in process — no HTTP hop, so no shared rate-limit bucket, and a garbage
-//   cookie costs one indexed lookup and never affects another user. A positive answer is
+//   request's headers, in process — no HTTP hop, so no shared rate-limit bucket. A credential no
+//   session could have (not a Better Auth token's shape) is answered before Better Auth; a client
+//   whose session-shaped credentials keep missing is refused further lookups for a while (429),
+//   so a flood of made-up cookies or tokens does not queue other businesses' reads. A positive answer is
 //   remembered per credential for SESSION_CACHE_SECONDS (default 5 s, 0 disables); every reuse
 //   still reads the session row (one indexed read, instead of Better Auth's whole lookup), so a
 //   sign-out or a revoked or expired session — through any instance — is refused at once. Only a
@@ -13,6 +15,7 @@
 //   takes effect here within that bound. Negative answers are never cached.
 import { createHash } from "node:crypto";
 import type { LRUCache } from "lru-cache";
+import { RateLimiterMemory } from "rate-limiter-flexible";
 import { requestClientIp } from "../shared/client-ip";
 import { db } from "../db/client";
 import { activeMembership, type Membership } from "../domain/members/service";
@@ -52,6 +55,48 @@ const credentialKey = (cookie: string | null, authorization: string | null) =>
 
 const localCache = ttlCache<{ user: SessionUser; token: string }>({ max: MAX_CACHED });
 
+// Better Auth's session tokens are 32 letters and digits; signed (cookie, some Bearer clients) they
+// carry ".<HMAC>" too. Anything else cannot be a session: answered before any lookup.
+const TOKEN = "[A-Za-z0-9]{32}";
+const SIGNED_TOKEN_RE = new RegExp(`^${TOKEN}\\.[A-Za-z0-9+/_=-]{20,100}$`);
+const RAW_TOKEN_RE = new RegExp(`^${TOKEN}$`);
+const decoded = (v: string) => {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
+  }
+};
+
+/** True when the request carries a credential shaped like one of Better Auth's sessions. */
+function sessionShaped(cookie: string | null, authorization: string | null, cookieName: string): boolean {
+  if (authorization && /^bearer /i.test(authorization)) {
+    const token = decoded(authorization.slice(7).trim());
+    if (RAW_TOKEN_RE.test(token) || SIGNED_TOKEN_RE.test(token)) return true;
+  }
+  if (!cookie) return false;
+  return cookie.split(";").some((part) => {
+    const eq = part.indexOf("=");
+    return eq > 0 && part.slice(0, eq).trim() === cookieName && SIGNED_TOKEN_RE.test(decoded(part.slice(eq + 1).trim()));
+  });
+}
+
+/**
+ * Lookups of session-shaped credentials that found no session, per client, in a window: past
+ * the budget the client's unknown credentials are refused (429) without a lookup, so a flood of
+ * made-up tokens costs the shared database nothing. Remembered sessions are still answered.
+ */
+export const SESSION_MISS_BUDGET = 30;
+const missesPerClient = new RateLimiterMemory({ keyPrefix: "session-miss", points: SESSION_MISS_BUDGET, duration: 10 });
+
+async function refuseFloodingClient(client: string) {
+  const used = await missesPerClient.get(client);
+  if (used && used.consumedPoints >= SESSION_MISS_BUDGET) {
+    const retry = Math.max(1, Math.ceil(used.msBeforeNext / 1000));
+    throw new AppError("RATE_LIMITED", "Too many requests with unknown session credentials from this client; retry later", undefined, { "Retry-After": String(retry) });
+  }
+}
+
 async function resolveInProcess(headers: Headers): Promise<SessionUser | null> {
   const cookie = headers.get("cookie");
   const authorization = headers.get("authorization");
@@ -75,6 +120,9 @@ async function resolveInProcess(headers: Headers): Promise<SessionUser | null> {
     return { ...hit.user, membership: activeMembership(row.id === null ? null : row) };
   }
   const { auth } = await import("./better-auth");
+  if (!sessionShaped(cookie, authorization, (await auth.$context).authCookies.sessionToken.name)) return null;
+  const client = requestClientIp(headers) ?? "unknown";
+  await refuseFloodingClient(client);
   // Only the credentials: the lookup must not depend on anything else the client sent.
   const only = new Headers();
   if (cookie) only.set("cookie", cookie);
@@ -85,11 +133,17 @@ async function resolveInProcess(headers: Headers): Promise<SessionUser | null> {
   } catch (e) {
     // Better Auth answers malformed credentials with an APIError (4xx): that is "no session".
     const status = (e as { statusCode?: number })?.statusCode;
-    if (typeof status === "number" && status >= 400 && status < 500) return null;
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      await missesPerClient.penalty(client);
+      return null;
+    }
     throw e;
   }
   const user = result?.user as (SessionUser & { role?: string | null }) | undefined;
-  if (!user || typeof user.id !== "string") return null;
+  if (!user || typeof user.id !== "string") {
+    await missesPerClient.penalty(client);
+    return null;
+  }
   const found: SessionUser = { id: user.id, email: user.email, name: user.name ?? undefined, role: user.role ?? undefined };
   const session = result?.session as { token?: unknown; expiresAt?: unknown } | undefined;
   if (ttl > 0 && typeof session?.token === "string") {

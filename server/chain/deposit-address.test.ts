@@ -3,21 +3,46 @@ import { afterEach, describe, expect, it } from "vitest";
 import { english, generateMnemonic, mnemonicToAccount } from "viem/accounts";
 import { DEV_MNEMONIC, depositAddressFor, liveMnemonicProblem } from "./deposit-address";
 import { chainTarget } from "./clients";
+import { db } from "../db/client";
+import { openInstallation } from "../db/installation";
+import type { SqlRunner } from "../db/migrate";
 
 const saved = { ...process.env };
 afterEach(() => {
-  for (const k of ["DEPOSIT_MNEMONIC", "CHAIN_RPC_URL", "FUNDING_CONFIRMATIONS", "FUNDING_CONFIRMATIONS_TEST"]) {
+  for (const k of ["DEPOSIT_MNEMONIC", "DEPOSIT_MNEMONIC_TEST", "CHAIN_RPC_URL", "FUNDING_CONFIRMATIONS", "FUNDING_CONFIRMATIONS_TEST"]) {
     if (saved[k] === undefined) delete process.env[k];
     else process.env[k] = saved[k];
   }
 });
 
 describe("depositAddressFor", () => {
-  it("TEST follows m/44'/60'/1'/0/{depositIndex} of the dev mnemonic by default", () => {
+  const keptMnemonic = async () => (await db.$queryRaw<{ m: string }[]>`SELECT "testDepositMnemonic" AS m FROM "Installation"`)[0]?.m;
+  const runner: SqlRunner = {
+    query: async (sql, params = []) => ({ rows: await db.$queryRawUnsafe<Record<string, unknown>[]>(sql, ...params) }),
+    exec: async (sql) => void (await db.$executeRawUnsafe(sql)),
+  };
+
+  it("TEST follows m/44'/60'/1'/0/{depositIndex} of this installation's own mnemonic, generated on first start and kept with its data", async () => {
     delete process.env.DEPOSIT_MNEMONIC;
-    const expected = mnemonicToAccount(DEV_MNEMONIC, { accountIndex: 1, addressIndex: 7 }).address;
-    expect(depositAddressFor("TEST", 7)).toBe(expected);
+    delete process.env.DEPOSIT_MNEMONIC_TEST;
+    await db.$queryRaw`SELECT 1`; // the database is open: its installation's mnemonic was read with it
+    const kept = await keptMnemonic();
+    expect(kept.split(" ")).toHaveLength(12);
+    expect(kept).not.toBe(DEV_MNEMONIC);
+    expect(depositAddressFor("TEST", 7)).toBe(mnemonicToAccount(kept, { accountIndex: 1, addressIndex: 7 }).address);
+    expect(depositAddressFor("TEST", 7)).not.toBe(mnemonicToAccount(DEV_MNEMONIC, { accountIndex: 1, addressIndex: 7 }).address);
+    // Opened again, the installation keeps its mnemonic; a fresh installation gets another one.
+    expect(await openInstallation(runner)).toBe(kept);
+    await db.$executeRaw`DELETE FROM "Installation"`;
+    const fresh = await openInstallation(runner);
+    expect(fresh).not.toBe(kept);
+    expect(depositAddressFor("TEST", 7)).toBe(mnemonicToAccount(fresh, { accountIndex: 1, addressIndex: 7 }).address);
+    // DEPOSIT_MNEMONIC_TEST names one explicitly (several instances of one installation, or a chosen seed).
+    const chosen = generateMnemonic(english);
+    process.env.DEPOSIT_MNEMONIC_TEST = chosen;
+    expect(depositAddressFor("TEST", 7)).toBe(mnemonicToAccount(chosen, { accountIndex: 1, addressIndex: 7 }).address);
     // Not one of Hardhat's prefunded dev accounts (account 0'), which anyone can spend from.
+    delete process.env.DEPOSIT_MNEMONIC_TEST;
     expect(depositAddressFor("TEST", 0)).not.toBe(mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 0 }).address);
   });
 

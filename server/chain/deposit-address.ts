@@ -1,10 +1,11 @@
-// Deposit addresses: one per business and environment, derived from the HD wallet seed
-// DEPOSIT_MNEMONIC along BIP-44 m/44'/60'/{account}'/0/{business.depositIndex}. TEST and LIVE
-// use different account indices so that a business never shares one address across
+// Deposit addresses: one per business and environment, derived from an HD wallet seed (LIVE:
+// DEPOSIT_MNEMONIC; TEST: see mnemonicOf) along BIP-44 m/44'/60'/{account}'/0/{business.depositIndex}.
+// TEST and LIVE use different account indices so that a business never shares one address across
 // environments (a TEST deposit can never be mistaken for a LIVE one, and vice versa).
 import { english, mnemonicToAccount, type HDAccount } from "viem/accounts";
 import type { Address } from "viem";
 import { env } from "../shared/env";
+import { installationTestMnemonic } from "../shared/installation";
 import type { Environment } from "../shared/environment";
 
 
@@ -38,12 +39,25 @@ function mnemonicProblem(m: string): string | null {
 }
 
 /**
+ * The seed of an environment's deposit addresses. TEST: DEPOSIT_MNEMONIC_TEST, else a private
+ * DEPOSIT_MNEMONIC, else the installation's own (generated on first start, db/installation.ts):
+ * never the public development mnemonic, which every instance on a development chain would share.
+ */
+function mnemonicOf(environment: Environment): string | null {
+  const configured = normalizeMnemonic(env.depositMnemonic);
+  if (environment === "LIVE") return configured;
+  const test = env.depositMnemonicTest ?? (configured === DEV_MNEMONIC ? installationTestMnemonic() : configured);
+  return test === null ? null : normalizeMnemonic(test);
+}
+
+/**
  * The business's deposit address for an environment, or null when that environment has no
- * usable seed (LIVE without a private DEPOSIT_MNEMONIC, or a malformed mnemonic).
+ * usable seed (LIVE without a private DEPOSIT_MNEMONIC, TEST before the database was opened, or a
+ * malformed mnemonic).
  */
 export function depositAddressFor(environment: Environment, depositIndex: number): Address | null {
-  const mnemonic = normalizeMnemonic(env.depositMnemonic);
-  if (environment === "LIVE" ? liveMnemonicProblem() : mnemonicProblem(mnemonic)) return null;
+  const mnemonic = mnemonicOf(environment);
+  if (mnemonic === null || (environment === "LIVE" ? liveMnemonicProblem() : mnemonicProblem(mnemonic))) return null;
   // Non-hardened BIP-32 child indices stop at 2^31 - 1.
   if (!Number.isInteger(depositIndex) || depositIndex < 0 || depositIndex >= 2 ** 31) return null;
   const key = `${mnemonic}\u0000${environment}\u0000${depositIndex}`;
@@ -58,10 +72,10 @@ export function depositAddressFor(environment: Environment, depositIndex: number
 /**
  * The signing account of a deposit address (same derivation as depositAddressFor): what pays
  * the business's payouts. The key lives only in this process's memory, derived from
- * DEPOSIT_MNEMONIC on demand; it is never stored or logged. Null when the address is not derivable.
+ * the environment's mnemonic on demand; it is never stored or logged. Null when the address is not derivable.
  */
 export function depositAccountFor(environment: Environment, depositIndex: number): HDAccount | null {
-  if (!depositAddressFor(environment, depositIndex)) return null;
-  const mnemonic = normalizeMnemonic(env.depositMnemonic);
+  const mnemonic = mnemonicOf(environment);
+  if (!depositAddressFor(environment, depositIndex) || mnemonic === null) return null;
   return mnemonicToAccount(mnemonic, { accountIndex: DEPOSIT_ACCOUNT_INDEX[environment], addressIndex: depositIndex });
 }

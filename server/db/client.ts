@@ -7,6 +7,7 @@ import { withTxHook } from "./tx-hooks";
 import { mkdirSync } from "node:fs";
 import { env } from "../shared/env";
 import { applyMigrations, type SqlRunner } from "./migrate";
+import { openInstallation } from "./installation";
 import { Prisma, PrismaClient } from "./generated";
 import { installQueryPlanCache } from "./query-plan-cache";
 import { directOff, openDirectChannel, setDirectTypes, type DirectSql } from "./direct-sql";
@@ -91,6 +92,7 @@ function create(given?: PGlite): DbState {
     directQuery = opened.direct;
     if (kind === "pglite" || process.env.MIGRATE_ON_START === "1") await applyMigrations(opened.runner);
     await opened.migrated?.();
+    await openInstallation(opened.runner);
     if (kind === "postgres") await opened.close();
     // Under bursts, transactions queue for a pooled connection (PostgreSQL) or for PGlite's single
     // one; Prisma's 2 s default maxWait would turn that queueing into 500s.

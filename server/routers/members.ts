@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { addMemberInput, changeMemberRoleInput, invitationOutput, invitationTokenInput, memberIdInput, memberOutput } from "../domain/members/schemas";
+import { requirePassword } from "../auth/reauth";
+import { addMemberInput, changeMemberRoleInput, invitationOutput, invitationTokenInput, memberIdInput, memberOutput, transferOwnershipInput } from "../domain/members/schemas";
 import { acceptInvitation, addMember, changeMemberRole, getInvitation, listMembers, removeMember, renewInviteLink, transferOwnership } from "../domain/members/service";
 import { env } from "../shared/env";
 import { businessProcedure, ownerProcedure, publicProcedure, router, signedInProcedure } from "../trpc/init";
@@ -31,10 +32,13 @@ export const membersRouter = router({
     .output(memberOutput)
     .mutation(({ ctx, input }) => removeMember(ctx.businessId, input.memberId)),
   transferOwnership: ownerProcedure
-    .meta({ openapi: { method: "POST", path: "/business/members/{memberId}/transfer-ownership", tags: ["members"], summary: "Make an active member the owner; the current owner becomes a member", protect: true } })
-    .input(memberIdInput)
+    .meta({ openapi: { method: "POST", path: "/business/members/{memberId}/transfer-ownership", tags: ["members"], summary: "Make an active member the owner; the current owner becomes a member. Asks for the owner's password (403 REAUTHENTICATION_REQUIRED without it)", protect: true } })
+    .input(transferOwnershipInput)
     .output(z.object({ data: z.array(memberOutput), nextCursor: z.null() }))
-    .mutation(async ({ ctx, input }) => ({ data: await transferOwnership(ctx.businessId, ctx.user.id, input.memberId), nextCursor: null })),
+    .mutation(async ({ ctx, input }) => {
+      await requirePassword(ctx.headers, ctx.user.id, input.password);
+      return { data: await transferOwnership(ctx.businessId, ctx.user.id, input.memberId), nextCursor: null };
+    }),
   // For the sign-up page of an invitation link (no session yet): which business and email it is for.
   invitation: publicProcedure
     .input(invitationTokenInput)

@@ -32,9 +32,17 @@ describe("origin matching", () => {
     ["http://a.example.org", false],
     ["https://a.example.org:8443", false],
     ["https://shop.example.com.evil.io", false],
+    ["https://a..example.org", false],
+    ["https://a..b.example.org", false],
     ["http://localhost:3001", false],
   ])("%s → %s", (origin, ok) => {
     expect(originAllowed(originOf(origin)!, allowed)).toBe(ok);
+  });
+
+  it("a wildcard matches whole labels only: an empty label is no subdomain", () => {
+    expect(originAllowed(originOf("https://a.b.example.org")!, ["https://*.b.example.org"])).toBe(true);
+    expect(originAllowed(originOf("https://a..b.example.org")!, ["https://*.b.example.org"])).toBe(false);
+    expect(originAllowed(originOf("https://..b.example.org")!, ["https://*.b.example.org"])).toBe(false);
   });
 
   it("takes Origin first, else the origin of Referer; ignores 'null' and non-http schemes", () => {

@@ -1,5 +1,6 @@
 // allowedOrigins: exact origin (scheme, host, port) or "https://*.example.com" for any
-// subdomain of example.com (not example.com itself). The request's origin is its Origin
+// subdomain of example.com (not example.com itself, nor a host with an empty label such as
+// "a..example.com"). The request's origin is its Origin
 // header when one is sent — "Origin: null" (sandboxed frames, file: pages, some redirects) is
 // then refused, never replaced by the Referer — else the origin of its Referer; with neither,
 // a restricted key is refused.
@@ -37,7 +38,10 @@ export function originAllowed(origin: string, allowed: readonly string[]): boole
     const [, scheme, domain, port = ""] = m;
     if (o.protocol !== `${scheme}:`) continue;
     if (o.port !== port) continue;
-    if (o.hostname.endsWith(`.${domain}`) && o.hostname.length > domain.length + 1) return true;
+    if (o.hostname.endsWith(`.${domain}`) && wholeLabels(o.hostname.slice(0, -domain.length - 1))) return true;
   }
   return false;
 }
+
+/** True when a host part is one or more non-empty DNS labels ("a..b" and "" are not: browsers send such hosts). */
+const wholeLabels = (part: string) => part.length > 0 && part.split(".").every((label) => label.length > 0);

@@ -78,9 +78,12 @@ export const env = {
     const n = int(process.env.TRACK_BATCH_CONCURRENCY, 0);
     return n > 0 ? n : null;
   },
-  /** "0" refuses loopback webhook endpoints on TEST too (hosted deployments); on by default for local development. */
+  /**
+   * "1" allows loopback webhook endpoints on TEST (local development); off by default, so that a
+   * business cannot use deliveries to learn which of the server's own ports answer.
+   */
   get webhookAllowLoopback() {
-    return process.env.WEBHOOK_ALLOW_LOOPBACK !== "0";
+    return process.env.WEBHOOK_ALLOW_LOOPBACK === "1";
   },
   /** Test sends (POST /business/webhooks/{id}/test) per endpoint per minute. */
   get webhookTestPerMinute() {
@@ -197,6 +200,10 @@ export const env = {
   /** BIP-39 mnemonic from which deposit addresses are derived (one index per business). */
   get depositMnemonic() {
     return process.env.DEPOSIT_MNEMONIC ?? "test test test test test test test test test test test junk";
+  },
+  /** The TEST deposit mnemonic named explicitly; unset, TEST uses a private DEPOSIT_MNEMONIC or the installation's own (chain/deposit-address.ts). */
+  get depositMnemonicTest(): string | undefined {
+    return process.env.DEPOSIT_MNEMONIC_TEST || undefined;
   },
   /** How often scheduled payouts (autoPayoutEnabled) and unfinished payouts are run; 0 turns the schedule off. */
   get payoutIntervalMs() {

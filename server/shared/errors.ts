@@ -15,6 +15,8 @@ export const ERROR_CODES = {
   ORIGIN_NOT_ALLOWED: { status: 403, trpc: "FORBIDDEN" },
   // A cookie-authenticated state-changing request from another site (Origin / Sec-Fetch-Site).
   CSRF: { status: 403, trpc: "FORBIDDEN" },
+  // An operation that asks for the signed-in user's password again (transferring ownership) without it, or with a wrong one.
+  REAUTHENTICATION_REQUIRED: { status: 403, trpc: "FORBIDDEN" },
   // An API key used outside its kind or scopes (e.g. a publishable key on GET /sdk/referrals).
   INSUFFICIENT_SCOPE: { status: 403, trpc: "FORBIDDEN" },
   // A wallet signature (Sign-In with Ethereum) that does not verify for the stated address.

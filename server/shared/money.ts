@@ -94,6 +94,20 @@ export function amountProblem(amount: string, currency: Currency): string | null
   return null;
 }
 
+/**
+ * The largest amount a FIXED commission rule pays per event, per currency: far above any real
+ * bonus, so a slip of a few zeros is refused rather than paid (an amount above the pool is
+ * confirmed in the dashboard, not refused: the pool may be funded later).
+ */
+export const FIXED_AMOUNT_MAX: Record<Currency, string> = { ETH: "100", USD: "1000000", EUR: "1000000", GBP: "1000000", CHF: "1000000", CAD: "1000000", AUD: "1000000", JPY: "100000000" };
+
+/** True when a valid `amount` is above the FIXED bound of its currency (exact decimals). */
+export function aboveFixedAmountMax(amount: string, currency: Currency): boolean {
+  const a = parseDecimal(amount);
+  const max = parseDecimal(FIXED_AMOUNT_MAX[currency]);
+  return a.units * 10n ** BigInt(max.scale) > max.units * 10n ** BigInt(a.scale);
+}
+
 /** A positive decimal string (the currency's own decimals are checked with amountProblem). */
 export const decimalAmount = z.string().max(80).regex(DECIMAL_RE, 'Must be a positive decimal string, e.g. "19.99"');
 

@@ -141,3 +141,23 @@ describe("a member reads and reviews; money is for the owner and admins", () => 
     expect((await call(owner, "PATCH", `/business/members/${other.memberId}`, { role: "admin" })).status).toBe(400);
   });
 });
+
+describe("transferring ownership asks for the owner's password", () => {
+  it("without it or with a wrong one: 403 REAUTHENTICATION_REQUIRED and nothing changes; with it the member owns the business", async () => {
+    const { owner, member, businessId, memberId } = await team("ADMIN");
+    const path = `/business/members/${memberId}/transfer-ownership`;
+    const ownerId = (await db.business.findUniqueOrThrow({ where: { id: businessId } })).ownerId;
+    for (const body of [{}, { password: "wrong-horse-battery" }, { password: "" }]) {
+      const res = await call(owner, "POST", path, body);
+      expect(res).toMatchObject({ status: 403, body: { error: { code: "REAUTHENTICATION_REQUIRED" } } });
+    }
+    expect((await db.business.findUniqueOrThrow({ where: { id: businessId } })).ownerId).toBe(ownerId);
+    expect((await call(owner, "GET", "/business/me")).body).toMatchObject({ role: "OWNER" });
+    // A member cannot take it with their own password either.
+    expect((await call(member, "POST", path, { password: "correct-horse-battery" })).status).toBe(403);
+    const done = await call(owner, "POST", path, { password: "correct-horse-battery" });
+    expect(done.status).toBe(200);
+    expect((await call(member, "GET", "/business/me")).body).toMatchObject({ role: "OWNER" });
+    expect((await call(owner, "GET", "/business/me")).body).toMatchObject({ role: "MEMBER" });
+  });
+});

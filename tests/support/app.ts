@@ -48,6 +48,8 @@ export async function startApp(extraEnv: Record<string, string> = {}, port?: num
     PORT: String(port),
     APP_URL: url,
     AUTH_RATE_LIMIT: "0",
+    // The tests' webhook receivers listen on loopback.
+    WEBHOOK_ALLOW_LOOPBACK: "1",
     RATE_LIMIT_PER_SECOND: process.env.RATE_LIMIT_PER_SECOND ?? "1000",
     RATE_LIMIT_BURST: process.env.RATE_LIMIT_BURST ?? "2000",
     ...extraEnv,

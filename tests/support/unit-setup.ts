@@ -39,6 +39,8 @@ delete g.__rtsJobDispatcher;
 
 // Domain code must not reach a chain from this layer: point the TEST chain nowhere.
 process.env.CHAIN_RPC_URL_TEST = "http://127.0.0.1:9";
+// The tests' webhook receivers listen on loopback.
+process.env.WEBHOOK_ALLOW_LOOPBACK = "1";
 delete process.env.CHAIN_RPC_URL;
 
 const template = inject("unitTemplateUrl");

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { isoInstant } from "../../shared/dates";
 import { strictBoolean, strictNumber } from "../../shared/strict-types";
-import { amountProblem, currencyCode, decimalAmount, FIAT_CURRENCIES, type Currency } from "../../shared/money";
+import { aboveFixedAmountMax, amountProblem, currencyCode, decimalAmount, FIAT_CURRENCIES, FIXED_AMOUNT_MAX, type Currency } from "../../shared/money";
 import { environment } from "../../shared/environment";
 import { eventNameSchema } from "../tracking/schemas";
 
@@ -83,6 +83,7 @@ export function ruleProblems(r: RuleShape): [string, string][] {
     if (r.amount && r.currency) {
       const p = amountProblem(r.amount, r.currency);
       if (p) out.push(["amount", p]);
+      else if (aboveFixedAmountMax(r.amount, r.currency)) out.push(["amount", `A FIXED rule pays at most ${FIXED_AMOUNT_MAX[r.currency]} ${r.currency} per event`]);
     }
   }
   return out;

@@ -5,6 +5,7 @@ import { db } from "../../db/client";
 import { domainBusiness, participant } from "../../../tests/support/domain";
 import { updateGeneralConfig } from "../config/service";
 import { updateGeneralInput } from "../config/schemas";
+import { upsertParticipant } from "../participants/service";
 import { bufferedClicks, enqueueClick, flushClicks } from "./clicks";
 import { buildLocation, isSafePath } from "./destination";
 import { followLink } from "./redirect";
@@ -180,10 +181,10 @@ describe("followLink", () => {
 
   it("a code finds its owner however many participants of other businesses have it as their handle", async () => {
     const { ann } = await linkedBusiness();
-    for (let i = 0; i < 6; i++) {
-      const other = await domainBusiness({ environment: "LIVE" });
-      await participant(other.scope, { handle: ann.referralCode.toLowerCase() });
-    }
+    // One other business may give the code as a handle (in each environment); further ones are refused.
+    const other = await domainBusiness({ environment: "LIVE" });
+    await participant(other.scope, { handle: ann.referralCode.toLowerCase() });
+    await participant({ ...other.scope, environment: "TEST" }, { handle: ann.referralCode.toLowerCase() });
     const { forgetLinkTargets } = await import("./resolve");
     forgetLinkTargets("");
     const out = await visit(ann.referralCode);
@@ -191,15 +192,21 @@ describe("followLink", () => {
     expect(out.clickId).not.toBeNull();
   });
 
-  it("a handle leads to the business that gave it first: another business giving it later neither takes nor breaks the link; it is freed when no participant has it", async () => {
+  it("a handle leads to the business that gave it first: another business giving it later is refused in words, and the database refuses it too; it is freed when no participant has it", async () => {
     const { businessId, ann } = await linkedBusiness();
     const late = await domainBusiness({ environment: "LIVE" });
     await updateGeneralConfig(late.businessId, updateGeneralInput.parse({ environment: "LIVE", linkDestinationUrl: "https://late.example.com/" }));
-    // The later business's own participant may have the handle (its events may name it)...
-    const copy = await participant(late.scope, { handle: ann.handle! });
+    // The later business cannot give the handle, neither to a new participant nor to one it has.
+    const refused = { code: "CONFLICT", message: expect.stringContaining("another business's /r/ link"), details: [{ path: "handle", message: expect.any(String) }] };
+    await expect(participant(late.scope, { handle: ann.handle! })).rejects.toMatchObject(refused);
+    const copy = await participant(late.scope, { userId: "late-user" });
+    await expect(upsertParticipant(late.scope, { userId: "late-user", handle: ann.handle! })).rejects.toMatchObject(refused);
+    expect((await db.participant.findUniqueOrThrow({ where: { id: copy.participantId } })).handle).toBeNull();
+    // Written past the service (a race between the check and the write), the database refuses it.
+    await expect(db.participant.update({ where: { id: copy.participantId }, data: { handle: ann.handle! } })).rejects.toThrow();
     const { forgetLinkTargets } = await import("./resolve");
     forgetLinkTargets("");
-    // ...but the public link stays the first business's.
+    // The public link stays the first business's.
     const out = await visit(ann.handle!);
     expect(new URL(out.location).host).toBe("shop.example.com");
     expect(new URL(out.location).searchParams.get("ref")).toBe(ann.referralCode);
@@ -208,8 +215,7 @@ describe("followLink", () => {
     // free: the next business to give it takes the link.
     await db.participant.update({ where: { id: ann.participantId }, data: { handle: null } });
     expect(await db.linkHandle.findUnique({ where: { handle: ann.handle! } })).toBeNull();
-    await db.participant.update({ where: { id: copy.participantId }, data: { handle: null } });
-    await db.participant.update({ where: { id: copy.participantId }, data: { handle: ann.handle! } });
+    await upsertParticipant(late.scope, { userId: "late-user", handle: ann.handle! });
     expect(await db.linkHandle.findUnique({ where: { handle: ann.handle! } })).toMatchObject({ businessId: late.businessId });
   });
 

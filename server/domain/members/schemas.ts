@@ -30,6 +30,8 @@ export const memberOutput = z.object({
 export type MemberOutput = z.infer<typeof memberOutput>;
 
 export const memberIdInput = z.strictObject({ memberId: z.string().min(1).max(64) });
+/** A transfer of ownership: the owner confirms with their password (checked before anything changes). */
+export const transferOwnershipInput = z.strictObject({ memberId: z.string().min(1).max(64), password: z.string().max(128).optional() });
 
 export const invitationTokenInput = z.strictObject({ token: z.string().min(10).max(200) });
 export const invitationOutput = z.object({ email: z.string(), businessName: z.string(), expiresAt: z.string() });

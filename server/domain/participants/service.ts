@@ -5,6 +5,7 @@
 import { db, type Tx } from "../../db/client";
 import type { Participant } from "../../db/generated";
 import { AppError } from "../../shared/errors";
+import { isUniqueViolation } from "../../db/unique-violation";
 import { pooledRandomBytes } from "../../shared/ids";
 import type { Scope } from "../../shared/scope";
 import type { ParticipantOutput, UpsertParticipantInput } from "./schemas";
@@ -33,6 +34,23 @@ export async function findParticipantByCodeOrHandle(tx: Tx, scope: Scope, ref: s
   });
 }
 
+/** A handle is one business's /r/ link across the installation (LinkHandle): another business cannot give it. */
+const handleOfAnotherBusiness = (handle: string) =>
+  new AppError("CONFLICT", `The handle "${handle}" is already another business's /r/ link on this installation: choose another`, [{ path: "handle", message: "used by another business's /r/ link" }]);
+
+async function refuseHandleOfAnotherBusiness(tx: Tx, businessId: string, handle: string | undefined) {
+  if (!handle) return;
+  const link = await tx.linkHandle.findUnique({ where: { handle }, select: { businessId: true } });
+  if (link && link.businessId !== businessId) throw handleOfAnotherBusiness(handle);
+}
+
+/** The database's own refusal (a race between the check above and the write), in the same words. */
+const handleWrite = <T>(handle: string | undefined, write: Promise<T>): Promise<T> =>
+  write.catch((e: unknown) => {
+    if (handle && isUniqueViolation(e)) throw handleOfAnotherBusiness(handle);
+    throw e;
+  });
+
 interface Identity {
   externalId?: string;
   email?: string;
@@ -59,7 +77,8 @@ async function ensureParticipant(tx: Tx, scope: Scope, who: Identity): Promise<{
   for (let attempt = 0; attempt < 5; attempt++) {
     const existing = await findByIdentity(tx, scope, who);
     if (existing) return { participant: await fillMissing(tx, existing, who), created: false };
-    const inserted = await tx.participant.createManyAndReturn({
+    await refuseHandleOfAnotherBusiness(tx, scope.businessId, who.handle);
+    const inserted = await handleWrite(who.handle, tx.participant.createManyAndReturn({
       data: [
         {
           businessId: scope.businessId,
@@ -72,7 +91,7 @@ async function ensureParticipant(tx: Tx, scope: Scope, who: Identity): Promise<{
         },
       ],
       skipDuplicates: true,
-    });
+    }));
     if (inserted.length === 1) return { participant: inserted[0], created: true };
     // Nothing inserted: a concurrent insert won the identity (re-read finds it), the handle is
     // taken, or, very rarely, the random code collided (retry with a new one).
@@ -107,7 +126,8 @@ async function fillMissing(tx: Tx, p: Participant, who: Identity): Promise<Parti
     data[field] = value;
   }
   if (Object.keys(data).length === 0) return p;
-  return tx.participant.update({ where: { id: p.id }, data });
+  await refuseHandleOfAnotherBusiness(tx, p.businessId, data.handle ?? undefined);
+  return handleWrite(data.handle ?? undefined, tx.participant.update({ where: { id: p.id }, data }));
 }
 
 function toParticipantOutput(p: Participant, created: boolean): ParticipantOutput {

@@ -5,7 +5,7 @@
 // every wallet it sets is in the business's audit log.
 import { describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createSiweMessage } from "viem/siwe";
+import { createSiweMessage, parseSiweMessage } from "viem/siwe";
 import { db } from "../../db/client";
 import { createApiKey, revokeApiKey } from "../api-keys/service";
 import { upsertParticipant } from "../participants/service";
@@ -199,6 +199,13 @@ describe("the wallet step (Sign-In with Ethereum)", () => {
     const rewrite = (from: string, to: string) => c.message.replace(from, to);
     const host = c.message.split(" ")[0];
     for (const message of [rewrite(host, "evil.example"), rewrite(`Chain ID: ${chainId}`, "Chain ID: 1")]) {
+      await expect(verifyWalletSignature(auth, { message, signature: await sign(message) })).rejects.toMatchObject({ code: "INVALID_CHALLENGE" });
+    }
+    // The challenge's own nonce in a message valid only later, or dated far from when it was issued.
+    const fields = parseSiweMessage(c.message) as Parameters<typeof createSiweMessage>[0];
+    const hour = 60 * 60_000;
+    for (const changed of [{ notBefore: new Date(Date.now() + hour) }, { issuedAt: new Date(Date.now() - 24 * hour) }, { issuedAt: new Date(Date.now() + hour) }]) {
+      const message = createSiweMessage({ ...fields, ...changed });
       await expect(verifyWalletSignature(auth, { message, signature: await sign(message) })).rejects.toMatchObject({ code: "INVALID_CHALLENGE" });
     }
     // Someone else's session cannot use this participant's nonce.

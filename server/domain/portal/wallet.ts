@@ -60,6 +60,12 @@ export async function createWalletChallenge(auth: PortalAuth, address: Address, 
   return { message, nonce, expiresAt: expiresAt.toISOString() };
 }
 
+/** Wallet clocks and ISO rounding may shift the issue time a little, never by more than this. */
+const ISSUED_AT_SKEW_MS = 60_000;
+/** True when a message's issuedAt is the challenge's own (a message dated far off is not the one issued). */
+const issuedWithChallenge = (issuedAt: Date | undefined, createdAt: Date) =>
+  issuedAt !== undefined && Math.abs(issuedAt.getTime() - createdAt.getTime()) <= ISSUED_AT_SKEW_MS;
+
 const invalid = (why: string) => new AppError("INVALID_CHALLENGE", why);
 
 /** True when the signature is the address's: locally for an EOA, else through the chain (EIP-1271 / EIP-6492). */
@@ -84,6 +90,8 @@ export async function verifyWalletSignature(auth: PortalAuth, input: WalletVerif
   if (!challenge || challenge.participantId !== auth.participantId) throw invalid("Unknown nonce: ask for a new challenge");
   if (challenge.usedAt) throw invalid("This nonce was already used: ask for a new challenge");
   if (challenge.expiresAt <= now || (fields.expirationTime && fields.expirationTime <= now)) throw invalid("The challenge expired: ask for a new challenge");
+  if (!issuedWithChallenge(fields.issuedAt, challenge.createdAt)) throw invalid("The message must carry the challenge's issue time");
+  if (fields.notBefore && fields.notBefore > now) throw invalid("The message is not valid yet: sign the challenge as issued");
   if (fields.domain !== siweDomain()) throw invalid(`The message must name the domain ${siweDomain()}`);
   if (fields.chainId !== challenge.chainId) throw invalid(`The message must name chain ${challenge.chainId}`);
   if (fields.address.toLowerCase() !== challenge.address.toLowerCase()) throw invalid("The message names another address than the challenge");

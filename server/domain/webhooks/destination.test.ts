@@ -1,5 +1,5 @@
 // Where webhooks may go: LIVE and TEST follow the same address rules, except that TEST may use
-// http and loopback (unless WEBHOOK_ALLOW_LOOPBACK=0), whose answers are never stored; test
+// http and, with WEBHOOK_ALLOW_LOOPBACK=1 only, loopback, whose answers are never stored; test
 // sends are rate-limited per endpoint.
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => rx.close());
 afterEach(() => {
-  delete process.env.WEBHOOK_ALLOW_LOOPBACK;
+  process.env.WEBHOOK_ALLOW_LOOPBACK = "1"; // the tests' receivers are on loopback (unit-setup.ts)
   delete process.env.WEBHOOK_TEST_PER_MINUTE;
 });
 
@@ -65,17 +65,21 @@ describe("destination rules", () => {
     expect(refused("TEST", "https://93.184.216.34/x")).toBeNull();
   });
 
-  it("loopback: allowed on TEST unless WEBHOOK_ALLOW_LOOPBACK=0, never on LIVE", () => {
+  it("loopback: refused unless WEBHOOK_ALLOW_LOOPBACK=1 (a business must not probe the server's own ports), then on TEST only", () => {
     const loopback = ["http://127.0.0.1:4000/x", "http://localhost:4000/x", "http://[::1]:4000/x", "http://app.localhost/x"];
+    for (const value of [undefined, "0", "true", ""]) {
+      if (value === undefined) delete process.env.WEBHOOK_ALLOW_LOOPBACK;
+      else process.env.WEBHOOK_ALLOW_LOOPBACK = value;
+      for (const url of loopback) expect(refused("TEST", url), `${url} with ${value}`).toBe("VALIDATION_ERROR");
+    }
+    process.env.WEBHOOK_ALLOW_LOOPBACK = "1";
     for (const url of loopback) {
       expect(refused("TEST", url), url).toBeNull();
       expect(refused("LIVE", url.replace("http:", "https:")), url).toBe("VALIDATION_ERROR");
     }
-    process.env.WEBHOOK_ALLOW_LOOPBACK = "0";
-    for (const url of loopback) expect(refused("TEST", url), url).toBe("VALIDATION_ERROR");
   });
 
-  it("a delivery to a loopback endpoint stores no response body; with WEBHOOK_ALLOW_LOOPBACK=0 it never connects", async () => {
+  it("a delivery to a loopback endpoint stores no response body; once WEBHOOK_ALLOW_LOOPBACK is not 1 it never connects", async () => {
     const businessId = await business();
     const w = await createWebhook(businessId, { url: `${rx.url}/local`, environment: "TEST" });
     await runJob((await sendTestWebhook(businessId, w.webhookId)).jobId);

@@ -3,9 +3,10 @@
 // Every endpoint must be a public address: every address its host resolves to must be global
 // unicast (not private, link-local (cloud metadata 169.254.169.254), carrier-grade NAT,
 // unique-local, multicast, reserved, IPv4-compatible IPv6 (::/96) or other non-global ranges).
-// LIVE endpoints must use https. TEST endpoints may use http and, for local development,
-// loopback (127.0.0.0/8, ::1, localhost) unless WEBHOOK_ALLOW_LOOPBACK=0; the answer of a
-// loopback endpoint is never stored (a delivery log would otherwise read local services).
+// LIVE endpoints must use https. TEST endpoints may use http and, for local development with
+// WEBHOOK_ALLOW_LOOPBACK=1 only, loopback (127.0.0.0/8, ::1, localhost): off by default, since a
+// delivery's status would tell a business which of the server's own ports answer. The answer of
+// a loopback endpoint is never stored (a delivery log would otherwise read local services).
 // Host names ending with a dot ("localhost.") and single-label names are refused.
 // The check runs inside the connection's own DNS lookup, so the address checked is the address
 // connected to: a DNS answer that changes between a check and the connect (DNS rebinding)
