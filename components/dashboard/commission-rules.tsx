@@ -6,8 +6,8 @@
 // environment's price, and tries the draft on stored events (commissionRules.simulate).
 import Link from "next/link";
 import { Fragment, useMemo, useState, type FormEvent } from "react";
-import { fixedRuleWei, limitsText, moneyProblem, percentProblem, previewText, ruleSummary, shortEth, type Prices, type RuleDraft } from "../commission-words";
-import { ethToWei } from "@/server/shared/money";
+import { fixedRuleWei, limitsText, moneyProblem, percentProblem, previewText, ruleSummary, type Prices, type RuleDraft } from "../commission-words";
+import { ethToWei, weiToEth } from "@/server/shared/money";
 import { useEnvironment } from "../environment";
 import { errorFor, fieldErrors, formError } from "../errors";
 import { formatDate } from "../format";
@@ -212,7 +212,7 @@ function RuleForm({ rule, onDone, pricing, defaultCurrency, tiers }: { rule?: Ru
           }
         >
           <p>
-            Each {draft.eventName.trim() || "event"} would pay {shortEth(abovePool.wei)}, more than the {env.toLowerCase()} pool holds now ({shortEth(abovePool.poolWei)}). Rewards the pool cannot cover are recorded as unfunded until it is funded. Check the amount and its currency.
+            Each {draft.eventName.trim() || "event"} would pay <Eth value={weiToEth(abovePool.wei)} />, more than the {env.toLowerCase()} pool holds now (<Eth value={weiToEth(abovePool.poolWei)} />). Rewards the pool cannot cover are recorded as unfunded until it is funded. Check the amount and its currency.
           </p>
         </Dialog>
       )}
