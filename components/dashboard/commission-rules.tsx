@@ -196,7 +196,8 @@ function RuleForm({ rule, onDone, pricing, defaultCurrency, tiers }: { rule?: Ru
       </div>
       <div className="flex flex-wrap justify-end gap-2">
         <Button variant="ghost" onClick={onDone}>Cancel</Button>
-        <Button type="submit" loading={m.isPending}>{rule ? "Save rule" : "Create rule"}</Button>
+        {/* The pool's balance decides whether to ask first: saving waits for it. */}
+        <Button type="submit" loading={m.isPending || balance.isLoading}>{rule ? "Save rule" : "Create rule"}</Button>
       </div>
       <Simulation values={v} onProblems={setLocal} />
       {abovePool && (
