@@ -21,6 +21,7 @@ const ethOfWei = (wei: bigint) => `${wei / 10n ** 18n}.${(wei % 10n ** 18n).toSt
 
 test("amounts read rounded beside their USD value; a reward typed in USD is converted before saving", async ({ page, request, baseURL }) => {
   test.setTimeout(300_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
   await signUpInBrowser(page, { email: uniqueEmail("money"), businessName: "Readable Shop" });
   await expect(page).toHaveURL(/\/dashboard\/get-started$/);
   await page.getByRole("button", { name: "Create test key" }).click();

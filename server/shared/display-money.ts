@@ -52,12 +52,6 @@ export function ethText(eth: string | null | undefined): string {
   return `${roundForDisplay(eth)} ETH`;
 }
 
-/** Integer units at `places` decimals as whole and fraction digits (the fraction padded). */
-const decimalOfUnitsFixed = (units: bigint, places: number): [string, string] => {
-  const s = units.toString().padStart(places + 1, "0");
-  return places ? [s.slice(0, -places), s.slice(-places)] : [s, ""];
-};
-
 /** What `eth` is worth at `price`, rounded half up to the currency's decimals, as a plain decimal: "136.10". */
 export function fiatAmount(eth: string, price: DisplayPrice): string {
   const { neg, abs } = split(eth.trim());
