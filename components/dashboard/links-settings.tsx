@@ -40,7 +40,7 @@ export function LinksForm({ config, canChangeMoney }: { config: Config; canChang
         <Field label="Code parameter" error={errorFor(errs, "linkParam")} hint="Added to the destination with the code, e.g. ?ref=CODE">
           {(p) => <Input {...p} name="linkParam" value={v.linkParam} onChange={set("linkParam")} maxLength={32} />}
         </Field>
-        <Field label="Attribution" error={errorFor(errs, "attribution")} hint="Who is credited when a visitor clicked several referral links before signing up.">
+        <Field label="Attribution" error={errorFor(errs, "attribution")} hint="When your integration sends no click id (rts_click): which of the visitor's clicks today credits, the first or the last; a code sent keeps its referrer (only clicks on that referrer's link count). A click id sent always credits its own link.">
           {(p) => (
             <Select {...p} name="attribution" value={v.attribution} onChange={set("attribution")}>
               <option value="LAST_CLICK">Last click</option>

@@ -10,6 +10,7 @@ import type { Scope } from "../../shared/scope";
 import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../../shared/idempotency";
 import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
 import { applyJobPayload, type ApplyQueuedOutput, type ApplyReferralInput, type ApplySyncOutput, type ReferralListOutput, type ReferralOutput } from "./schemas";
+import { fillVisitorClicks, type Visitor } from "../links/visitor-click";
 
 export interface RecordReferralInput {
   referrer: Participant;
@@ -47,11 +48,13 @@ export async function performReferralApply(tx: Tx, scope: Scope, input: Omit<App
  * POST /sdk/referrals/apply. `referredUserId` present → processed now; only
  * `referredUserEmail` → queued as SDK_REFERRAL_APPLY (the job row commits with the claim).
  */
-export async function applyReferral(scope: Scope, input: ApplyReferralInput): Promise<{ status: number; body: ApplySyncOutput | ApplyQueuedOutput }> {
+export async function applyReferral(scope: Scope, input: ApplyReferralInput, visitor?: Visitor): Promise<{ status: number; body: ApplySyncOutput | ApplyQueuedOutput }> {
   const { idempotencyKey, ...work } = input;
   const sync = work.referredUserId !== undefined;
   const route = "POST /sdk/referrals/apply";
+  // Hashed as sent: a retry matches its first request whatever the visitor clicked meanwhile.
   const hash = idempotencyKey ? requestHash(route, work) : "";
+  await fillVisitorClicks(scope, visitor, [work], (w) => w.referralCode);
   let queuedJob: QueuedJob | undefined;
   const out = await db.$transaction(async (tx) => {
     const claim = idempotencyKey ? await claimIdempotencyKey(tx, scope, idempotencyKey, route, hash) : undefined;

@@ -299,10 +299,12 @@ describe("rules core: a click names its referrer", () => {
     expect(d.referralClicks.map((c) => c.clickId)).toEqual(["c-ann", "c-ann"]);
   });
 
-  it("an unknown click leaves the code to decide; an event naming no referrer is not given one by its click", () => {
+  it("an unknown click leaves the code to decide; an event naming no referrer is credited by its click only when its customer has no referral", () => {
     const unknown = applyOf("BO", "x@example.com", "c-other");
     const noCode = { ...event({ email: "z@example.com" }), clickId: "c-ann" };
-    const d = withClick([unknown, noCode]);
-    expect([referrerOf(d, 0), referrerOf(d, 1)]).toEqual(["bo", null]);
+    const referredByBo = applyOf("BO", "w@example.com", "c-other");
+    const keepsBo = { ...event({ email: "w@example.com" }), clickId: "c-ann" };
+    const d = withClick([unknown, noCode, referredByBo, keepsBo]);
+    expect([0, 1, 2, 3].map((i) => referrerOf(d, i))).toEqual(["bo", "ann", "bo", "bo"]);
   });
 });

@@ -136,12 +136,13 @@ export function reversalOf(state: Pick<RulesState, "cfg" | "keysWithoutReversal"
 }
 
 /**
- * The click whose link credits an item's referral: the click it names, when the item names a
- * referrer at all (an apply always does; an event with a `referrer`). The click wins over the
- * code sent, for an apply and an event alike; an unknown click leaves the code to decide.
+ * The click whose link credits an item's referral: the click it names (or its visitor's, when it
+ * names none: links/visitor-click.ts). The click wins over the code sent, for an apply and an
+ * event alike; an unknown click leaves the code to decide. An event naming no referrer is
+ * credited by its click only when its referred user has no referral yet (decideInSteps).
  */
-export const creditingClick = (clicks: RulesState["clicks"], item: Pick<RuleItem, "clickId" | "referrer">): ClickFact | undefined =>
-  item.clickId && item.referrer ? clicks.get(item.clickId) : undefined;
+export const creditingClick = (clicks: RulesState["clicks"], item: Pick<RuleItem, "clickId" | "referrer" | "event">): ClickFact | undefined =>
+  item.clickId && (item.referrer || item.event) ? clicks.get(item.clickId) : undefined;
 
 /** One thing to decide: an event (queued or just recorded), or a referral apply (no event). */
 export interface RuleItem {
@@ -471,6 +472,9 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
         return;
       }
 
+      // A click never takes an event's customer from the referral they have: without a named
+      // referrer, the click's link credits only someone no one referred yet.
+      if (referrer && !item.referrer && referred && activeReferralOf(referred.id)) referrer = null;
       if (referrer && referred) {
         const by = referrer;
         const to = referred;

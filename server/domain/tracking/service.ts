@@ -25,6 +25,7 @@ import { claimIdempotencyKey, completeIdempotencyKey, pickIdempotencyKey, releas
 import { readConfig } from "../effective-config/load";
 import { amountProblem, type Currency } from "../../shared/money";
 import { EVENT_QUEUED_MESSAGE, trackInput, type TrackInput, type TrackOutput, type TrackQueuedOutput, type TrackSyncOutput } from "./schemas";
+import { fillVisitorClicks, type Visitor } from "../links/visitor-click";
 
 const ROUTE = "POST /track";
 
@@ -116,6 +117,8 @@ export interface AcceptOptions {
   idempotencyKeyHeader?: string | null;
   /** Overrides the business setting (e.g. the dashboard forcing synchronous processing). */
   mode?: ProcessingMode;
+  /** Who sent the request: an event naming no click id gets this visitor's click (links/visitor-click.ts). */
+  visitor?: Visitor;
 }
 
 export interface AcceptResult {
@@ -136,6 +139,7 @@ export async function acceptEvent(scope: Scope, rawInput: unknown, opts: AcceptO
   // retry matches its first request whatever the settings became meanwhile, through either route.
   const key = pickIdempotencyKey(one.input.idempotencyKey, opts.idempotencyKeyHeader ?? null);
   const hash = key ? requestHash(ROUTE, one.input) : "";
+  await fillVisitorClicks(scope, opts.visitor, [one.input], (i) => i.referrer);
   await applyDefaultCurrency(scope, [one], (_, e) => {
     throw e;
   });
@@ -370,7 +374,7 @@ export type BatchItemResult = ({ index: number } & TrackOutput) | { index: numbe
  * /track, in transactions of batchTxEvents() events; one result per event, in order. An event
  * refused by a business rule (or invalid) gets its error and writes nothing; the others proceed.
  */
-export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Promise<{ results: BatchItemResult[]; accepted: number; failed: number }> {
+export async function acceptEventBatch(scope: Scope, rawEvents: unknown[], visitor?: Visitor): Promise<{ results: BatchItemResult[]; accepted: number; failed: number }> {
   const mode = await getEventProcessing(scope.businessId);
   const results: BatchItemResult[] = new Array(rawEvents.length);
   const parsed: { index: number; input: TrackInput; hash: string }[] = [];
@@ -386,6 +390,7 @@ export async function acceptEventBatch(scope: Scope, rawEvents: unknown[]): Prom
       results[index] = { index, success: false, error: e.toBody().error };
     } else parsed.push({ index, input: r.data, hash: r.data.idempotencyKey ? requestHash(ROUTE, r.data) : "" });
   });
+  await fillVisitorClicks(scope, visitor, parsed.map((p) => p.input), (i) => i.referrer);
   await applyDefaultCurrency(scope, parsed, (index, e) => (results[index] = { index, success: false, error: e.toBody().error }));
   const keysSeen = new Map<string, number>();
   for (const p of parsed) {

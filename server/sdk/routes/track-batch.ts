@@ -2,6 +2,7 @@
 // event, and bounded in batches in progress per key and per business (batch-slots.ts).
 import { trackBatchInput } from "../../domain/tracking/schemas";
 import { acceptEventBatch } from "../../domain/tracking/service";
+import { visitorOf } from "../../domain/links/visitor-click";
 import { AppError } from "../../shared/errors";
 import { withBatchSlot } from "../batch-slots";
 import { withSdkKey } from "../with-sdk-key";
@@ -21,6 +22,6 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = withSdkKey({
       ]);
     }
     const { events } = trackBatchInput.parse(objectBody(ctx));
-    return { body: await withBatchSlot(ctx.key, () => acceptEventBatch(ctx.scope, events)) };
+    return { body: await withBatchSlot(ctx.key, () => acceptEventBatch(ctx.scope, events, visitorOf(ctx.req))) };
   },
 }, { scope: "track", perItemField: "events", cost: eventCount });
