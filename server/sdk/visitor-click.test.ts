@@ -33,12 +33,12 @@ async function shop(attribution: "FIRST_CLICK" | "LAST_CLICK", eventProcessing: 
     await flushClicks();
     return clickId!;
   };
-  /** A request from the customer's browser (the address as the server stamps it). */
-  const call = async (fn: (r: Request) => Promise<Response>, path: string, body: unknown) => {
+  /** A request from the customer's browser (the address as the server stamps it), or another client's. */
+  const call = async (fn: (r: Request) => Promise<Response>, path: string, body: unknown, userAgent = BROWSER) => {
     const res = await fn(
       new Request(`http://127.0.0.1${path}`, {
         method: "POST",
-        headers: { "x-api-key": secret, "content-type": "application/json", "user-agent": BROWSER, [CLIENT_IP_HEADER]: HOME },
+        headers: { "x-api-key": secret, "content-type": "application/json", "user-agent": userAgent, [CLIENT_IP_HEADER]: HOME },
         body: JSON.stringify(body),
       }),
     );
@@ -119,5 +119,13 @@ describe("no click id named: the visitor's click per attribution", () => {
     const tracked = await s.call(track.POST, "/track", { eventName: "signup", metadata: { referredUserId: "kept" } });
     expect(tracked.status, JSON.stringify(tracked.body)).toBe(200);
     expect(tracked.body.referralId).toBe(applied.body.referralId);
+  });
+
+  it("a call from a server (not a browser's user agent) is nobody's visitor: no click is looked up", async () => {
+    const s = await shop("LAST_CLICK");
+    await s.click(s.bo.referralCode, 60_000);
+    const tracked = await s.call(track.POST, "/track", { eventName: "signup", metadata: { referredUserEmail: uniqueEmail("backend") } }, "node");
+    expect(tracked.status, JSON.stringify(tracked.body)).toBe(200);
+    expect(tracked.body.referralId ?? null, JSON.stringify(tracked.body)).toBeNull();
   });
 });

@@ -9,7 +9,7 @@ import { requestClientIp } from "../../shared/client-ip";
 import type { Scope } from "../../shared/scope";
 import { readConfig } from "../effective-config/load";
 import { flushClicks } from "./clicks";
-import { visitorHash } from "./visitor";
+import { isBotUserAgent, visitorHash } from "./visitor";
 
 /** Who sent the request: the client IP as the server stamped it (trusted proxies only) and the user agent. */
 export interface Visitor {
@@ -18,6 +18,12 @@ export interface Visitor {
 }
 
 export const visitorOf = (req: Request): Visitor => ({ ip: requestClientIp(req.headers), userAgent: req.headers.get("user-agent") });
+
+/**
+ * Only a browser has clicked a link: every browser's user agent starts "Mozilla/", a server's
+ * HTTP client's does not, so calls from an integration's backend cost no lookup.
+ */
+const isBrowser = (v: Visitor | undefined): v is Visitor & { ip: string } => !!v?.ip && !!v.userAgent?.startsWith("Mozilla/") && !isBotUserAgent(v.userAgent);
 
 /** The referrer value an item names as the lookup's key ("" for none); too long a value matches no participant. */
 const refKey = (referrer: string | null | undefined) => referrer?.trim() ?? "";
@@ -28,8 +34,9 @@ const refKey = (referrer: string | null | undefined) => referrer?.trim() ?? "";
  * link only (by referral code or handle, as the rules core reads it). One statement for a batch.
  */
 export async function visitorClicks(scope: Scope, visitor: Visitor | undefined, referrers: readonly (string | null | undefined)[], now = new Date()): Promise<Map<string, string>> {
-  // No address, no visitor: a request not served by our HTTP server names nobody.
-  if (!visitor?.ip || !referrers.length) return new Map();
+  // No address or no browser, no visitor: a request not served by our HTTP server, or sent by a
+  // backend, names nobody.
+  if (!isBrowser(visitor) || !referrers.length) return new Map();
   const keys = [...new Set(referrers.map(refKey))].filter((k) => k.length <= 64);
   if (!keys.length) return new Map();
   const cfg = await readConfig(db, scope.businessId, scope.environment);
@@ -55,7 +62,7 @@ export async function visitorClicks(scope: Scope, visitor: Visitor | undefined, 
 /** Fills the click id of the items that name none, in place (a batch: one lookup). */
 export async function fillVisitorClicks<T extends { clickId?: string | null }>(scope: Scope, visitor: Visitor | undefined, items: T[], referrerOf: (item: T) => string | null | undefined, now = new Date()): Promise<void> {
   const open = items.filter((i) => !i.clickId);
-  if (!open.length || !visitor?.ip) return;
+  if (!open.length || !isBrowser(visitor)) return;
   const found = await visitorClicks(scope, visitor, open.map(referrerOf), now);
   for (const i of open) {
     const id = found.get(refKey(referrerOf(i)));
