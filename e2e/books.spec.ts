@@ -16,9 +16,13 @@ test("ledger with running balance, proofs page and the public proof page", async
   await page.goto("/dashboard/balance");
   await fundTestPool(page);
   const deposit = page.getByRole("form", { name: "Send a test deposit" });
+  const verify = page.getByRole("form", { name: "Verify a deposit" });
+  const firstHash = await verify.getByLabel("Transaction hash").inputValue();
   await deposit.getByLabel("Amount (ETH)").fill("0.5");
   await deposit.getByRole("button", { name: "Send test deposit" }).click();
-  await page.getByRole("form", { name: "Verify a deposit" }).getByRole("button", { name: "Verify and credit" }).click();
+  // The second deposit's hash replaces the first in the verify form once it is sent.
+  await expect(verify.getByLabel("Transaction hash")).not.toHaveValue(firstHash);
+  await verify.getByRole("button", { name: "Verify and credit" }).click();
   await expect(page.getByTestId("pool-balance")).toHaveText("1.5 ETH");
   await page.reload();
   const rows = page.getByTestId("ledger-row");

@@ -11,7 +11,7 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 /** A browser asks for HTML first; fetch, curl and the SDK do not. */
 export const wantsHtml = (req: Request) => /\btext\/html\b/.test(req.headers.get("accept") ?? "");
 
-const STYLE = `body{margin:0;font:15px/1.5 system-ui,sans-serif;color:#0f172a;background:#f8fafc}main{max-width:52rem;margin:0 auto;padding:24px 16px}
+const STYLE = `body{margin:0;font:15px/1.5 system-ui,sans-serif;color:#0f172a;background:#f8fafc}main{max-width:52rem;margin:0 auto;padding:24px 16px;overflow-wrap:anywhere}a,code{word-break:break-all}
 h1{font-size:1.5rem;margin:0 0 4px}h2{font-size:1.1rem;margin:28px 0 8px}p{margin:8px 0;color:#334155}
 .status{display:inline-block;margin:8px 0;padding:4px 10px;border-radius:999px;font-weight:600}.ok{background:#dcfce7;color:#14532d}.short{background:#fee2e2;color:#7f1d1d}
 dl{display:grid;grid-template-columns:minmax(9rem,max-content) 1fr;gap:6px 16px;margin:12px 0;background:#fff;border:1px solid #cbd5e1;border-radius:12px;padding:16px}
