@@ -28,7 +28,7 @@ export async function queueBacklog(s: Shop, n: number, tag: string, batch = 100)
 }
 
 /** Jobs of the business not finished yet. */
-export const pendingJobs = async (url: string, businessId: string) =>
+const pendingJobs = async (url: string, businessId: string) =>
   Number((await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM "Job" WHERE "businessId" = $1 AND status IN ('QUEUED', 'RUNNING')`, [businessId]))[0].n);
 
 /** Jobs that ran more than once: taken over after the process running them died (or lost its connection). */
@@ -36,7 +36,7 @@ const takenOver = async (url: string, businessId: string) =>
   Number((await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM "Job" WHERE "businessId" = $1 AND attempts > 1`, [businessId]))[0].n);
 
 /** Polls until the business has no unfinished job (true) or `timeoutMs` passes (false). */
-export async function drained(url: string, businessId: string, timeoutMs: number) {
+async function drained(url: string, businessId: string, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -50,7 +50,7 @@ export async function drained(url: string, businessId: string, timeoutMs: number
 }
 
 /** `npm run worker` processes on `env`'s database; `kill` SIGKILLs one, `start` adds one. */
-export function workers(env: Record<string, string>) {
+function workers(env: Record<string, string>) {
   const procs: ChildProcess[] = [];
   const start = () => {
     // Node itself with tsx's loader: the tsx CLI would run the worker in a child process that a SIGKILL of the CLI leaves running.
@@ -67,7 +67,7 @@ export function workers(env: Record<string, string>) {
 }
 
 /** Worker env for a drain: short leases, so jobs a killed worker held are taken again soon. */
-export const drainEnv = (url: string, rpc: string) => ({ DATABASE_URL: url, CHAIN_RPC_URL_TEST: rpc, JOB_LEASE_MS: "5000", JOB_POLL_MS: "100", PAYOUT_INTERVAL_MS: "0", MIGRATE_ON_START: "0" });
+const drainEnv = (url: string, rpc: string) => ({ DATABASE_URL: url, CHAIN_RPC_URL_TEST: rpc, JOB_LEASE_MS: "5000", JOB_POLL_MS: "100", PAYOUT_INTERVAL_MS: "0", MIGRATE_ON_START: "0" });
 
 /** Three workers drain the backlog; every `everyMs` (±50 %) the oldest is SIGKILLed and replaced, until it is drained. */
 export async function killWorkers(s: Shop, c: Cluster, rpc: string, everyMs: number, timeoutMs: number) {
