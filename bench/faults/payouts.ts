@@ -90,8 +90,10 @@ export async function killPayouts(dbEnv: Record<string, string>, rpc: string, po
     for (;;) {
       runs++;
       const r = await s.call("POST", "/business/payouts/run", { environment: "TEST" });
-      if (killing) {
-        await killing;
+      // Set by onStep while this call was in flight (the narrowing of `killing` does not see that).
+      const dying = killing as Promise<void> | null;
+      if (dying) {
+        await dying;
         await boot();
         restarts++;
         continue;
