@@ -18,7 +18,8 @@
 // SIGKILLed during a drain; 7. pg_terminate_backend on the app's connections; 8. PostgreSQL
 // crashed mid-batch; 9. a pinned xmin and the recovery after it; 10. the payout process killed at
 // each step; 11. a webhook receiver that resets or answers late.
-// FAULTS_SIZE=short runs the CI sizes, FAULTS_ONLY=name,… a subset ("dependencies" = 1–4).
+// FAULTS_SIZE=short runs the CI sizes, FAULTS_ONLY=name,… a subset ("dependencies" = 1–4),
+// FAULTS_PAYEES=n another number of participants paid.
 import { spawn, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import os from "node:os";
@@ -216,7 +217,8 @@ async function suite(size: (typeof SIZES)["full"], only: Set<string> | null) {
 async function main() {
   ensurePrismaClient();
   ensureBuild();
-  const size = process.env.FAULTS_SIZE === "short" ? SIZES.short : SIZES.full;
+  const size = { ...(process.env.FAULTS_SIZE === "short" ? SIZES.short : SIZES.full) };
+  if (process.env.FAULTS_PAYEES) size.payees = Number(process.env.FAULTS_PAYEES);
   const only = process.env.FAULTS_ONLY ? new Set(process.env.FAULTS_ONLY.split(",")) : null;
   const results: Record<string, unknown> = { when: new Date().toISOString(), size: process.env.FAULTS_SIZE ?? "full", machine: `${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}` };
   let ok = true;

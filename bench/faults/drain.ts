@@ -28,7 +28,7 @@ export async function queueBacklog(s: Shop, n: number, tag: string, batch = 100)
 }
 
 /** Jobs of the business not finished yet. */
-export const pendingJobs = async (url: string, businessId: string) =>
+const pendingJobs = async (url: string, businessId: string) =>
   Number((await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM "Job" WHERE "businessId" = $1 AND status IN ('QUEUED', 'RUNNING')`, [businessId]))[0].n);
 
 /** Jobs that ran more than once: taken over after the process running them died (or lost its connection). */
@@ -36,7 +36,7 @@ const takenOver = async (url: string, businessId: string) =>
   Number((await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM "Job" WHERE "businessId" = $1 AND attempts > 1`, [businessId]))[0].n);
 
 /** Polls until the business has no unfinished job (true) or `timeoutMs` passes (false). */
-export async function drained(url: string, businessId: string, timeoutMs: number) {
+async function drained(url: string, businessId: string, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -50,11 +50,16 @@ export async function drained(url: string, businessId: string, timeoutMs: number
 }
 
 /** `npm run worker` processes on `env`'s database; `kill` SIGKILLs one, `start` adds one. */
-export function workers(env: Record<string, string>) {
+function workers(env: Record<string, string>) {
   const procs: ChildProcess[] = [];
+  /** Workers that said they drain (a kill before that tests start-up, not a drain). */
+  const ready = new Set<ChildProcess>();
   const start = () => {
     // Node itself with tsx's loader: the tsx CLI would run the worker in a child process that a SIGKILL of the CLI leaves running.
-    const p = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], { cwd: ROOT, env: { ...process.env, NODE_ENV: "production", ...env }, stdio: "ignore" });
+    const p = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], { cwd: ROOT, env: { ...process.env, NODE_ENV: "production", ...env }, stdio: ["ignore", "pipe", "ignore"] });
+    p.stdout?.on("data", (d: Buffer) => {
+      if (d.toString("utf8").includes("draining jobs")) ready.add(p);
+    });
     procs.push(p);
     return p;
   };
@@ -63,13 +68,13 @@ export function workers(env: Record<string, string>) {
     p.kill("SIGKILL");
     await exited;
   };
-  return { procs, start, kill, stopAll: async () => Promise.all(procs.map(kill)) };
+  return { procs, ready, start, kill, stopAll: async () => Promise.all(procs.map(kill)) };
 }
 
 /** Worker env for a drain: short leases, so jobs a killed worker held are taken again soon. */
-export const drainEnv = (url: string, rpc: string) => ({ DATABASE_URL: url, CHAIN_RPC_URL_TEST: rpc, JOB_LEASE_MS: "5000", JOB_POLL_MS: "100", PAYOUT_INTERVAL_MS: "0", MIGRATE_ON_START: "0" });
+const drainEnv = (url: string, rpc: string) => ({ DATABASE_URL: url, CHAIN_RPC_URL_TEST: rpc, JOB_LEASE_MS: "5000", JOB_POLL_MS: "100", PAYOUT_INTERVAL_MS: "0", MIGRATE_ON_START: "0" });
 
-/** Three workers drain the backlog; every `everyMs` (±50 %) the oldest is SIGKILLed and replaced, until it is drained. */
+/** Three workers drain the backlog; every `everyMs` (±50 %) the oldest draining one is SIGKILLed and replaced, until it is drained. */
 export async function killWorkers(s: Shop, c: Cluster, rpc: string, everyMs: number, timeoutMs: number) {
   const w = workers(drainEnv(c.url, rpc));
   for (let i = 0; i < 3; i++) w.start();
@@ -78,7 +83,7 @@ export async function killWorkers(s: Shop, c: Cluster, rpc: string, everyMs: num
   try {
     while (Date.now() - t0 < timeoutMs && (await pendingJobs(c.url, s.businessId)) > 0) {
       await sleep(everyMs * (0.5 + Math.random()));
-      const alive = w.procs.filter((p) => p.exitCode === null && p.signalCode === null);
+      const alive = w.procs.filter((p) => p.exitCode === null && p.signalCode === null && w.ready.has(p));
       if (alive.length) {
         await w.kill(alive[0]);
         kills++;

@@ -120,6 +120,7 @@ export async function owner(url: string) {
   if (r.status !== 200) throw new Error(`sign-up ${r.status} ${JSON.stringify(r.body)}`);
   const token = r.body?.token ?? "";
   const key = await http(url, "POST", "/business/api-keys", { environment: "TEST" }, { authorization: `Bearer ${token}` });
+  if (key.status !== 200) throw new Error(`api key ${key.status} ${JSON.stringify(key.body)}`);
   return { token, secret: key.body?.secret ?? "" };
 }
 

@@ -11,7 +11,7 @@ import { http, sleep, type Answer, type Shop, referredEvent } from "./kit";
 const HOP = new Set(["host", "connection", "content-length", "transfer-encoding", "accept-encoding", "content-encoding", "keep-alive"]);
 
 /** A proxy to `target` that drops the response of the first attempt of each request, and of `dropShare` of the later ones. */
-export async function droppingProxy(target: string, dropShare: number) {
+async function droppingProxy(target: string, dropShare: number) {
   const seen = new Set<string>();
   const stats = { forwarded: 0, dropped: 0 };
   const read = (req: IncomingMessage) =>

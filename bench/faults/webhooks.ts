@@ -10,7 +10,7 @@ import { referredEvent, sleep, type Shop } from "./kit";
 /** The app gives up on an endpoint after this long (destination.ts DELIVERY_TIMEOUT_MS) and retries. */
 const LATE_MS = 11_000;
 
-export async function faultyReceiver(badAttempts: number) {
+async function faultyReceiver(badAttempts: number) {
   const attempts = new Map<string, number>();
   const answered = new Set<string>();
   const stats = { requests: 0, resets: 0, late: 0, ok: 0 };
