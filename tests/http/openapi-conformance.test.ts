@@ -55,11 +55,12 @@ beforeAll(async () => {
 
 const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
 addFormats(ajv);
-const validators = new Map<Schema, ValidateFunction>();
-/** A validator for a schema of the document (its $refs point into the document's components). */
+const validators = new Map<string, ValidateFunction>();
+/** A validator for a schema of the document (its $refs point into the document's components), compiled once per distinct schema. */
 function validatorOf(schema: Schema): ValidateFunction {
-  let v = validators.get(schema);
-  if (!v) validators.set(schema, (v = ajv.compile({ ...schema, components: doc.components })));
+  const key = JSON.stringify(schema);
+  let v = validators.get(key);
+  if (!v) validators.set(key, (v = ajv.compile({ ...schema, components: doc.components })));
   return v;
 }
 
