@@ -101,8 +101,7 @@ export function ensurePrismaClient() {
 export function ensureBuild({ force = false } = {}) {
   const distDir = process.env.NEXT_DIST_DIR || ".next";
   const id = path.join(root, distDir, "BUILD_ID");
-  const proxy = path.join(root, "proxy.ts"); // Next.js's request proxy, beside app/
-  const src = Math.max(...["app", "server", "components", "prisma"].map((d) => newest(path.join(root, d))), existsSync(proxy) ? statSync(proxy).mtimeMs : 0);
+  const src = Math.max(...["app", "server", "components", "prisma"].map((d) => newest(path.join(root, d))));
   if (!force && existsSync(id) && statSync(id).mtimeMs >= src) return;
   console.log("▸ Building the app (next build)…");
   run("npx", ["next", "build"]);
