@@ -141,8 +141,7 @@ export function ensurePrismaClient() {
 /** Whether the production bundle is missing or older than the sources. */
 export function buildIsStale() {
   const id = path.join(root, process.env.NEXT_DIST_DIR || ".next", "BUILD_ID");
-  const proxy = path.join(root, "proxy.ts"); // Next.js's request proxy, beside app/
-  const src = Math.max(...["app", "server", "components", "prisma"].map((d) => newest(path.join(root, d))), existsSync(proxy) ? statSync(proxy).mtimeMs : 0);
+  const src = Math.max(...["app", "server", "components", "prisma"].map((d) => newest(path.join(root, d))));
   return !existsSync(id) || statSync(id).mtimeMs < src;
 }
 

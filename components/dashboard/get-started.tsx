@@ -14,7 +14,7 @@ import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc } from "../trpc";
-import { Button, Card, cx, Field, Input, Notice, PageHeader, Spinner } from "../ui";
+import { Button, Card, cx, Notice, PageHeader, Spinner } from "../ui";
 import { SecretReveal } from "./secret-reveal";
 import { DashboardPriceProvider, Eth, EthAmountField } from "../money";
 

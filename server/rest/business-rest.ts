@@ -56,9 +56,7 @@ export async function handleBusinessRest(req: Request): Promise<Response> {
   if (!failure) {
     // Errors raised before a procedure ran (unknown path, wrong content type) arrive without onError.
     const answer = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
-    const allowed = response.status === 404 ? allowedMethods(new URL(req.url).pathname) : [];
-    if (allowed.length) failure = new AppError("METHOD_NOT_ALLOWED", `Use ${allowed.join(" or ")} on this route`, undefined, { Allow: allowed.join(", ") });
-    else if (response.status === 404) failure = new AppError("NOT_FOUND", "No such route");
+    if (response.status === 404) failure = new AppError("NOT_FOUND", "No such route");
     else if (response.status === 415) failure = new AppError("UNSUPPORTED_MEDIA_TYPE", "Send a JSON body with Content-Type: application/json");
     else if (response.status === 413) failure = new AppError("PAYLOAD_TOO_LARGE", "The request body exceeds 32 KB");
     else failure = new AppError(response.status === 400 ? "INVALID_JSON" : "INTERNAL", answer.message ?? "Request failed");
@@ -115,16 +113,6 @@ async function runOpenApi(req: Request, body: unknown): Promise<{ response: Resp
     handler()(proxied, res).catch(reject);
   });
   return { response, failure: failures.get(proxied) };
-}
-
-let routes: Array<{ pattern: RegExp; methods: string[] }> | undefined;
-/** The methods the document lists for a path ([] when it lists none): a known path with another method is a 405. */
-function allowedMethods(pathname: string): string[] {
-  routes ??= Object.entries((openApiDocument() as { paths: Record<string, object> }).paths).map(([path, ops]) => ({
-    pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
-    methods: Object.keys(ops).map((m) => m.toUpperCase()),
-  }));
-  return routes.filter((r) => r.pattern.test(pathname)).flatMap((r) => r.methods);
 }
 
 let doc: unknown;

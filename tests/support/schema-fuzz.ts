@@ -73,12 +73,12 @@ function valueOf(s: Schema): fc.Arbitrary<unknown> {
 
 function stringOf(s: Schema): fc.Arbitrary<string> {
   const min = s.minLength ?? 0;
-  const max = s.maxLength ?? Math.max(min, 40);
+  const max = s.maxLength ?? Number.POSITIVE_INFINITY;
   const fits = (v: string) => v.length >= min && v.length <= max;
   if (s.format === "email") return fc.emailAddress().filter(fits);
   if (s.format === "uri") return fc.webUrl().filter(fits);
   if (s.pattern) return fc.stringMatching(new RegExp(s.pattern as string)).filter(fits);
-  return fc.string({ minLength: min, maxLength: Math.min(max, Math.max(min, 40)) });
+  return fc.string({ minLength: min, maxLength: Math.min(max, Math.max(min, 40)) }); // short: enough to reach every branch
 }
 
 function objectOf(s: Schema): fc.Arbitrary<Record<string, unknown>> {
@@ -86,7 +86,7 @@ function objectOf(s: Schema): fc.Arbitrary<Record<string, unknown>> {
   const known = fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valueOf(v)])), { requiredKeys: (s.required ?? []) as string[] });
   const extra = s.additionalProperties;
   if (!extra || typeof extra !== "object") return known;
-  const key = s.propertyNames ? (stringOf({ type: "string", ...s.propertyNames }) as fc.Arbitrary<string>) : ASCII;
+  const key = s.propertyNames ? (valueOf({ type: "string", ...s.propertyNames }) as fc.Arbitrary<string>) : ASCII;
   return fc.tuple(known, fc.dictionary(key, valueOf(extra as Schema), { maxKeys: 2 })).map(([a, b]) => ({ ...b, ...a }));
 }
 
