@@ -206,11 +206,11 @@ export interface components {
                 details?: unknown;
             };
         };
-        /** @description The contract's error body; code is one of FORBIDDEN, NOT_OWNER, ORIGIN_NOT_ALLOWED, CSRF, INSUFFICIENT_SCOPE */
+        /** @description The contract's error body; code is one of FORBIDDEN, NOT_OWNER, ORIGIN_NOT_ALLOWED, CSRF, REAUTHENTICATION_REQUIRED, INSUFFICIENT_SCOPE */
         Error403: {
             error: {
                 /** @enum {string} */
-                code: "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "INSUFFICIENT_SCOPE";
+                code: "FORBIDDEN" | "NOT_OWNER" | "ORIGIN_NOT_ALLOWED" | "CSRF" | "REAUTHENTICATION_REQUIRED" | "INSUFFICIENT_SCOPE";
                 message: string;
                 details?: unknown;
             };
