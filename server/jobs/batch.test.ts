@@ -180,11 +180,16 @@ const STEPS: Step[] = [
   { eventName: "purchase", referrer: null, email: "k@example.com" },
 ];
 
+/** Handles are unique on the installation (a /r/ link names one business): each business's R1 has its own. */
+let handles = 0;
 async function referrers(scope: Scope) {
   const codes: Record<string, string> = {};
+  const handle = `star${++handles}`;
   for (const [name, email] of [["R1", "r1@example.com"], ["R2", "r2@example.com"], ["R3", "r3@example.com"]]) {
-    codes[name] = (await upsertParticipant(scope, { userId: name, email, handle: name === "R1" ? "star" : undefined })).referralCode;
+    codes[name] = (await upsertParticipant(scope, { userId: name, email, handle: name === "R1" ? handle : undefined })).referralCode;
   }
+  // A step's referrer " star " is R1's handle as an integration may send it (spaces around).
+  codes[" star "] = ` ${handle} `;
   return codes;
 }
 
