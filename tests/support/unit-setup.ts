@@ -4,7 +4,8 @@
 // every test file) also undoes what a previous file may have left in the process.
 //   PGlite (default): one in-memory PGlite per worker process, loaded once from the run's dump
 //     (unit-global-setup.ts; a load costs about 2 s), then emptied before each later file:
-//     every table but _prisma_migrations truncated (identities restarted), session settings
+//     every table but _prisma_migrations and Installation (what a process reads once, when it opens
+//     the database) truncated (identities restarted), session settings
 //     (say a file's SET TimeZone) put back. A file that changed the schema (say, dropped a
 //     constraint) gets a fresh copy of the dump instead.
 //   PostgreSQL (TEST_DB=postgres): a database cloned from the run's migrated template per file,
@@ -86,7 +87,7 @@ async function loadDump() {
   worker.pglite = db;
   worker.schema = await schemaFingerprint(db);
   worker.settings = (await db.query<{ s: string }>(`SELECT json_agg(json_build_object('name', name, 'setting', setting))::text AS s FROM pg_settings WHERE context IN ('user', 'superuser')`)).rows[0].s;
-  worker.tables = (await db.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY 1`)).rows.map((r) => r.t);
+  worker.tables = (await db.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('_prisma_migrations', 'Installation') ORDER BY 1`)).rows.map((r) => r.t);
 }
 
 /** Tables, columns, constraints, indexes, triggers and functions of the public schema, hashed. */
