@@ -16,7 +16,7 @@ describe("GET /business/analytics", () => {
     const r = await owner.call("GET", `/business/analytics?environment=TEST&from=${today()}&to=${today()}`);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.days).toHaveLength(1);
-    expect(r.body.totals).toEqual({ events: 3, referrals: 3, conversions: 2, rewardsPaid: 2, ethRewarded: "0.02", conversionRate: 0.6667 });
+    expect(r.body.totals).toEqual({ events: 3, referrals: 3, conversions: 2, rewardsPaid: 2, ethRewarded: "0.02", ethEarned: "0.02", conversionRate: 0.6667 });
     expect(r.body.days[0]).toMatchObject({ date: today(), events: 3, referrals: 3, conversions: 2 });
     expect(r.body.topReferrers[0]).toMatchObject({ participantId: alice.participantId, referrals: 3, conversions: 2, ethRewarded: "0.02" });
 
