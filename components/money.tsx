@@ -2,8 +2,8 @@
 // ETH amounts on pages (dashboard and portal): the display rule of server/shared/display-money.ts,
 // the exact amount in the hover title, and the value in the environment's default currency at the
 // price in force beside it when there is one. The price comes from the page's PriceContext.
-import { createContext, useCallback, useContext, useState, type ReactNode } from "react";
-import { ethOfFiat, ethText, ethWithFiat, fiatAmount, fiatText, priceText, type DisplayPrice } from "@/server/shared/display-money";
+import { createContext, useContext, useState, type ReactNode } from "react";
+import { ethOfFiat, ethText, fiatAmount, fiatText, priceText, type DisplayPrice } from "@/server/shared/display-money";
 import { amountProblem, decimalText, ethAmount } from "@/server/shared/money";
 import { useEnvironment } from "./environment";
 import { trpc } from "./trpc";
@@ -21,12 +21,6 @@ export function DashboardPriceProvider({ environment, children }: { environment?
   const { env, ready } = useEnvironment();
   const q = trpc.config.pricing.useQuery({ environment: environment ?? env }, { enabled: ready, staleTime: 60_000 });
   return <PriceProvider price={q.data?.display ?? null}>{children}</PriceProvider>;
-}
-
-/** "0.0453 ETH ≈ 136.10 USD" for sentences (toasts, notices): same rule, no hover. */
-export function useEthText(): (eth: string | null | undefined) => string {
-  const price = useContext(PriceContext);
-  return useCallback((eth) => ethWithFiat(eth, price), [price]);
 }
 
 /** "0.0453 ETH ≈ 136.10 USD", the exact amount on hover; "—" for no value. */

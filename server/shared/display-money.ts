@@ -6,7 +6,7 @@
 import { CURRENCY_DECIMALS, decimalOfUnits, parseDecimal, weiOf, weiToEth, type Currency } from "./money";
 
 /** Significant digits an amount is shown with. */
-export const DISPLAY_DIGITS = 4;
+const DISPLAY_DIGITS = 4;
 
 /** The price beside ETH amounts: 1 ETH in `currency` (the environment's default currency). */
 export interface DisplayPrice {

@@ -4,7 +4,7 @@
 import { weiToEth } from "../../shared/money";
 
 /** A stored amount's API name: `referralRewardWei` → `referralRewardEth`, `maxEthPerDayPerUserWei` → `maxEthPerDayPerUser`. */
-export function apiAmountName(key: string): string | null {
+function apiAmountName(key: string): string | null {
   if (!key.endsWith("Wei") || key === "Wei") return null;
   const stem = key.slice(0, -3);
   return stem.includes("Eth") ? stem : `${stem}Eth`;

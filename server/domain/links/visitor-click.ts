@@ -33,7 +33,7 @@ const refKey = (referrer: string | null | undefined) => referrer?.trim() ?? "";
  * business and environment made at or before `now`; with a referrer named, on that referrer's
  * link only (by referral code or handle, as the rules core reads it). One statement for a batch.
  */
-export async function visitorClicks(scope: Scope, visitor: Visitor | undefined, referrers: readonly (string | null | undefined)[], now = new Date()): Promise<Map<string, string>> {
+async function visitorClicks(scope: Scope, visitor: Visitor | undefined, referrers: readonly (string | null | undefined)[], now = new Date()): Promise<Map<string, string>> {
   // No address or no browser, no visitor: a request not served by our HTTP server, or sent by a
   // backend, names nobody.
   if (!isBrowser(visitor) || !referrers.length) return new Map();
