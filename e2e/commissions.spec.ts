@@ -120,6 +120,7 @@ test("create a commission rule, preview it, and see a tracked purchase earn it",
 test("a FIXED amount above the pool is saved only once confirmed; one above the bound is refused in words", async ({ page }) => {
   test.setTimeout(120_000);
   await signUpInBrowser(page, { email: uniqueEmail("fixed-cap"), businessName: "Fixed Shop" });
+  await expect(page).toHaveURL(/\/dashboard\/get-started$/);
   await page.goto("/dashboard/commission-rules");
   await page.getByRole("button", { name: "New rule" }).click();
   const form = page.getByRole("form", { name: "New commission rule" });

@@ -20,7 +20,8 @@ test("reverse an earned reward and read it reversed everywhere", async ({ page, 
   await deposit.getByRole("button", { name: "Send test deposit" }).click();
   await expect(page.getByTestId("test-deposit-tx")).toBeVisible();
   await page.getByRole("form", { name: "Verify a deposit" }).getByRole("button", { name: "Verify and credit" }).click();
-  await expect(page.getByTestId("pool-balance")).toHaveText("1.000000000000000001 ETH");
+  // Shown rounded; the exact amount is kept on the amount (hover title and data-exact-eth).
+  await expect(page.getByTestId("pool-balance").locator("[data-exact-eth]").first()).toHaveAttribute("data-exact-eth", "1.000000000000000001");
 
   await page.getByRole("link", { name: "Configuration" }).first().click();
   const general = page.getByRole("form", { name: "General settings" });
@@ -66,13 +67,14 @@ test("reverse an earned reward and read it reversed everywhere", async ({ page, 
 
   // The pool got the reward back, to the wei; the long amounts fit at both widths.
   await page.getByRole("link", { name: "Balance & funding" }).first().click();
-  await expect(page.getByTestId("pool-balance")).toHaveText("1.000000000000000001 ETH");
+  // Shown rounded; the exact amount is kept on the amount (hover title and data-exact-eth).
+  await expect(page.getByTestId("pool-balance").locator("[data-exact-eth]").first()).toHaveAttribute("data-exact-eth", "1.000000000000000001");
   await expectPageHealthy(page, "Balance");
 
   // Referrals: earned is rewarded minus reversed; the timeline says reversed, with the reason.
   await page.getByRole("link", { name: "Referrals" }).first().click();
   await expect(page.getByTestId("eth-earned")).toHaveText("0 ETH");
-  await expect(page.getByText(/0\.123456789012345678 ETH rewarded − 0\.123456789012345678 ETH reversed/)).toBeVisible();
+  await expect(page.getByText(/0\.1235 ETH rewarded − 0\.1235 ETH reversed/)).toBeVisible();
   await expectPageHealthy(page, "Referrals");
   await page.getByTestId("referral-row").getByRole("link", { name: /open details/ }).click();
   // The reversal entry (the reward entry beside it carries a "Reversed" badge too).
