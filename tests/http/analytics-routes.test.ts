@@ -21,7 +21,7 @@ describe("GET /business/analytics", () => {
     expect(r.body.topReferrers[0]).toMatchObject({ participantId: alice.participantId, referrals: 3, conversions: 2, ethRewarded: "0.02" });
 
     const spring = await owner.call("GET", `/business/analytics?environment=TEST&from=${today()}&to=${today()}&campaign=spring`);
-    expect(spring.body.totals).toEqual({ events: 2, referrals: 2, conversions: 1, rewardsPaid: 1, ethRewarded: "0.01", conversionRate: 0.5 });
+    expect(spring.body.totals).toEqual({ events: 2, referrals: 2, conversions: 1, rewardsPaid: 1, ethRewarded: "0.01", ethEarned: "0.01", conversionRate: 0.5 });
 
     // Default range: the last 30 days ending today; LIVE by default (nothing there).
     const def = await owner.call("GET", "/business/analytics");
