@@ -46,7 +46,7 @@ if (!env.CHAIN_RPC_URL_TEST && existsSync(path.join(root, "scripts", "local-chai
   if (chain) children.push(chain);
   env.CHAIN_RPC_URL_TEST = `http://127.0.0.1:${chainPort}`;
 }
-const app = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-p", String(port), "-H", "127.0.0.1"], { cwd: root, env, stdio: "inherit" });
+const app = spawn(process.execPath, [path.join(root, "scripts", "serve.mjs"), "-p", String(port), "-H", "127.0.0.1"], { cwd: root, env, stdio: "inherit" });
 children.push(app);
 const stop = (sig) => children.forEach((c) => c.exitCode === null && c.kill(sig));
 process.on("SIGINT", () => stop("SIGINT"));

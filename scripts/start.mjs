@@ -33,9 +33,8 @@ if (startLocalChain && !process.env.CHAIN_RPC_URL_TEST && process.env.LOCAL_CHAI
   if (chain) children.push(chain);
 }
 
-// Spawn Next directly (not through npx) so that signals reach it.
-const nextBin = path.join(root, "node_modules", ".bin", "next");
-const app = spawn(nextBin, [dev ? "dev" : "start", "-p", port], { cwd: root, stdio: "inherit", env: process.env });
+// Spawn the server directly (not through npx) so that signals reach it.
+const app = spawn(process.execPath, [path.join(root, "scripts", "serve.mjs"), ...(dev ? ["--dev"] : []), "-p", port], { cwd: root, stdio: "inherit", env: process.env });
 children.push(app);
 const stop = (sig) => {
   for (const c of children) c.kill(sig);

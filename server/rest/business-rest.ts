@@ -22,6 +22,11 @@ export async function handleBusinessRest(req: Request): Promise<Response> {
   } catch (e) {
     return errorResponse(e);
   }
+  const allowed = methodsOf(new URL(req.url).pathname);
+  if (allowed.length && !allowed.includes(req.method)) {
+    const refused = new AppError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on this path; it takes ${allowed.join(", ")}`);
+    return errorResponse(refused, { allow: allowed.join(", ") });
+  }
   let body: unknown;
   if (req.body && req.method !== "GET" && req.method !== "HEAD") {
     // Re-read the body with a hard cap (chunked uploads carry no content-length).
@@ -113,6 +118,18 @@ async function runOpenApi(req: Request, body: unknown): Promise<{ response: Resp
     handler()(proxied, res).catch(reject);
   });
   return { response, failure: failures.get(proxied) };
+}
+
+let routes: { pattern: RegExp; methods: string[] }[] | undefined;
+/** The methods the document lists for a concrete path (e.g. /business/webhooks/abc), none for an unknown path. */
+function methodsOf(pathname: string): string[] {
+  routes ??= Object.entries((openApiDocument() as { paths: Record<string, Record<string, unknown>> }).paths)
+    .filter(([template]) => template.startsWith("/business/"))
+    .map(([template, ops]) => ({
+      pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
+      methods: Object.keys(ops).map((m) => m.toUpperCase()),
+    }));
+  return [...new Set(routes.filter((r) => r.pattern.test(pathname)).flatMap((r) => r.methods))];
 }
 
 let doc: unknown;

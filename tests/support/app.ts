@@ -1,4 +1,4 @@
-// Starts the real production build (`next start`) on its own port and database: for HTTP tests
+// Starts the real production build (scripts/serve.mjs) on its own port and database: for HTTP tests
 // and for the benchmarks (bench/app.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
@@ -34,7 +34,7 @@ export interface RunningApp {
 }
 
 /**
- * Starts `next start` and waits until /api/health answers. Its database: the one extraEnv names
+ * Starts the production build (scripts/serve.mjs) and waits until /api/health answers. Its database: the one extraEnv names
  * (DATABASE_URL or PGLITE_DIR), else a private one — a fresh PostgreSQL database in a
  * PostgreSQL run (dropped on stop), a private PGlite otherwise — so that no other app's job
  * runner or payout loop (with another chain) ever touches this app's rows.
@@ -68,8 +68,7 @@ export async function startApp(extraEnv: Record<string, string> = {}, port?: num
       }
     }
   }
-  const bin = path.join(ROOT, "node_modules", ".bin", "next");
-  const proc = spawn(bin, ["start", "-p", String(port), "-H", "127.0.0.1"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, [path.join(ROOT, "scripts", "serve.mjs"), "-p", String(port), "-H", "127.0.0.1"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   proc.stdout.on("data", (d) => (out += d));
   proc.stderr.on("data", (d) => (out += d));
