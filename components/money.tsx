@@ -36,6 +36,12 @@ export function Eth({ value, className }: { value: string | null | undefined; cl
   );
 }
 
+/** For sentences and toasts: "0.0453 ETH (≈ 136.10 USD)" when a price is in force, else "0.0453 ETH". */
+export function useEthWords(): (value: string | null | undefined) => string {
+  const price = useContext(PriceContext);
+  return (value) => (price && value && value.trim() !== "" ? `${ethText(value)} (≈ ${fiatText(value, price)})` : ethText(value));
+}
+
 const isEth = (text: string) => ethAmount.safeParse(text.trim()).success;
 
 /**

@@ -43,6 +43,14 @@ test("amounts read rounded beside their USD value; a reward typed in USD is conv
   const config = await (await page.request.get("/business/config?environment=TEST")).json();
   expect(config.general.referralRewardEth).toBe(ethOfWei(HUNDRED_USD_WEI));
   await expectPageHealthy(page, "Configuration with an amount in USD");
+  // Every ETH input takes the default currency too: a spend limit typed in USD.
+  const spend = page.getByRole("form", { name: "Spend limits" });
+  await spend.getByLabel("Low-pool alert: typed in").selectOption("USD");
+  await spend.getByLabel("Low-pool alert (USD)").fill("300.441");
+  await expect(spend.getByTestId("amount-conversion").first()).toHaveText("= 0.1 ETH at 1 ETH = 3,004.41 USD");
+  await spend.getByRole("button", { name: "Save spend limits" }).click();
+  await expect(page.getByText("Spend limits saved")).toBeVisible();
+  expect((await (await page.request.get("/business/config?environment=TEST")).json()).spend.lowPoolAlertEth).toBe("0.1");
 
   const alice = await sdk(request, secret, "POST", "/sdk/participants", { userId: "u-alice", email: "alice@example.com", name: "Alice" });
   expect((await sdk(request, secret, "POST", "/sdk/referrals/apply", { referralCode: alice.body.referralCode, referredUserId: "u-bob", referredUserEmail: "bob@example.com" })).status).toBe(200);

@@ -7,23 +7,23 @@ import { PayoutQueueCard, PayoutsCard, SolvencyFigures } from "./payouts";
 import { Ledger } from "./rewards";
 import { useEnvironment } from "../environment";
 import { contractError, errorFor, fieldErrors, formError } from "../errors";
-import { formatEth } from "../format";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
 import { Badge, Button, Card, ErrorState, Field, Input, Notice, PageHeader, Skeleton } from "../ui";
-import { Eth } from "../money";
+import { Eth, EthAmountField, useEthWords } from "../money";
 
 function VerifyForm({ txHash, setTxHash }: { txHash: string; setTxHash: (v: string) => void }) {
   const { env } = useEnvironment();
   const toast = useToast();
+  const ethWords = useEthWords();
   const utils = trpc.useUtils();
   const [result, setResult] = useState<RouterOutputs["funding"]["verify"] | null>(null);
   const verify = trpc.funding.verify.useMutation({
     onSuccess: (r) => {
       setResult(r);
       void utils.funding.balance.invalidate();
-      toast(r.alreadyCredited ? "info" : "success", r.alreadyCredited ? "This deposit was already credited" : `${formatEth(r.creditedEth)} credited`);
+      toast(r.alreadyCredited ? "info" : "success", r.alreadyCredited ? "This deposit was already credited" : `${ethWords(r.creditedEth)} credited`);
     },
     onError: () => setResult(null),
   });
@@ -64,9 +64,10 @@ function VerifyForm({ txHash, setTxHash }: { txHash: string; setTxHash: (v: stri
 function TestDepositForm({ onSent }: { onSent: (txHash: string) => void }) {
   const [amount, setAmount] = useState("1");
   const toast = useToast();
+  const ethWords = useEthWords();
   const send = trpc.funding.testDeposit.useMutation({
     onSuccess: (r) => {
-      toast("success", `Sent ${formatEth(r.amountEth)} on the test chain`);
+      toast("success", `Sent ${ethWords(r.amountEth)} on the test chain`);
       onSent(r.txHash);
     },
   });
@@ -84,9 +85,7 @@ function TestDepositForm({ onSent }: { onSent: (txHash: string) => void }) {
     >
       {top && <Notice tone="danger">{top}</Notice>}
       <div className="flex flex-col gap-3 sm:flex-row sm:items-start">
-        <Field label="Amount (ETH)" error={errorFor(errs, "amountEth")} className="sm:w-48">
-          {(p) => <Input {...p} name="amountEth" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} />}
-        </Field>
+        <EthAmountField label="Amount" name="amountEth" error={errorFor(errs, "amountEth")} className="sm:w-72" value={amount} onChange={setAmount} />
         <Button type="submit" variant="secondary" loading={send.isPending} className="sm:mt-7">
           Send test deposit
         </Button>

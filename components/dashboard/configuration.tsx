@@ -118,7 +118,6 @@ function SpendForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
   });
   const errs = fieldErrors(update.error);
   const top = formError(update.error, [...Object.keys(v), "autoRefillEnabled"]);
-  const set = (k: keyof typeof v) => (e: { target: { value: string } }) => setV((x) => ({ ...x, [k]: e.target.value }));
   function submit(e: FormEvent) {
     e.preventDefault();
     update.mutate({
@@ -141,11 +140,11 @@ function SpendForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
       {top && <Notice tone="danger">{top}</Notice>}
       <fieldset disabled={!canEdit} className="space-y-4">
         <div className="grid gap-4 sm:grid-cols-3">
-          <Field label="Max ETH per user per day" error={errorFor(errs, "maxEthPerDayPerUser")} hint="Empty: no cap">{(p) => <Input {...p} name="maxEthPerDayPerUser" inputMode="decimal" value={v.maxEthPerDayPerUser} onChange={set("maxEthPerDayPerUser")} />}</Field>
-          <Field label="Max referral ETH per event" error={errorFor(errs, "maxReferralEthPerEvent")} hint="Empty: no cap">{(p) => <Input {...p} name="maxReferralEthPerEvent" inputMode="decimal" value={v.maxReferralEthPerEvent} onChange={set("maxReferralEthPerEvent")} />}</Field>
-          <Field label="Max bonus ETH per event" error={errorFor(errs, "maxBonusEthPerEvent")} hint="Empty: no cap">{(p) => <Input {...p} name="maxBonusEthPerEvent" inputMode="decimal" value={v.maxBonusEthPerEvent} onChange={set("maxBonusEthPerEvent")} />}</Field>
-          <Field label="Low-pool alert (ETH)" error={errorFor(errs, "lowPoolAlertEth")} hint="Alert when the pool drops below this.">{(p) => <Input {...p} name="lowPoolAlertEth" inputMode="decimal" value={v.lowPoolAlertEth} onChange={set("lowPoolAlertEth")} />}</Field>
-          <Field label="Auto-refill amount (ETH)" error={errorFor(errs, "autoRefillAmountEth")}>{(p) => <Input {...p} name="autoRefillAmountEth" inputMode="decimal" value={v.autoRefillAmountEth} onChange={set("autoRefillAmountEth")} />}</Field>
+          <EthAmountField label="Max per user per day" name="maxEthPerDayPerUser" error={errorFor(errs, "maxEthPerDayPerUser")} hint="Empty: no cap" value={v.maxEthPerDayPerUser} onChange={(eth) => setV((x) => ({ ...x, maxEthPerDayPerUser: eth }))} />
+          <EthAmountField label="Max referral reward per event" name="maxReferralEthPerEvent" error={errorFor(errs, "maxReferralEthPerEvent")} hint="Empty: no cap" value={v.maxReferralEthPerEvent} onChange={(eth) => setV((x) => ({ ...x, maxReferralEthPerEvent: eth }))} />
+          <EthAmountField label="Max bonus per event" name="maxBonusEthPerEvent" error={errorFor(errs, "maxBonusEthPerEvent")} hint="Empty: no cap" value={v.maxBonusEthPerEvent} onChange={(eth) => setV((x) => ({ ...x, maxBonusEthPerEvent: eth }))} />
+          <EthAmountField label="Low-pool alert" name="lowPoolAlertEth" error={errorFor(errs, "lowPoolAlertEth")} hint="Alert when the pool drops below this." value={v.lowPoolAlertEth} onChange={(eth) => setV((x) => ({ ...x, lowPoolAlertEth: eth }))} />
+          <EthAmountField label="Auto-refill amount" name="autoRefillAmountEth" error={errorFor(errs, "autoRefillAmountEth")} value={v.autoRefillAmountEth} onChange={(eth) => setV((x) => ({ ...x, autoRefillAmountEth: eth }))} />
         </div>
         <div className="border-t border-slate-100">
           <Toggle label="Auto-refill" description="Record a refill request when the pool drops below the alert threshold." checked={autoRefill} onChange={setAutoRefill} disabled={!canEdit} />
@@ -209,9 +208,7 @@ function PayoutSettingsForm({ config, canEdit }: { config: Config; canEdit: bool
           <Field label="Holding period (days)" error={daysError ?? errorFor(errs, "payoutHoldDays")} hint="A reward waits this long before it can be paid out (0–90), so refunds can reverse it first.">
             {(p) => <Input {...p} name="payoutHoldDays" inputMode="numeric" value={v.payoutHoldDays} onChange={set("payoutHoldDays")} maxLength={2} />}
           </Field>
-          <Field label="Minimum payout (ETH)" error={errorFor(errs, "minPayoutEth")} hint="A participant is paid once their payable rewards reach this. 0: any amount.">
-            {(p) => <Input {...p} name="minPayoutEth" inputMode="decimal" value={v.minPayoutEth} onChange={set("minPayoutEth")} />}
-          </Field>
+          <EthAmountField label="Minimum payout" name="minPayoutEth" error={errorFor(errs, "minPayoutEth")} hint="A participant is paid once their payable rewards reach this. 0: any amount." value={v.minPayoutEth} onChange={(eth) => setV((x) => ({ ...x, minPayoutEth: eth }))} />
         </div>
         <Field label="Reversal events" error={errorFor(errs, "reversalEvents")} hint="One event name per line (e.g. refund). Tracking one reverses the referral's rewards.">
           {(p) => <Textarea {...p} name="reversalEvents" rows={3} value={v.reversalEvents} onChange={set("reversalEvents")} />}

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useEnvironment } from "../environment";
 import { fieldErrors, formError } from "../errors";
-import { formatDateTime, formatEth } from "../format";
+import { formatDateTime } from "../format";
 import { combinePages, useCursors } from "../paging";
 import { Icon } from "../icons";
 import { commissionBasis, moneyText } from "../commission-words";
@@ -16,7 +16,7 @@ import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
 import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, LoadMore, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
-import { Eth } from "../money";
+import { Eth, useEthWords } from "../money";
 
 type EventRow = RouterOutputs["events"]["list"]["data"][number];
 type Status = NonNullable<RouterInputs["events"]["list"]["status"]>;
@@ -26,7 +26,7 @@ type Outcome = RouterOutputs["events"]["previewStatus"]["rewards"][number];
 const KIND_WORD = { REFERRAL: "Referral reward", BONUS: "Bonus", MANUAL: "Manual reward", COMMISSION: "Commission" } as const;
 
 /** "Referral reward to Alice: 0.002 ETH paid of 0.01 (daily limit per person reached)". */
-function outcomeSentence(r: Outcome, tense: "will" | "did"): string {
+function outcomeSentence(r: Outcome, tense: "will" | "did", formatEth: (eth: string) => string): string {
   const who = personLabel(r.recipient);
   const base = `${KIND_WORD[r.kind]} to ${who}`;
   const why = reasonText(r.reason);
@@ -41,12 +41,13 @@ function outcomeSentence(r: Outcome, tense: "will" | "did"): string {
 function ReviewDialog({ event, decision, onClose }: { event: EventRow; decision: "PROCESSED" | "REJECTED"; onClose: () => void }) {
   const [reason, setReason] = useState("");
   const toast = useToast();
+  const ethWords = useEthWords();
   const utils = trpc.useUtils();
   // What the engine would decide right now (caps, today's totals, pool), computed and rolled back.
   const preview = trpc.events.previewStatus.useQuery({ eventId: event.eventId, status: decision }, { retry: false, staleTime: 0, gcTime: 0 });
   const review = trpc.events.changeStatus.useMutation({
     onSuccess: (e) => {
-      const lines = e.outcome.map((r) => outcomeSentence(r, "did"));
+      const lines = e.outcome.map((r) => outcomeSentence(r, "did", ethWords));
       toast(
         e.outcome.some((r) => r.status === "REFUSED") ? "error" : "success",
         `${e.status === "PROCESSED" ? "Event approved" : "Event rejected"}${lines.length ? `. ${lines.join(". ")}.` : ": no rewards were held for it."}`,
@@ -94,7 +95,7 @@ function ReviewDialog({ event, decision, onClose }: { event: EventRow; decision:
             {preview.data!.rewards.map((r) => (
               <li key={r.rewardId} className="flex gap-2" data-testid="review-preview-row" data-status={r.status}>
                 <Badge>{r.status}</Badge>
-                <span>{outcomeSentence(r, "will")}</span>
+                <span>{outcomeSentence(r, "will", ethWords)}</span>
               </li>
             ))}
           </ul>

@@ -5,7 +5,7 @@
 // (which also retries payouts that failed for lack of ETH: their rewards stayed payable).
 import { useEnvironment } from "../environment";
 import { contractError } from "../errors";
-import { formatDateTime, formatEth } from "../format";
+import { formatDateTime } from "../format";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { combinePages, useCursors } from "../paging";
@@ -13,7 +13,7 @@ import { trpc, type RouterOutputs } from "../trpc";
 import { ExportLink } from "./export-link";
 import { PersonLink } from "./people";
 import { Badge, Button, Card, cx, EmptyState, ListBody, LoadMore, Notice, Stat, Table, Td, Th } from "../ui";
-import { Eth } from "../money";
+import { Eth, useEthWords } from "../money";
 
 const STATUS_COLOR = { PENDING: "gray", SENT: "indigo", CONFIRMED: "green", FAILED: "red" } as const;
 
@@ -57,7 +57,7 @@ const inWords = (reason: string) => reason.replace(/^[A-Z_]+: /, "");
 const stateOf = (s: QueueState) => QUEUE_STATES.find((q) => q.state === s)!;
 
 /** Why a queue item is where it is, in words (dates in the reader's locale). */
-function queueReason(i: Queue["items"][number], q: Queue): string {
+function queueReason(i: Queue["items"][number], q: Queue, formatEth: (eth: string) => string): string {
   switch (i.state) {
     case "READY":
       return q.autoPayoutEnabled ? "Paid by the next scheduled run." : "Paid when you run payouts.";
@@ -73,7 +73,7 @@ function queueReason(i: Queue["items"][number], q: Queue): string {
 }
 
 /** "Nothing to pay" with the reasons: what the queue holds that the run could not pay. */
-function nothingToPay(q: Queue | undefined, skipped: { code: string }[]): string {
+function nothingToPay(q: Queue | undefined, skipped: { code: string }[], formatEth: (eth: string) => string): string {
   const parts: string[] = [];
   const gas = skipped.filter((x) => x.code === "GAS_TOO_HIGH").length;
   if (gas) parts.push(`${gas} held back because the gas would be too large a share of the amount`);
@@ -93,6 +93,7 @@ function nothingToPay(q: Queue | undefined, skipped: { code: string }[]): string
 export function PayoutQueueCard() {
   const { env } = useEnvironment();
   const q = trpc.payouts.queue.useQuery({ environment: env });
+  const ethWords = useEthWords();
   const data = q.data;
   const items = data?.items ?? [];
   return (
@@ -139,7 +140,7 @@ export function PayoutQueueCard() {
                   <Eth value={i.state === "ON_HOLD" ? i.onHoldEth : i.payableEth} />
                   {i.state !== "ON_HOLD" && i.onHoldEth !== "0" && <span className="block text-xs text-slate-500">+ <Eth value={i.onHoldEth} /> on hold</span>}
                 </Td>
-                <Td className="max-w-xs text-sm break-words text-slate-600">{queueReason(i, data!)}</Td>
+                <Td className="max-w-xs text-sm break-words text-slate-600">{queueReason(i, data!, ethWords)}</Td>
               </tr>
             ))}
           </tbody>
@@ -151,6 +152,7 @@ export function PayoutQueueCard() {
 }
 
 export function PayoutsCard() {
+  const ethWords = useEthWords();
   const { env } = useEnvironment();
   const { isOwner } = useMe();
   const toast = useToast();
@@ -164,7 +166,7 @@ export function PayoutsCard() {
       void utils.funding.balance.invalidate();
       await utils.payouts.queue.invalidate();
       if (r.payouts.length) toast(failed ? "info" : "success", `${r.payouts.length} payout${r.payouts.length === 1 ? "" : "s"} created${failed ? `, ${failed} failed` : ""}`);
-      else toast("info", nothingToPay(utils.payouts.queue.getData({ environment: env }), r.skipped));
+      else toast("info", nothingToPay(utils.payouts.queue.getData({ environment: env }), r.skipped, ethWords));
     },
   });
   const rows = list.rows;

@@ -4,7 +4,7 @@
 import { useState, type FormEvent } from "react";
 import { useEnvironment } from "../environment";
 import { contractError, errorFor, fieldErrors, formError } from "../errors";
-import { formatDateTime, formatEth } from "../format";
+import { formatDateTime } from "../format";
 import { combinePages, useCursors } from "../paging";
 import { Icon } from "../icons";
 import { useMe } from "../shell";
@@ -15,11 +15,12 @@ import { reasonText, REVERSAL_OUTCOME, REVERSAL_SOURCE, REWARD_STATE, REWARD_STA
 import { Badge, Button, Card, cx, Dialog, EmptyState, Field, Input, ListBody, LoadMore, Notice, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
 import type { RouterOutputs } from "../trpc";
 import { ExportLink } from "./export-link";
-import { Eth, EthAmountField } from "../money";
+import { Eth, EthAmountField, useEthWords } from "../money";
 
 function GrantForm() {
   const { env } = useEnvironment();
   const toast = useToast();
+  const ethWords = useEthWords();
   const utils = trpc.useUtils();
   const [v, setV] = useState({ recipient: "", amountEth: "", reason: "" });
   const grant = trpc.rewards.create.useMutation({
@@ -27,7 +28,7 @@ function GrantForm() {
       void utils.rewards.invalidate();
       void utils.funding.balance.invalidate();
       if (r.status === "PAID") {
-        toast("success", `${r.participant.email ?? r.participant.referralCode} earned ${formatEth(r.amountEth)} (${REWARD_STATE[r.state].word.toLowerCase()})`);
+        toast("success", `${r.participant.email ?? r.participant.referralCode} earned ${ethWords(r.amountEth)} (${REWARD_STATE[r.state].word.toLowerCase()})`);
         setV({ recipient: "", amountEth: "", reason: "" });
       } else toast("error", `Reward ${REWARD_STATE[r.state].word.toLowerCase()}: ${reasonText(r.reason) || "see the list"}`);
     },
@@ -74,6 +75,7 @@ const REVERSIBLE = new Set(["ON_HOLD", "PAYABLE", "IN_PAYOUT", "PAID_OUT"]);
 /** The owner reverses one earned reward, with a reason; the outcome depends on whether it was paid out. */
 function ReverseDialog({ reward, onClose }: { reward: Reward; onClose: () => void }) {
   const toast = useToast();
+  const ethWords = useEthWords();
   const utils = trpc.useUtils();
   const [reason, setReason] = useState("");
   const reverse = trpc.rewards.reverse.useMutation({
@@ -82,7 +84,7 @@ function ReverseDialog({ reward, onClose }: { reward: Reward; onClose: () => voi
       void utils.funding.balance.invalidate();
       void utils.participants.invalidate();
       void utils.referrals.invalidate();
-      toast("success", `Reward reversed: ${REVERSAL_OUTCOME[v.outcome].toLowerCase()} (${formatEth(v.amountEth)})`);
+      toast("success", `Reward reversed: ${REVERSAL_OUTCOME[v.outcome].toLowerCase()} (${ethWords(v.amountEth)})`);
       onClose();
     },
   });
