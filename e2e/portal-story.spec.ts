@@ -85,6 +85,7 @@ test("without a browser wallet: paste a signature; rewards say what for; a custo
   await expect(page.getByTestId("queue-customers")).toContainText("Owed to customers without a wallet: 1 customer");
   await expect(page.getByTestId("queue-customer-row")).toContainText("add a wallet in their portal");
   await expectPageHealthy(page, "Balance with customers owed a bonus");
+  await snap(page, "balance-customers-without-wallet", { mobile: true });
 
   const bs = await sdk(request, secret, "POST", "/sdk/participants/portal-sessions", { email: bo });
   const boPortal = await openPortal(page, bs.body.url as string, baseURL!);

@@ -38,24 +38,33 @@ describe("portal: the story of each reward and referral", () => {
     const ann = await upsertParticipant(scope, { userId: "ann", email: uniqueEmail("ann"), name: "Ann Archer" });
     const bo = uniqueEmail("bo");
     const cy = uniqueEmail("cy");
+    const dan = uniqueEmail("dan");
     expect((await purchase(scope, bo, "120.00", ann.referralCode)).status).toBe(200);
     expect((await purchase(scope, cy, "60.00", ann.referralCode)).status).toBe(200);
+    expect((await purchase(scope, dan, "40.00", ann.referralCode)).status).toBe(200);
     // Ann's own sign-up through her code: rejected, never counted.
     const self = await acceptEvent(scope, { eventName: "purchase", referrer: ann.referralCode, metadata: { referredUserEmail: ann.email } });
     expect(self.status).toBe(200);
     // Cy's purchase is refunded in full; Bo stays.
     const cyEvent = await db.trackedEvent.findFirstOrThrow({ where: { businessId, referral: { referred: { email: cy } } } });
     expect((await reverseRewards(scope, reverseRewardsInput.parse({ eventId: cyEvent.id, reason: "refund" }))).status).toBe(200);
+    // Dan's purchase is refunded in part; then Dan is charged back as a whole.
+    const danEvent = await db.trackedEvent.findFirstOrThrow({ where: { businessId, referral: { referred: { email: dan } } } });
+    expect((await reverseRewards(scope, reverseRewardsInput.parse({ eventId: danEvent.id, amount: "10.00", reason: "refund" }))).status).toBe(200);
+    const partly = await portalReferrals(await portalOf(scope, ann.participantId), list);
+    expect(partly.data.find((r) => r.referred === "d•••@example.com")).toMatchObject({ statusText: "Partly refunded", counted: true, reversedAt: null });
 
     const auth = await portalOf(scope, ann.participantId);
+    expect((await portalMe(auth)).audience).toBe("REFERRER");
+    expect((await reverseRewards(scope, reverseRewardsInput.parse({ referredUserEmail: dan, eventName: "chargeback", reason: "chargeback" }))).status).toBe(200);
     const me = await portalMe(auth);
-    expect(me.audience).toBe("REFERRER");
-    expect(me.referrals).toMatchObject({ total: 2, notCounted: 1 });
+    expect(me.referrals).toMatchObject({ total: 3, notCounted: 1 });
     const refs = await portalReferrals(auth, list);
     const byPerson = (email: string) => refs.data.find((r) => r.referred === `${email[0]}•••@example.com` && r.counted)!;
     expect(refs.data.find((r) => !r.counted)).toMatchObject({ status: "REJECTED", statusText: "Not counted: your own sign-up" });
     expect(byPerson(cy)).toMatchObject({ statusText: "Refunded", counted: true });
     expect(byPerson(cy).refundedEth).not.toBe("0");
+    expect(byPerson(dan)).toMatchObject({ statusText: "Reversed (refunded or charged back)", reversedAt: expect.any(String) });
     expect(refs.data.map((r) => r.statusText)).toContain("Rewarded");
 
     const rewards = (await portalRewards(auth, list)).data;
