@@ -34,6 +34,7 @@ function GeneralForm({ config, canChangeMoney }: { config: Config; canChangeMone
   const utils = trpc.useUtils();
   const g = config.general;
   const [leaderboard, setLeaderboard] = useState(g.leaderboardEnabled);
+  const [bonusRequiresWallet, setBonusRequiresWallet] = useState(g.bonusRequiresWallet);
   const [v, setV] = useState({ businessName: g.businessName, website: g.website ?? "", rewardStrategy: g.rewardStrategy, referralRewardEth: g.referralRewardEth, bonusEth: g.bonusEth, eventProcessing: g.eventProcessing, qualifyingEvents: g.qualifyingEvents.join("\n") });
   const update = trpc.config.updateGeneral.useMutation({
     onSuccess: (c) => {
@@ -48,7 +49,7 @@ function GeneralForm({ config, canChangeMoney }: { config: Config; canChangeMone
   const events = v.qualifyingEvents.split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
   function submit(e: FormEvent) {
     e.preventDefault();
-    const rewardFields = { rewardStrategy: v.rewardStrategy, referralRewardEth: v.referralRewardEth.trim(), bonusEth: v.bonusEth.trim(), qualifyingEvents: events };
+    const rewardFields = { rewardStrategy: v.rewardStrategy, referralRewardEth: v.referralRewardEth.trim(), bonusEth: v.bonusEth.trim(), qualifyingEvents: events, bonusRequiresWallet };
     update.mutate({
       environment: env,
       businessName: v.businessName.trim(),
@@ -92,6 +93,17 @@ function GeneralForm({ config, canChangeMoney }: { config: Config; canChangeMone
         <EthAmountField label="Referral reward" name="referralRewardEth" error={errorFor(errs, "referralRewardEth")} hint={`Paid to the referrer when a ${envWord(env)} referral qualifies.`} disabled={!canChangeMoney} value={v.referralRewardEth} onChange={(eth) => setV((x) => ({ ...x, referralRewardEth: eth }))} />
         <EthAmountField label="Bonus" name="bonusEth" error={errorFor(errs, "bonusEth")} hint="Paid to the referred user." disabled={!canChangeMoney} value={v.bonusEth} onChange={(eth) => setV((x) => ({ ...x, bonusEth: eth }))} />
       </div>
+      <Toggle
+        label={`Bonus only to ${envWord(env)} customers with a wallet`}
+        disabled={!canChangeMoney}
+        description={
+          bonusRequiresWallet
+            ? "On: a referred customer who has no payout wallet when their purchase qualifies gets no bonus, now or later (adding a wallet afterwards does not bring it back). The referrer is rewarded as usual."
+            : "Off: every referred customer is granted the bonus; those without a wallet are owed it until they add one in their portal."
+        }
+        checked={bonusRequiresWallet}
+        onChange={setBonusRequiresWallet}
+      />
       <Toggle label={`Leaderboard in the ${envWord(env)} portal`} description="Participants see this month's top referrers, by handle or masked name, and their own rank." checked={leaderboard} onChange={setLeaderboard} />
       <div className="flex justify-end">
         <Button type="submit" loading={update.isPending}>Save general settings</Button>

@@ -14,6 +14,7 @@ import { ExportLink } from "./export-link";
 import { PersonLink } from "./people";
 import { Badge, Button, Card, cx, EmptyState, ListBody, LoadMore, Notice, Stat, Table, Td, Th } from "../ui";
 import { Eth, useEthWords } from "../money";
+import { countText } from "@/server/shared/display-money";
 
 const STATUS_COLOR = { PENDING: "gray", SENT: "indigo", CONFIRMED: "green", FAILED: "red" } as const;
 
@@ -66,7 +67,7 @@ function queueReason(i: Queue["items"][number], q: Queue, formatEth: (eth: strin
     case "BELOW_MINIMUM":
       return `${formatEth(i.amountEth)} is below the minimum payout of ${formatEth(q.minPayoutEth)}.`;
     case "NO_WALLET":
-      return "No payout wallet yet: add one on the participant's page.";
+      return i.customer && !i.walletAddress ? "A referred customer owed a bonus: they can add a wallet in their portal (send them a portal link)." : "No payout wallet yet: add one on the participant's page.";
     case "WALLET_FAILED":
       return `The wallet refused a payout (${inWords(i.reason)}). It is skipped until the wallet changes.`;
   }
@@ -90,12 +91,50 @@ function nothingToPay(q: Queue | undefined, skipped: { code: string }[], formatE
   return parts.length ? `Nothing to pay: ${parts.join(", ")}.` : "Nothing to pay: no participant is owed ETH.";
 }
 
+type QueueItem = Queue["items"][number];
+/** A referred customer owed a bonus with no wallet: grouped apart from the referrers. */
+const walletlessCustomer = (i: QueueItem) => i.state === "NO_WALLET" && i.customer && !i.walletAddress;
+
+function QueueTable({ label, rows, q, testId }: { label: string; rows: QueueItem[]; q: Queue; testId: string }) {
+  const ethWords = useEthWords();
+  return (
+    <Table label={label}>
+      <thead>
+        <tr>
+          <Th>Participant</Th>
+          <Th>State</Th>
+          <Th>Owed</Th>
+          <Th>Why</Th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((i) => (
+          <tr key={i.participant.participantId} data-testid={testId}>
+            <Td className="min-w-0">
+              <PersonLink person={i.participant} />
+            </Td>
+            <Td>
+              <Badge color={stateOf(i.state).color}>{stateOf(i.state).label}</Badge>
+            </Td>
+            <Td className="break-all tabular-nums">
+              <Eth value={i.state === "ON_HOLD" ? i.onHoldEth : i.payableEth} />
+              {i.state !== "ON_HOLD" && i.onHoldEth !== "0" && <span className="block text-xs text-slate-500">+ <Eth value={i.onHoldEth} /> on hold</span>}
+            </Td>
+            <Td className="max-w-xs text-sm break-words text-slate-600">{queueReason(i, q, ethWords)}</Td>
+          </tr>
+        ))}
+      </tbody>
+    </Table>
+  );
+}
+
 export function PayoutQueueCard() {
   const { env } = useEnvironment();
   const q = trpc.payouts.queue.useQuery({ environment: env });
-  const ethWords = useEthWords();
   const data = q.data;
   const items = data?.items ?? [];
+  const customers = items.filter(walletlessCustomer);
+  const others = items.filter((i) => !walletlessCustomer(i));
   return (
     <Card title="Payout queue" description="Participants owed ETH that no payout holds yet, and what the next run does about them.">
       {data && (
@@ -118,33 +157,16 @@ export function PayoutQueueCard() {
         label="payout queue"
         empty={<EmptyState title="Nobody is owed ETH">Rewards appear here once earned, until a payout sends them.</EmptyState>}
       >
-        <Table label="Payout queue">
-          <thead>
-            <tr>
-              <Th>Participant</Th>
-              <Th>State</Th>
-              <Th>Owed</Th>
-              <Th>Why</Th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((i) => (
-              <tr key={i.participant.participantId} data-testid="queue-row">
-                <Td className="min-w-0">
-                  <PersonLink person={i.participant} />
-                </Td>
-                <Td>
-                  <Badge color={stateOf(i.state).color}>{stateOf(i.state).label}</Badge>
-                </Td>
-                <Td className="break-all tabular-nums">
-                  <Eth value={i.state === "ON_HOLD" ? i.onHoldEth : i.payableEth} />
-                  {i.state !== "ON_HOLD" && i.onHoldEth !== "0" && <span className="block text-xs text-slate-500">+ <Eth value={i.onHoldEth} /> on hold</span>}
-                </Td>
-                <Td className="max-w-xs text-sm break-words text-slate-600">{queueReason(i, data!, ethWords)}</Td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
+        {others.length > 0 && <QueueTable label="Payout queue" rows={others} q={data!} testId="queue-row" />}
+        {data && data.customersWithoutWallet.count > 0 && (
+          <section aria-labelledby="queue-customers" className={others.length > 0 ? "mt-6" : ""}>
+            <h3 id="queue-customers" className="text-sm font-semibold text-slate-800" data-testid="queue-customers">
+              Owed to customers without a wallet: {countText(data.customersWithoutWallet.count, "customer")} · <Eth value={data.customersWithoutWallet.eth} />
+            </h3>
+            <p className="mt-1 mb-2 text-xs text-slate-600">Referred customers granted a bonus who have not added a payout wallet. They can add one in their portal; until then nothing is sent. To stop granting these, turn on “Bonus only to customers with a wallet” on Configuration.</p>
+            {customers.length > 0 && <QueueTable label="Owed to customers without a wallet" rows={customers} q={data} testId="queue-customer-row" />}
+          </section>
+        )}
         {data?.truncated && <p className="mt-2 text-xs text-slate-500">The first 100 participants are listed; the totals count everyone.</p>}
       </ListBody>
     </Card>

@@ -1,17 +1,17 @@
 "use client";
 // The referrer's portal: code and share link, tier progress, earnings, wallet, referrals, rewards,
-// payouts and the opt-in leaderboard. Renders what server/portal/page-data.ts read; the wallet
-// step talks to /portal/api/wallet* with an injected browser wallet (EIP-1193).
-import { useRouter } from "next/navigation";
+// payouts, earnings over time, the latest proof of liabilities and the opt-in leaderboard. Renders
+// what server/portal/page-data.ts read; the wallet step is wallet-card.tsx. A referred customer
+// (audience CUSTOMER) sees their rewards and wallet first, and the referral code as an invitation.
 import { useState, type ReactNode } from "react";
 import type { PortalPageData } from "@/server/portal/page-data";
 import { CopyButton } from "../copy-button";
 import { formatDate, formatDateTime } from "../format";
+import { EarningsChart } from "./earnings-chart";
+import { WalletCard } from "./wallet-card";
 import { Badge, Button, Card, Notice, Table, Td, Th } from "../ui";
 import { countText } from "@/server/shared/display-money";
 import { Eth, PriceProvider } from "../money";
-
-type Eip1193 = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
 
 function Amount({ label, value, children }: { label: string; value: string; children?: ReactNode }) {
   return (
@@ -23,58 +23,40 @@ function Amount({ label, value, children }: { label: string; value: string; chil
   );
 }
 
-async function postJson(path: string, body: unknown) {
-  const res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const json = (await res.json()) as { error?: { message: string } } & Record<string, unknown>;
-  if (!res.ok) throw new Error(json.error?.message ?? `Request failed (${res.status})`);
-  return json;
+/** The proof of liabilities as one line the participant can check, linked to its public page. */
+function ProofLine({ proof }: { proof: PortalPageData["me"]["proof"] }) {
+  if (!proof) return null;
+  const when = formatDateTime(proof.createdAt);
+  const text = !proof.covered
+    ? `The latest proof (block ${proof.blockNumber}, ${when}) shows the pool did not cover everything owed.`
+    : proof.yourShareIncluded
+      ? `The pool covers everything owed: verified at block ${proof.blockNumber}, your share included.`
+      : `The pool covers everything owed: verified at block ${proof.blockNumber} (before your first reward, so your share is in the next proof).`;
+  return (
+    <p className="flex flex-wrap items-center gap-x-2 gap-y-1 rounded-lg bg-emerald-50 px-4 py-3 text-sm text-emerald-900 ring-1 ring-emerald-200" data-testid="proof-line">
+      <span className="min-w-0">{text}</span>
+      <a href={proof.verifyUrl} className="font-medium text-emerald-900 underline hover:no-underline">
+        Verify it yourself
+      </a>
+    </p>
+  );
 }
 
-function WalletCard({ wallet, readOnly }: { wallet: PortalPageData["me"]["wallet"]; readOnly: boolean }) {
-  const router = useRouter();
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
-  async function verify() {
-    setProblem(null);
-    const eth = (window as unknown as { ethereum?: Eip1193 }).ethereum;
-    if (!eth) {
-      setProblem("No browser wallet found: install one (for example MetaMask) or open this page in your wallet's browser.");
-      return;
-    }
-    setBusy(true);
-    try {
-      const [address] = (await eth.request({ method: "eth_requestAccounts" })) as string[];
-      const challenge = await postJson("/portal/api/wallet/challenge", { address });
-      const signature = await eth.request({ method: "personal_sign", params: [challenge.message, address] });
-      await postJson("/portal/api/wallet", { message: challenge.message, signature });
-      router.refresh();
-    } catch (e) {
-      setProblem(e instanceof Error ? e.message : "The wallet did not sign");
-    } finally {
-      setBusy(false);
-    }
-  }
+/** For a referred customer: what they are owed and why, before anything about referring. */
+function CustomerWelcome({ me }: { me: PortalPageData["me"] }) {
+  const owed = me.earnings.earnedEth !== "0";
   return (
-    <Card title="Payout wallet" description="Rewards are paid in ETH to this wallet.">
-      <div className="space-y-3 text-sm">
-        {wallet.address ? (
-          <p className="flex flex-wrap items-center gap-2">
-            <span className="font-mono break-all" data-testid="wallet-address">{wallet.address}</span>
-            {wallet.verified ? <Badge color="green">Verified</Badge> : <Badge color="amber">Not verified</Badge>}
-          </p>
-        ) : (
-          <p className="text-slate-600">No wallet yet.</p>
-        )}
-        {wallet.verified && wallet.verifiedAt && <p className="text-slate-600">Verified by signature on {formatDateTime(wallet.verifiedAt)}.</p>}
-        {!wallet.verified && wallet.verificationRequired && <p className="text-slate-700">Payouts are sent only to a wallet you verify by signing a message.</p>}
-        {!readOnly && (
-          <Button onClick={verify} loading={busy}>
-            {wallet.verified ? "Use another wallet" : "Verify with your wallet"}
-          </Button>
-        )}
-        {problem && <Notice tone="danger">{problem}</Notice>}
-      </div>
-    </Card>
+    <Notice title={`Welcome, ${me.name ?? "and thank you"}`}>
+      You joined {me.business.name} through a friend&apos;s referral.{" "}
+      {owed ? (
+        <>
+          You have earned <Eth value={me.earnings.earnedEth} /> in rewards, paid in ETH to a wallet you own.{" "}
+          {me.wallet.address ? "It is paid to your wallet below." : "Add a wallet below to receive it."}
+        </>
+      ) : (
+        "Rewards you earn are listed below."
+      )}
+    </Notice>
   );
 }
 
@@ -91,7 +73,10 @@ function ShareCard({ me }: { me: PortalPageData["me"] }) {
     setShared(true);
   }
   return (
-    <Card title="Your referral code" description={`Share it: people who join ${me.business.name} with it count as your referrals.`}>
+    <Card
+      title={me.audience === "CUSTOMER" ? "Invite friends too" : "Your referral code"}
+      description={me.audience === "CUSTOMER" ? `You have a referral code of your own: people who join ${me.business.name} with it count as your referrals.` : `Share it: people who join ${me.business.name} with it count as your referrals.`}
+    >
       <div className="space-y-3">
         <p className="flex flex-wrap items-center gap-3">
           <span className="font-mono text-2xl font-semibold tracking-wider text-slate-900" data-testid="referral-code">{me.referralCode}</span>
@@ -145,13 +130,15 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
   const { me, referrals, rewards, payouts } = data;
   const e = me.earnings;
   const Heading = preview ? "h2" : "h1";
+  const customer = me.audience === "CUSTOMER";
+  const wallet = <WalletCard wallet={me.wallet} readOnly={data.readOnly} customer={customer} />;
   return (
     <PriceProvider price={data.price}>
       <div className="mx-auto max-w-4xl space-y-6 px-4 py-6 sm:px-6" data-testid="portal">
         <header className="flex flex-wrap items-end justify-between gap-3">
           <div>
             <p className="text-sm font-medium text-indigo-700">{me.business.name}</p>
-            <Heading className="text-2xl font-semibold tracking-tight text-slate-900">Your referrals and rewards</Heading>
+            <Heading className="text-2xl font-semibold tracking-tight text-slate-900">{customer ? "Your rewards" : "Your referrals and rewards"}</Heading>
             {me.environment === "TEST" && <p className="mt-1 text-xs text-slate-600">Test environment: nothing here is real money.</p>}
           </div>
           {me.returnUrl && !data.readOnly && (
@@ -161,8 +148,10 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
           )}
         </header>
         {data.readOnly && <Notice title="Read-only preview">This is what this participant sees in their portal. Nothing can be changed here.</Notice>}
-        <ShareCard me={me} />
-        <TierCard tier={me.tier} />
+        {customer && <CustomerWelcome me={me} />}
+        {customer && wallet}
+        {!customer && <ShareCard me={me} />}
+        {!customer && <TierCard tier={me.tier} />}
         <Card title="Earnings">
           <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3">
             <Amount label="Earned" value={e.earnedEth} />
@@ -183,11 +172,17 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
             {e.reversedEth !== "0" && <Amount label="Reversed" value={e.reversedEth} />}
             {e.owedBackEth !== "0" && <Amount label="Owed back (from your next payouts)" value={e.owedBackEth} />}
           </dl>
+          <div className="mt-4 border-t border-slate-100 pt-4">
+            <h3 className="mb-2 text-sm font-semibold text-slate-800">Earnings over time</h3>
+            <EarningsChart months={me.earningsByMonth} />
+          </div>
         </Card>
-        <WalletCard wallet={me.wallet} readOnly={data.readOnly} />
-        <Card
+        <ProofLine proof={me.proof} />
+        {!customer && wallet}
+        {customer && <ShareCard me={me} />}
+        {(!customer || referrals.data.length > 0) && <Card
           title="Your referrals"
-          description={`${countText(me.clicks.clicks, "visit")} through your link (${me.clicks.last30Days} in the last 30 days); ${countText(me.referrals.total, "referral")} in all, ${me.referrals.qualified} qualified.`}
+          description={`${countText(me.clicks.clicks, "visit")} through your link (${me.clicks.last30Days} in the last 30 days); ${countText(me.referrals.total, "referral")} in all, ${me.referrals.qualified} qualified${me.referrals.notCounted ? `; ${me.referrals.notCounted} not counted (your own sign-up or not eligible)` : ""}.`}
           bodyClassName="p-5 pt-0"
         >
           {referrals.data.length === 0 ? (
@@ -206,7 +201,7 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
                   <tr key={r.referralId}>
                     <Td className="font-mono">{r.referred}</Td>
                     <Td>
-                      <Badge>{r.statusText}</Badge>
+                      <Badge color={!r.counted ? "gray" : r.reversedAt || r.refundedEth !== "0" ? "amber" : undefined}>{r.statusText}</Badge>
                     </Td>
                     <Td className="whitespace-nowrap">{formatDate(r.createdAt)}</Td>
                   </tr>
@@ -214,7 +209,7 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
               </tbody>
             </Table>
           )}
-        </Card>
+        </Card>}
         <Card title="Rewards" bodyClassName="p-5 pt-0">
           {rewards.data.length === 0 ? (
             <p className="pt-5 text-sm text-slate-600">No rewards yet.</p>
@@ -222,6 +217,7 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
             <Table label="Rewards">
               <thead>
                 <tr>
+                  <Th>For</Th>
                   <Th>Amount</Th>
                   <Th>Status</Th>
                   <Th>Earned</Th>
@@ -229,7 +225,8 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
               </thead>
               <tbody className="divide-y divide-slate-100">
                 {rewards.data.map((w) => (
-                  <tr key={w.rewardId}>
+                  <tr key={w.rewardId} data-testid="reward-row">
+                    <Td className="min-w-40 text-sm text-slate-700">{w.description}</Td>
                     <Td className="whitespace-nowrap">
                       <Eth value={w.amountEth} />
                       {w.reversedEth !== "0" && !w.reversedAt && <span className="block text-xs text-slate-600"><Eth value={w.reversedEth} /> refunded</span>}

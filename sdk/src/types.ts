@@ -188,20 +188,20 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description The contract's error body; code is one of VALIDATION_ERROR, INVALID_JSON, INVALID_CHALLENGE */
+        /** @description The contract's error body; code is one of VALIDATION_ERROR, INVALID_JSON, INVALID_SIGNATURE, INVALID_CHALLENGE */
         Error400: {
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "INVALID_CHALLENGE";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "INVALID_SIGNATURE" | "INVALID_CHALLENGE";
                 message: string;
                 details?: unknown;
             };
         };
-        /** @description The contract's error body; code is one of UNAUTHENTICATED, INVALID_API_KEY, INVALID_SIGNATURE */
+        /** @description The contract's error body; code is one of UNAUTHENTICATED, INVALID_API_KEY */
         Error401: {
             error: {
                 /** @enum {string} */
-                code: "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_SIGNATURE";
+                code: "UNAUTHENTICATED" | "INVALID_API_KEY";
                 message: string;
                 details?: unknown;
             };

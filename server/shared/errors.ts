@@ -19,8 +19,9 @@ export const ERROR_CODES = {
   REAUTHENTICATION_REQUIRED: { status: 403, trpc: "FORBIDDEN" },
   // An API key used outside its kind or scopes (e.g. a publishable key on GET /sdk/referrals).
   INSUFFICIENT_SCOPE: { status: 403, trpc: "FORBIDDEN" },
-  // A wallet signature (Sign-In with Ethereum) that does not verify for the stated address.
-  INVALID_SIGNATURE: { status: 401, trpc: "UNAUTHORIZED" },
+  // A wallet signature (Sign-In with Ethereum) that does not verify for the stated address (400: the session is
+  // good, the pasted or signed input is not; a 401 would read as "signed out" to a portal client).
+  INVALID_SIGNATURE: { status: 400, trpc: "BAD_REQUEST" },
   // A Sign-In with Ethereum message whose nonce is unknown, used or expired, or whose domain, chain or address is not the challenge's.
   INVALID_CHALLENGE: { status: 400, trpc: "BAD_REQUEST" },
   NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },

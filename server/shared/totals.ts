@@ -3,9 +3,13 @@
 // - rewarded: the amount of every earned reward (status PAID: the pool was debited), reversed or not;
 // - reversed: what reversals took back of them (whole rewards and refunded shares);
 // - earned: rewarded − reversed;
+// - a referral counts unless it is rejected (a self-referral, a blocked domain…);
 // - revenue attributed: the amounts of processed events of referrals that are not rejected,
 //   less what was refunded of them.
 // SQL fragments take the table's alias, so that every query spells the rule the same way.
+
+/** A referral that counts as one (a rejected one, e.g. a self-referral, never does). */
+export const countsAsReferral = (status: string) => status !== "REJECTED";
 
 /** A reward that counts as rewarded (the pool paid it). */
 export const rewardedSql = (r: string) => `${r}."status" = 'PAID'`;

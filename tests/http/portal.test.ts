@@ -2,7 +2,9 @@
 // sessions (201, publishable key 403, unknown participant 404), the link's cookie exchange and
 // redirect, cookie and bearer auth, revocation (by DELETE and with the key), CORS for the
 // business's origins, framing headers of the portal and of the embed, and the wallet step with a
-// real private key whose verified address then receives a payout under requireVerifiedWallet.
+// real private key whose verified address then receives a payout under requireVerifiedWallet;
+// the paste flow (a signature made elsewhere, pasted with line breaks; a wrong one refused 400),
+// the portal's story fields, the proof line, and bonusRequiresWallet through the REST face.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -163,7 +165,7 @@ describe("portal", () => {
     expect((await at("/portal/api/wallet/challenge", auth, "POST", { address: "0x123" })).status).toBe(400);
 
     const wrongKey = await at("/portal/api/wallet", auth, "POST", { message, signature: await stranger.signMessage({ message }) });
-    expect(wrongKey.status, JSON.stringify(wrongKey.body)).toBe(401);
+    expect(wrongKey.status, JSON.stringify(wrongKey.body)).toBe(400);
     expect(wrongKey.body.error.code).toBe("INVALID_SIGNATURE");
     const wrongChain = message.replace("Chain ID: 31337", "Chain ID: 1");
     const chainRefused = await at("/portal/api/wallet", auth, "POST", { message: wrongChain, signature: await account.signMessage({ message: wrongChain }) });
@@ -212,7 +214,7 @@ describe("portal", () => {
     const c1 = await at("/portal/api/wallet/challenge", auth, "POST", { address: contract });
     expect(c1.status, JSON.stringify(c1.body)).toBe(200);
     const refused = await at("/portal/api/wallet", auth, "POST", { message: c1.body.message, signature: await stranger.signMessage({ message: c1.body.message }) });
-    expect(refused.status, JSON.stringify(refused.body)).toBe(401);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
     expect(refused.body.error.code).toBe("INVALID_SIGNATURE");
     expect((await at("/portal/api/me", auth)).body.wallet).toMatchObject({ address: null, verified: false });
 
@@ -224,5 +226,80 @@ describe("portal", () => {
     expect(ok.body.walletVerifiedAt).toEqual(expect.any(String));
     // The owner's own address is not what was verified: the contract is the payout wallet.
     expect((await at("/portal/api/me", auth)).body.wallet).toMatchObject({ address: contract, verified: true });
+  });
+
+  it("paste flow: a signature made in another wallet and pasted (spaces, line breaks) verifies the EOA; a wrong or malformed one is refused 400 and changes nothing", async () => {
+    const b = await payoutBusiness(c);
+    const account = privateKeyToAccount(generatePrivateKey());
+    const other = privateKeyToAccount(generatePrivateKey());
+    const ref = await referrerWithWallet(b, null);
+    const s = await b.sdk("POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId });
+    const auth = bearer(s.body.token);
+    const ch = await at("/portal/api/wallet/challenge", auth, "POST", { address: account.address });
+    expect(ch.status, JSON.stringify(ch.body)).toBe(200);
+    const message = ch.body.message as string;
+
+    // Another key's signature of the same message, and one of another text: 400 INVALID_SIGNATURE.
+    for (const signature of [await other.signMessage({ message }), await account.signMessage({ message: `${message}\n` })]) {
+      const wrong = await at("/portal/api/wallet", auth, "POST", { message, signature });
+      expect(wrong.status, JSON.stringify(wrong.body)).toBe(400);
+      expect(wrong.body.error.code).toBe("INVALID_SIGNATURE");
+    }
+    // Not a signature at all: 400 VALIDATION_ERROR.
+    const garbage = await at("/portal/api/wallet", auth, "POST", { message, signature: "signed!" });
+    expect(garbage.status).toBe(400);
+    expect(garbage.body.error.code).toBe("VALIDATION_ERROR");
+    expect((await at("/portal/api/me", auth)).body.wallet).toMatchObject({ address: null, verified: false });
+
+    // The right signature, as pasted from a wallet's screen.
+    const pasted = `  ${await account.signMessage({ message })}\n`;
+    const ok = await at("/portal/api/wallet", auth, "POST", { message, signature: pasted });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body).toMatchObject({ walletAddress: account.address, walletVerified: true });
+    expect((await at("/portal/api/me", auth)).body.wallet).toMatchObject({ address: account.address, verified: true });
+  });
+
+  it("the story: rewards say what for, referrals count and say refunds, earnings per month, the proof line; bonusRequiresWallet over REST", async () => {
+    const b = await payoutBusiness(c, { general: { bonusEth: "0.002" } });
+    await fund(c, b.owner, "1");
+    const ref = await referrerWithWallet(b);
+    const bo = uniqueEmail("bo");
+    await earn(b, ref.referralCode, bo);
+    const s = await b.sdk("POST", "/sdk/participants/portal-sessions", { participantId: ref.participantId });
+    const auth = bearer(s.body.token);
+
+    const proof = await b.owner.call("POST", "/business/proofs", { environment: "TEST" });
+    expect(proof.status, JSON.stringify(proof.body)).toBe(200);
+    const me = await at("/portal/api/me", auth);
+    expect(me.status, JSON.stringify(me.body)).toBe(200);
+    expect(me.body).toMatchObject({ audience: "REFERRER", referrals: { total: 1, notCounted: 0 }, earnings: { earnedEth: "0.01" } });
+    expect(me.body.earningsByMonth).toEqual([{ month: new Date().toISOString().slice(0, 7), earnedEth: "0.01" }]);
+    expect(me.body.proof).toMatchObject({ blockNumber: proof.body.blockNumber, covered: true, yourShareIncluded: true, yourOwedEth: "0.01" });
+    expect(me.body.proof.verifyUrl).toMatch(/\/proofs\/[^/]+\/TEST\/latest$/);
+    expect((await request(me.body.proof.verifyUrl, "GET", "", undefined, { accept: "application/json" })).status).toBe(200);
+
+    const rewards = await at("/portal/api/rewards", auth);
+    expect(rewards.body.data[0]).toMatchObject({ kind: "REFERRAL", forWhat: { referred: "b•••@example.com", eventName: "purchase", purchaseAmount: null, commissionPercent: null }, description: "Referral reward: b•••@example.com joined (purchase)" });
+    const referrals = await at("/portal/api/referrals", auth);
+    expect(referrals.body.data[0]).toMatchObject({ counted: true, reversedAt: null, refundedEth: "0", statusText: "Rewarded" });
+
+    // The referred customer's own portal: a customer's page data, owed their bonus.
+    const customer = await b.sdk("POST", "/sdk/participants/portal-sessions", { email: bo });
+    expect(customer.status, JSON.stringify(customer.body)).toBe(201);
+    const cme = await at("/portal/api/me", bearer(customer.body.token));
+    expect(cme.body).toMatchObject({ audience: "CUSTOMER", wallet: { address: null }, earnings: { earnedEth: "0.002" } });
+    const queue = await b.owner.call("GET", "/business/payouts/queue?environment=TEST");
+    expect(queue.body.customersWithoutWallet).toEqual({ count: 1, eth: "0.002" });
+
+    // bonusRequiresWallet: per environment, default false, answered under general.
+    expect((await b.owner.call("GET", "/business/config?environment=TEST")).body.general.bonusRequiresWallet).toBe(false);
+    const on = await b.owner.call("PATCH", "/business/config/general", { environment: "TEST", bonusRequiresWallet: true });
+    expect(on.status, JSON.stringify(on.body)).toBe(200);
+    expect(on.body.general.bonusRequiresWallet).toBe(true);
+    expect((await b.owner.call("GET", "/business/config?environment=LIVE")).body.general.bonusRequiresWallet).toBe(false);
+    const bad = await b.owner.call("PATCH", "/business/config/general", { environment: "TEST", bonusRequiresWallet: "yes" });
+    expect(bad.status).toBe(400);
+    const t = await b.sdk("POST", "/track", { eventName: "purchase", referrer: ref.referralCode, metadata: { referredUserEmail: uniqueEmail("cy") } });
+    expect(t.body.rewards.map((r: { kind: string }) => r.kind)).toEqual(["REFERRAL"]);
   });
 });

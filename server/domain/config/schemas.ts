@@ -23,6 +23,8 @@ const generalConfigOutput = z.object({
   leaderboardEnabled: z.boolean(),
   /** The currency of an event amount sent without one (per environment; default USD). */
   defaultCurrency: currencyCode,
+  /** True: a referred customer without a payout wallet when their qualifying event is decided gets no bonus (per environment; default false). */
+  bonusRequiresWallet: z.boolean(),
 });
 
 const spendConfigOutput = z.object({
@@ -89,6 +91,7 @@ export const updateGeneralInput = z.strictObject({
   attribution: z.enum(["FIRST_CLICK", "LAST_CLICK"]).optional(),
   leaderboardEnabled: strictBoolean.optional(),
   defaultCurrency: currencyCode.optional(),
+  bonusRequiresWallet: strictBoolean.optional(),
 }).superRefine((v, ctx) => {
   // A destination set for LIVE, or for both environments (no `environment`), must be https.
   if (v.linkDestinationUrl && v.environment !== "TEST" && !v.linkDestinationUrl.startsWith("https://")) {
@@ -101,7 +104,7 @@ export type UpdateGeneralInput = z.infer<typeof updateGeneralInput>;
  * The general fields that change what the pool pays or to whom (which click a referral is
  * credited to), and where every referral link leads: the owner or an admin only.
  */
-const PAYING_GENERAL_FIELDS = ["rewardStrategy", "referralRewardEth", "bonusEth", "qualifyingEvents", "reversalEvents", "defaultCurrency", "attribution", "linkDestinationUrl", "linkParam"] as const;
+const PAYING_GENERAL_FIELDS = ["rewardStrategy", "referralRewardEth", "bonusEth", "qualifyingEvents", "reversalEvents", "defaultCurrency", "attribution", "linkDestinationUrl", "linkParam", "bonusRequiresWallet"] as const;
 export const changesPay = (input: UpdateGeneralInput) => PAYING_GENERAL_FIELDS.some((f) => input[f] !== undefined);
 
 /** PATCH /business/config/spend (owner): caps take null for "no cap". */

@@ -45,6 +45,7 @@ function configOutput(b: { name: string; website: string | null }, c: EffectiveC
       attribution: c.attribution as "FIRST_CLICK" | "LAST_CLICK",
       leaderboardEnabled: c.leaderboardEnabled,
       defaultCurrency: c.defaultCurrency as Currency,
+      bonusRequiresWallet: c.bonusRequiresWallet,
     },
     spend: {
       maxEthPerDayPerUser: ethOrNull(c.maxEthPerDayPerUserWei),
@@ -124,6 +125,7 @@ export async function updateGeneralConfig(businessId: string, input: UpdateGener
       attribution: input.attribution,
       leaderboardEnabled: input.leaderboardEnabled,
       defaultCurrency: input.defaultCurrency,
+      bonusRequiresWallet: input.bonusRequiresWallet,
     });
   });
   forgetLinkTargets(businessId);

@@ -22,6 +22,7 @@ export const ENVIRONMENT_FIELDS = [
   "attribution",
   "leaderboardEnabled",
   "defaultCurrency",
+  "bonusRequiresWallet",
 ] as const satisfies ReadonlyArray<keyof BusinessConfig & keyof EnvironmentConfig>;
 
 export type EffectiveConfig = BusinessConfig & { environment: Environment; perEnvironment: boolean };

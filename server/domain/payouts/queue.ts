@@ -1,6 +1,8 @@
 // GET /business/payouts/queue: every participant owed ETH that no payout holds yet, in one of
 // five states (ready, on hold until a date, below the minimum, no wallet, wallet failed), with
 // the reason in words. The dashboard's Balance page shows it, and says why a run paid nothing.
+// A participant owed only rewards as the referred person of their referrals (customer bonuses,
+// commissions to the referred) is a customer: those without a wallet are counted as a group.
 import { db } from "../../db/client";
 import { toBigInt, weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
@@ -21,12 +23,13 @@ export async function payoutQueue(businessId: string, environment: Environment, 
   const minWei = toBigInt(cfg.minPayoutWei);
   // A reward ON_HOLD whose payableAt has passed is payable: the next run releases it first. Each
   // pays its amount less what partial refunds returned to the pool.
-  const rows = await db.$queryRaw<Array<{ participantId: string; payable: string; onHold: string; nextPayableAt: Date | null }>>`
+  const rows = await db.$queryRaw<Array<{ participantId: string; payable: string; onHold: string; nextPayableAt: Date | null; customer: boolean }>>`
     SELECT r."participantId",
       COALESCE(SUM(r."amountWei" - r."returnedWei") FILTER (WHERE r."payoutStatus" = 'PAYABLE' OR r."payableAt" <= ${now}), 0)::text AS "payable",
       COALESCE(SUM(r."amountWei" - r."returnedWei") FILTER (WHERE r."payoutStatus" = 'ON_HOLD' AND r."payableAt" > ${now}), 0)::text AS "onHold",
-      MIN(r."payableAt") FILTER (WHERE r."payoutStatus" = 'ON_HOLD' AND r."payableAt" > ${now}) AS "nextPayableAt"
-    FROM "Reward" r
+      MIN(r."payableAt") FILTER (WHERE r."payoutStatus" = 'ON_HOLD' AND r."payableAt" > ${now}) AS "nextPayableAt",
+      bool_and(f."referredId" IS NOT NULL AND f."referredId" = r."participantId") AS "customer"
+    FROM "Reward" r LEFT JOIN "Referral" f ON f."id" = r."referralId"
     WHERE r."businessId" = ${businessId} AND r."environment" = ${environment}::"Environment"
       AND r."payoutStatus" IN ('PAYABLE', 'ON_HOLD') AND r."payoutId" IS NULL
     GROUP BY r."participantId"`;
@@ -49,7 +52,9 @@ export async function payoutQueue(businessId: string, environment: Environment, 
     let reason: string;
     if (!p.walletAddress) {
       state = "NO_WALLET";
-      reason = "No payout wallet: set one on the participant's page, or send walletAddress with POST /sdk/participants";
+      reason = r.customer
+        ? "A referred customer without a payout wallet: they can add one in their portal (send them a portal link), or set one on the participant's page"
+        : "No payout wallet: set one on the participant's page, or send walletAddress with POST /sdk/participants";
     } else if (cfg.requireVerifiedWallet && !p.walletVerified) {
       state = "NO_WALLET";
       reason = "Wallet not verified: payouts need a wallet the participant proved by signature in the portal";
@@ -75,6 +80,7 @@ export async function payoutQueue(businessId: string, environment: Environment, 
       onHoldEth: weiToEth(onHoldWei),
       nextPayableAt: r.nextPayableAt?.toISOString() ?? null,
       reason,
+      customer: r.customer,
       owedWei: payableWei + onHoldWei,
     });
   }
@@ -83,6 +89,8 @@ export async function payoutQueue(businessId: string, environment: Environment, 
     const of = items.filter((i) => i.state === s);
     totals[s] = { count: of.length, eth: weiToEth(of.reduce((a, i) => a + i.owedWei, 0n)) };
   }
+  const walletless = items.filter((i) => i.state === "NO_WALLET" && i.customer && !i.walletAddress);
+  const customersWithoutWallet = { count: walletless.length, eth: weiToEth(walletless.reduce((a, i) => a + i.owedWei, 0n)) };
   items.sort((a, b) => ORDER.indexOf(a.state) - ORDER.indexOf(b.state) || (b.owedWei > a.owedWei ? 1 : b.owedWei < a.owedWei ? -1 : 0) || a.participant.participantId.localeCompare(b.participant.participantId));
   return {
     environment,
@@ -90,6 +98,7 @@ export async function payoutQueue(businessId: string, environment: Environment, 
     payoutHoldDays: cfg.payoutHoldDays,
     autoPayoutEnabled: cfg.autoPayoutEnabled,
     totals,
+    customersWithoutWallet,
     items: items.slice(0, ITEMS).map(({ owedWei: _owed, ...i }) => i),
     truncated: items.length > ITEMS,
   };

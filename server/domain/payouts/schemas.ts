@@ -79,6 +79,8 @@ const queueItem = z.object({
   nextPayableAt: z.string().nullable(),
   /** Why, in words. */
   reason: z.string(),
+  /** True when everything owed is owed to them as the referred customer of their referrals (bonuses, commissions to the referred), none as a referrer. */
+  customer: z.boolean(),
 });
 const queueTotal = z.object({ count: z.number().int(), eth: z.string() });
 export const payoutQueueOutput = z.object({
@@ -88,6 +90,8 @@ export const payoutQueueOutput = z.object({
   autoPayoutEnabled: z.boolean(),
   /** Per state: participants and ETH (payable plus on hold). */
   totals: z.object({ READY: queueTotal, ON_HOLD: queueTotal, BELOW_MINIMUM: queueTotal, NO_WALLET: queueTotal, WALLET_FAILED: queueTotal }),
+  /** Owed to customers without a wallet: the NO_WALLET items that are customers with no wallet set (counted in NO_WALLET too). */
+  customersWithoutWallet: queueTotal,
   /** At most 100: ready first, then below the minimum, on hold, wallet failed, no wallet; larger amounts first. */
   items: z.array(queueItem),
   /** True when more participants are owed than items lists (totals count them all). */

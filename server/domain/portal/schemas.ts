@@ -34,6 +34,8 @@ const eth = z.string();
 
 export const portalMeOutput = z.object({
   participantId: z.string(),
+  /** CUSTOMER: referred by someone and with no counted referral of their own (the page then leads with their rewards and wallet); else REFERRER. */
+  audience: z.enum(["REFERRER", "CUSTOMER"]),
   environment: z.enum(["TEST", "LIVE"]),
   business: z.object({ name: z.string() }),
   referralCode: z.string(),
@@ -46,7 +48,8 @@ export const portalMeOutput = z.object({
   /** Counted clicks on the participant's link (one per visitor, link and hour; bots and HEAD never count): all time, distinct visitors per day summed, and the last 30 days. */
   clicks: z.object({ clicks: z.number().int(), uniqueClicks: z.number().int(), last30Days: z.number().int() }),
   wallet: z.object({ address: z.string().nullable(), verified: z.boolean(), verifiedAt: z.string().nullable(), verificationRequired: z.boolean() }),
-  referrals: z.object({ total: z.number().int(), qualified: z.number().int(), pending: z.number().int() }),
+  /** Counted referrals (a rejected one, e.g. a self-referral, is not counted: `notCounted`). */
+  referrals: z.object({ total: z.number().int(), qualified: z.number().int(), pending: z.number().int(), notCounted: z.number().int() }),
   tier: z.object({
     current: z.object({ name: z.string(), minReferrals: z.number().int() }).nullable(),
     next: z.object({ name: z.string(), minReferrals: z.number().int(), referralsToNext: z.number().int() }).nullable(),
@@ -66,6 +69,24 @@ export const portalMeOutput = z.object({
     /** When each held amount becomes payable (earliest first, up to 20). */
     holds: z.array(z.object({ amountEth: eth, until: z.string() })),
   }),
+  /** Earned (rewarded less reversed) per UTC month of the reward, oldest first, the last 24 months with earnings. */
+  earningsByMonth: z.array(z.object({ month: z.string(), earnedEth: eth })),
+  /** The environment's latest proof of liabilities, or null before the first. */
+  proof: z
+    .object({
+      proofId: z.string(),
+      blockNumber: z.number().int(),
+      /** The pool's balance covered everything owed at that block. */
+      covered: z.boolean(),
+      createdAt: z.string(),
+      /** The participant is a leaf of it (false: they joined after it was built). */
+      yourShareIncluded: z.boolean(),
+      /** What the proof counts as owed to the participant, or null when not included. */
+      yourOwedEth: eth.nullable(),
+      /** The public page that verifies it (HTML for a browser, JSON for a client). */
+      verifyUrl: z.string(),
+    })
+    .nullable(),
   /** Base URL of the environment's block explorer (EXPLORER_URL / EXPLORER_URL_TEST), or null. */
   explorerUrl: z.string().nullable(),
   returnUrl: z.string().nullable(),
@@ -91,6 +112,12 @@ const portalReferral = z.object({
   referred: z.string(),
   createdAt: z.string(),
   qualifiedAt: z.string().nullable(),
+  /** False for a rejected referral (e.g. a self-referral): it is not counted. */
+  counted: z.boolean(),
+  /** When the referral was reversed as a whole (a refund or chargeback of the referred customer). */
+  reversedAt: z.string().nullable(),
+  /** What refunds and reversals took back of this participant's rewards for it. */
+  refundedEth: eth,
 });
 export const portalReferralsOutput = pageOutput(portalReferral);
 export type PortalReferral = z.infer<typeof portalReferral>;
@@ -109,6 +136,18 @@ const portalReward = z.object({
   holdUntil: z.string().nullable(),
   createdAt: z.string(),
   reversedAt: z.string().nullable(),
+  /** What the reward was for: the referred person (masked; null for one's own bonus), the event, the purchase and the commission rate. */
+  forWhat: z.object({
+    referred: z.string().nullable(),
+    eventName: z.string().nullable(),
+    /** The purchase amount a commission was computed from (else the event's amount), in purchaseCurrency. */
+    purchaseAmount: z.string().nullable(),
+    purchaseCurrency: z.string().nullable(),
+    /** A percentage commission's rate, in percent ("5" for 5 %); null for other rewards and fixed commissions. */
+    commissionPercent: z.string().nullable(),
+  }),
+  /** The same in words: "Commission: 5 % of b•••@example.com's purchase of 120 USD". */
+  description: z.string(),
 });
 export const portalRewardsOutput = pageOutput(portalReward);
 export type PortalReward = z.infer<typeof portalReward>;
@@ -131,9 +170,11 @@ export type PortalPayout = z.infer<typeof portalPayout>;
 export const walletChallengeInput = z.strictObject({ address: walletAddress });
 export const walletVerifyInput = z.strictObject({
   message: z.string().min(1).max(4096),
+  /** Pasted signatures may carry spaces or line breaks around them. */
   signature: z
     .string()
     .max(20_000)
+    .trim()
     .regex(/^0x([0-9a-fA-F]{2})+$/, "Must be a 0x-prefixed hex signature"),
 });
 export type WalletVerifyInput = z.infer<typeof walletVerifyInput>;

@@ -19,6 +19,7 @@ export function ruleConfigOf(c: EffectiveConfig): RuleConfig {
     lowPoolWei: toBigInt(c.lowPoolAlertWei),
     autoRefill: c.autoRefillEnabled,
     autoRefillWei: toBigInt(c.autoRefillAmountWei),
+    bonusRequiresWallet: c.bonusRequiresWallet,
   };
 }
 

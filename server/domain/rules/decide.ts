@@ -26,6 +26,7 @@ import { newReferralWebhooks, referralWebhook, rewardWebhook, trackedEventWebhoo
 import { capPayout, lowPoolCrossing, rewardDebitMemo, type AlertRow, type PayoutCaps, type PoolAlertConfig } from "./pay";
 import { evaluateSignals, signalRules, type SignalSettings } from "../referral-settings/fraud-signals";
 import { REFERRAL_REASONS, screen, utcDayStart, type ScreenSettings } from "./screen";
+import { bonusGrantable } from "./bonus-wallet";
 import { commissionCaps, COMMISSION_REASONS, countKey, eventMoney, missingPrice, planCommissions, type CommissionPlan, type CommissionState } from "./commissions";
 
 const EVENT_REASONS = {
@@ -59,6 +60,8 @@ export interface RuleConfig extends PayoutCaps, PoolAlertConfig {
   /** Empty: every event qualifies. */
   qualifyingEvents: readonly string[];
   reversalEvents: readonly string[];
+  /** No customer bonus to a referred customer without a wallet (rules/bonus-wallet.ts); absent: false. */
+  bonusRequiresWallet?: boolean;
 }
 
 export interface RuleSettings extends ScreenSettings, SignalSettings {
@@ -346,7 +349,7 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
     const a = amountsFor(count);
     const list: { participantId: string; kind: "REFERRAL" | "BONUS"; requestedWei: bigint }[] = [];
     if (a.referralWei > 0n) list.push({ participantId: referral.referrerId, kind: "REFERRAL", requestedWei: a.referralWei });
-    if (a.bonusWei > 0n) list.push({ participantId: referral.referredId, kind: "BONUS", requestedWei: a.bonusWei });
+    if (a.bonusWei > 0n && bonusGrantable(cfg, byId.get(referral.referredId))) list.push({ participantId: referral.referredId, kind: "BONUS", requestedWei: a.bonusWei });
     return list;
   };
 
