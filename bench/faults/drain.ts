@@ -81,9 +81,15 @@ export async function killWorkers(s: Shop, c: Cluster, rpc: string, everyMs: num
   const t0 = Date.now();
   let kills = 0;
   try {
+    const draining = () => w.procs.filter((p) => p.exitCode === null && p.signalCode === null && w.ready.has(p));
     while (Date.now() - t0 < timeoutMs && (await pendingJobs(c.url, s.businessId)) > 0) {
+      // The clock of a kill starts once a worker drains (start-up is not what is tested).
+      if (!draining().length) {
+        await sleep(100);
+        continue;
+      }
       await sleep(everyMs * (0.5 + Math.random()));
-      const alive = w.procs.filter((p) => p.exitCode === null && p.signalCode === null && w.ready.has(p));
+      const alive = draining();
       if (alive.length) {
         await w.kill(alive[0]);
         kills++;

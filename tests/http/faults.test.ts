@@ -82,7 +82,7 @@ describe.skipIf(off || onPglite)("faults on a private PostgreSQL cluster (Postgr
   }, 300_000);
 
   it("workers SIGKILLed every few seconds during a drain", async () => {
-    const r = await workerKillFault(web, cluster, rpc, 300, 2000);
+    const r = await workerKillFault(web, cluster, rpc, 1000, 1000);
     expect(r.broken, JSON.stringify(r.figures)).toEqual([]);
     expect(r.figures.kills).toBeGreaterThan(0);
   }, 180_000);
