@@ -2,7 +2,9 @@
 // pure tests: a store of participants, referrals, rewards and the pool; `stateOf` loads a state
 // from it as loadState does from the database, `apply` writes decisions into it as writeDecisions
 // does. Deciding a run at once and deciding it item by item through the store must agree.
-import { Prisma, type Participant, type Referral, type TrackedEvent } from "../../server/db/generated";
+// Prisma's Decimal from its runtime package: the pure layer runs without a generated client.
+import { Decimal } from "@prisma/client/runtime/client";
+import type { Participant, Referral, TrackedEvent } from "../../server/db/generated";
 import type { AlertRow } from "../../server/domain/rules/pay";
 import { utcDayStart } from "../../server/domain/rules/screen";
 import type { Decisions, RewardRow, RuleConfig, RuleItem, RuleSettings, RulesState, TierRule } from "../../server/domain/rules/decide";
@@ -81,7 +83,7 @@ export function event(o: { name?: string; referrer?: string | null; email?: unkn
     clickId: null,
     amount: null,
     currency: null,
-    refundedAmount: new Prisma.Decimal(0),
+    refundedAmount: new Decimal(0),
     status: "QUEUED",
     reason: null,
     referralId: null,
