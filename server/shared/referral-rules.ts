@@ -5,7 +5,7 @@
 /** A referral that qualified: an event settled it (QUALIFIED), and maybe paid it (REWARDED). */
 export const QUALIFIED_STATUSES = ["QUALIFIED", "REWARDED"] as const;
 
-export const isQualified = (status: string): status is (typeof QUALIFIED_STATUSES)[number] => status === "QUALIFIED" || status === "REWARDED";
+export const isQualified = (status: string): status is (typeof QUALIFIED_STATUSES)[number] => (QUALIFIED_STATUSES as readonly string[]).includes(status);
 
 /** QUALIFIED_STATUSES as a SQL list, for `status IN (…)` in hand-written statements. */
 export const QUALIFIED_SQL = QUALIFIED_STATUSES.map((s) => `'${s}'`).join(", ");
