@@ -3,7 +3,7 @@
 // only, with the participant's own rank. Ties share a rank (1, 1, 3).
 import { db } from "../../db/client";
 import { maskName } from "./mask";
-import type { PortalAuth } from "./sessions";
+import type { PortalAuth } from "../../shared/portal-auth";
 import { QUALIFIED_STATUSES } from "../../shared/referral-rules";
 
 const TOP = 10;

@@ -13,7 +13,7 @@ import { listTiers } from "../tiers/service";
 import { leaderboardFor } from "./leaderboard";
 import { shareUrlFor } from "./links";
 import { maskPerson } from "./mask";
-import type { PortalAuth } from "./sessions";
+import type { PortalAuth } from "../../shared/portal-auth";
 import type { PortalListInput, PortalMeOutput, PortalPayout, PortalReferral, PortalReward } from "./schemas";
 import { QUALIFIED_STATUSES, tierFor } from "../../shared/referral-rules";
 
