@@ -219,7 +219,7 @@ if (wants("lint") || needsBuild) {
   ]);
 }
 if (wants("unit")) {
-  // Pure code first (no database): the rules core and its property tests, at the pinned seed on CI.
+  // Pure code first (no database): the rules core and its property tests, on CI at the pinned seed and 250 cases per property.
   await vitest("pure", "none");
   for (const db of usableDbs) await vitest("unit", db, db === "postgres" && process.env.UNIT_PG !== "all" ? UNIT_ON_POSTGRES : []);
 }

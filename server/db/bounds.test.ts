@@ -3,7 +3,7 @@
 // for a lock is cancelled by the server and its transaction leaves nothing locked; a transaction
 // left idle is ended by the server; a connection whose statement gets no answer is destroyed and
 // leaves the pool; cached plans are remade as a table grows. PostgreSQL only (PGlite has one
-// in-process connection and none of these waits).
+// in-process connection and none of these waits): skipped there (skipIf).
 import { randomBytes } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
@@ -48,8 +48,7 @@ async function idleInTransaction(c: pg.Client) {
 }
 
 describe("connection bounds (PostgreSQL)", () => {
-  it("a lock wait past the statement bound is cancelled by the server: the transaction fails, and once the holder lets go nothing of it holds the row", async () => {
-    if (!onPostgres()) return;
+  it.skipIf(!onPostgres())("a lock wait past the statement bound is cancelled by the server: the transaction fails, and once the holder lets go nothing of it holds the row", async () => {
     const { prisma } = await appClient({});
     const holder = await plainClient();
     const other = await plainClient();
@@ -69,8 +68,7 @@ describe("connection bounds (PostgreSQL)", () => {
     expect(await prisma.$transaction(async (tx) => tx.$queryRawUnsafe<{ one: number }[]>(`SELECT 1 AS one`))).toEqual([{ one: 1 }]);
   });
 
-  it("a transaction left idle past its bound is ended by the server: its locks go, and the pool lets the connection go", async () => {
-    if (!onPostgres()) return;
+  it.skipIf(!onPostgres())("a transaction left idle past its bound is ended by the server: its locks go, and the pool lets the connection go", async () => {
     const { pool } = await appClient({ idleInTransactionMs: 300 });
     const other = await plainClient();
     const id = await newUser(other);
@@ -85,8 +83,7 @@ describe("connection bounds (PostgreSQL)", () => {
     expect(r.rows).toEqual([{ one: 1 }]);
   });
 
-  it("a statement without an answer within the client's bound destroys its connection: it fails, and so does what was queued behind it", async () => {
-    if (!onPostgres()) return;
+  it.skipIf(!onPostgres())("a statement without an answer within the client's bound destroys its connection: it fails, and so does what was queued behind it", async () => {
     // The server's bound is out of the way here (a dead server gives no answer at all).
     const { pool } = await appClient({ statementMs: 60_000, noAnswerMs: 300 });
     const c = await pool.connect();
@@ -99,8 +96,7 @@ describe("connection bounds (PostgreSQL)", () => {
     expect((await pool.query(`SELECT 1 AS one`)).rows).toEqual([{ one: 1 }]);
   });
 
-  it("cached plans are remade as the table grows: a plan made on a tiny table stops being a sequential scan", async () => {
-    if (!onPostgres()) return;
+  it.skipIf(!onPostgres())("cached plans are remade as the table grows: a plan made on a tiny table stops being a sequential scan", async () => {
     const plan = async (pool: pg.Pool) => {
       const c = await pool.connect();
       try {

@@ -533,8 +533,8 @@ describe("batched execution", () => {
     }
   }, 60_000);
 
-  it("a run decided ahead of the pool lock reads the money again under the lock: a credit that lands between its turn and its lock is decided with", async () => {
-    if (dbKind() !== "postgres") return; // PGlite runs one transaction at a time: nothing lands meanwhile, and batches are not decided ahead there
+  it.skipIf(dbKind() !== "postgres")("a run decided ahead of the pool lock reads the money again under the lock: a credit that lands between its turn and its lock is decided with", async () => {
+    // Skipped on PGlite, which runs one transaction at a time: nothing lands meanwhile, and batches are not decided ahead there.
     // A daily cap the three rewards reach exactly: the reread must leave the run's own rewards out.
     const scope = await setupBusiness({ referralRewardWei: eth("0.01"), maxEthPerDayPerUserWei: eth("0.03") }, {}, "0.01");
     const jobs = await queueSteps(scope, ["a", "b", "c"].map((x) => ({ eventName: "purchase", referrer: "R1", email: `${x}-${randomUUID()}@example.com` })), await referrers(scope));
@@ -571,8 +571,8 @@ describe("batched execution", () => {
     expect(await getLedgerSumWei(db, scope.businessId, "TEST")).toBe(ethToWei("0.03"));
   });
 
-  it("a run decided ahead whose new referred user another transaction creates meanwhile reads again under the lock: one participant, the referral to them", async () => {
-    if (dbKind() !== "postgres") return; // PGlite runs one transaction at a time
+  it.skipIf(dbKind() !== "postgres")("a run decided ahead whose new referred user another transaction creates meanwhile reads again under the lock: one participant, the referral to them", async () => {
+    // Skipped on PGlite, which runs one transaction at a time.
     const scope = await setupBusiness({ referralRewardWei: eth("0.01") }, {}, "1");
     const email = `same-${randomUUID()}@example.com`;
     const jobs = await queueSteps(scope, [{ eventName: "purchase", referrer: "R1", email }], await referrers(scope));

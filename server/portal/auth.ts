@@ -1,7 +1,8 @@
 // Portal authentication, one function for every portal route (and any later one): the
 // participant's portal cookie, or Authorization: Bearer <portal token>. Answers the session or
 // throws 401 UNAUTHENTICATED.
-import { authenticatePortalToken, type PortalAuth } from "../domain/portal/sessions";
+import { authenticatePortalToken } from "../domain/portal/sessions";
+import type { PortalAuth } from "../shared/portal-auth";
 import { AppError } from "../shared/errors";
 import { env } from "../shared/env";
 

@@ -4,7 +4,7 @@
 // shape. Cross-origin answers are readable only from the business's portal origins.
 import { assertSameOrigin } from "../auth/csrf";
 import { portalOrigins } from "../domain/portal/origins";
-import type { PortalAuth } from "../domain/portal/sessions";
+import type { PortalAuth } from "../shared/portal-auth";
 import { consumeRateLimit } from "../sdk/rate-limit";
 import { originAllowed, requestOrigin } from "../sdk/origin";
 import { readJson } from "../sdk/with-sdk-key";

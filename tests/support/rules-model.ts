@@ -2,9 +2,12 @@
 // pure tests: a store of participants, referrals, rewards and the pool; `stateOf` loads a state
 // from it as loadState does from the database, `apply` writes decisions into it as writeDecisions
 // does. Deciding a run at once and deciding it item by item through the store must agree.
-import { Prisma, type Participant, type Referral, type TrackedEvent } from "../../server/db/generated";
+// Prisma's Decimal from its runtime package: the pure layer runs without a generated client.
+import { Decimal } from "@prisma/client/runtime/client";
+import type { Participant, Referral, TrackedEvent } from "../../server/db/generated";
 import type { AlertRow } from "../../server/domain/rules/pay";
 import { utcDayStart } from "../../server/domain/rules/screen";
+import { isQualified } from "../../server/shared/referral-rules";
 import type { Decisions, RewardRow, RuleConfig, RuleItem, RuleSettings, RulesState, TierRule } from "../../server/domain/rules/decide";
 
 // ── Fixtures: dates are fixed, ages are in days before NOW, which is shortly before a UTC midnight ──
@@ -81,7 +84,7 @@ export function event(o: { name?: string; referrer?: string | null; email?: unkn
     clickId: null,
     amount: null,
     currency: null,
-    refundedAmount: new Prisma.Decimal(0),
+    refundedAmount: new Decimal(0),
     status: "QUEUED",
     reason: null,
     referralId: null,
@@ -125,7 +128,7 @@ export function stateOf(s: Store, items: readonly RuleItem[], now: Date): RulesS
   };
   const today = count((r) => ids.has(r.referrerId) && r.status !== "REJECTED" && r.createdAt >= day && !r.provisional);
   const provisionalToday = count((r) => ids.has(r.referrerId) && r.status !== "REJECTED" && r.createdAt >= day && r.provisional);
-  const qualified = count((r) => r.status === "QUALIFIED" || r.status === "REWARDED");
+  const qualified = count((r) => isQualified(r.status));
   const paid = new Map<string, bigint>();
   for (const w of s.rewards) if (w.status === "PAID" && w.paidAt && w.paidAt >= day) paid.set(w.participantId, (paid.get(w.participantId) ?? 0n) + w.amountWei);
   return {

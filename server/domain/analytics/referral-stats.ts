@@ -4,6 +4,7 @@ import { toBigInt, weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
 import type { ReferralStatsOutput } from "./schemas";
 import { topReferrers } from "./service";
+import { QUALIFIED_STATUSES } from "../../shared/referral-rules";
 
 export async function referralStats(businessId: string, environment: Environment): Promise<ReferralStatsOutput> {
   const [byStatusRows, paid, reversed, rejected, top] = await Promise.all([
@@ -26,7 +27,7 @@ export async function referralStats(businessId: string, environment: Environment
     environment,
     total,
     byStatus,
-    conversionRate: total ? Math.round(((byStatus.QUALIFIED + byStatus.REWARDED) / total) * 10_000) / 10_000 : 0,
+    conversionRate: total ? Math.round((QUALIFIED_STATUSES.reduce((n, s) => n + byStatus[s], 0) / total) * 10_000) / 10_000 : 0,
     ethRewarded: weiToEth(rewarded),
     ethReversed: weiToEth(toBigInt(reversed._sum.reversedWei ?? 0)),
     ethEarned: weiToEth(rewarded - toBigInt(reversed._sum.reversedWei ?? 0)),

@@ -7,6 +7,7 @@ import { toBigInt, weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
 import { earnedOf, earnedWeiSql, rewardedSql } from "../../shared/totals";
 import type { AnalyticsOutput } from "./schemas";
+import { QUALIFIED_SQL } from "../../shared/referral-rules";
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
@@ -140,7 +141,7 @@ export async function getAnalytics(businessId: string, q: AnalyticsQuery): Promi
     run<Array<DayRow & { converted: number }>>(
       perDay(
         `"createdAt"`,
-        `count(*)::int AS n, count(*) FILTER (WHERE "status" IN ('QUALIFIED', 'REWARDED'))::int AS converted`,
+        `count(*)::int AS n, count(*) FILTER (WHERE "status" IN (${QUALIFIED_SQL}))::int AS converted`,
         `FROM "Referral" WHERE ${scope(r, businessId, q.environment, `"createdAt"`, lo, hi, `"campaign"`, q.campaign)}`,
       ),
       r,
@@ -195,7 +196,7 @@ export async function topReferrers(businessId: string, environment: Environment,
   if (campaign) where += ` AND "campaign" = ${p.add(campaign)}`;
   const rows = await run<Array<{ referrerId: string; referrals: number; conversions: number }>>(
     `SELECT "referrerId", count(*)::int AS referrals,
-            count(*) FILTER (WHERE "status" IN ('QUALIFIED', 'REWARDED'))::int AS conversions
+            count(*) FILTER (WHERE "status" IN (${QUALIFIED_SQL}))::int AS conversions
      FROM "Referral" WHERE ${where}
      GROUP BY "referrerId" ORDER BY conversions DESC, referrals DESC, "referrerId" LIMIT 10`,
     p,

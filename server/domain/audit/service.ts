@@ -7,7 +7,7 @@ import { env } from "../../shared/env";
 import type { Environment } from "../../shared/environment";
 import { newId } from "../../shared/ids";
 import { checkCursor } from "../../shared/list-page";
-import { csvCell } from "../exports/csv";
+import { csvCell } from "../../shared/csv";
 import { chainField, verifyChain, type ChainVerdict } from "../../shared/hash-chain";
 import { auditChanges } from "./changes";
 import type { ListAuditLogInput } from "./schemas";

@@ -5,7 +5,9 @@ import { isoInstant } from "../../shared/dates";
 import { strictBoolean, strictNumber } from "../../shared/strict-types";
 import { aboveFixedAmountMax, amountProblem, currencyCode, decimalAmount, FIAT_CURRENCIES, FIXED_AMOUNT_MAX, type Currency } from "../../shared/money";
 import { environment } from "../../shared/environment";
-import { eventNameSchema } from "../tracking/schemas";
+import { eventNameSchema } from "../../shared/event-name";
+// Validation messages in words (zod's error map, installed on import), wherever these schemas are parsed.
+import "../../shared/validation-words";
 
 const PERCENT_RE = /^(100(\.0{1,2})?|[1-9]?\d(\.\d{1,2})?)$/;
 /** A percentage as a decimal string: > 0, ≤ 100, at most 2 decimals ("10", "2.5", "33.33"). */

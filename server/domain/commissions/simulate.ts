@@ -14,6 +14,7 @@ import { capPayout } from "../rules/pay";
 import { utcDayStart } from "../rules/screen";
 import { pricesOf, readPricing } from "../rules/prices";
 import type { SimulateInput, SimulateOutput } from "./schemas";
+import { QUALIFIED_SQL, tierFor } from "../../shared/referral-rules";
 
 const PAGE = 5_000;
 /** Events read at most: a simulation is a preview, bounded like every input. */
@@ -80,7 +81,7 @@ export async function simulateRule(businessId: string, input: SimulateInput): Pr
            FROM "TrackedEvent" e JOIN "Referral" r ON r.id = e."referralId"
           WHERE e."businessId" = $1 AND e.environment = $2::"Environment" AND e."eventName" = $3
             AND e."createdAt" >= $4::timestamp(3) AND e."createdAt" < $5::timestamp(3)
-            AND e.status = 'PROCESSED' AND r.status IN ('QUALIFIED', 'REWARDED') AND NOT r.provisional AND r."reversedAt" IS NULL AND NOT e.untrusted
+            AND e.status = 'PROCESSED' AND r.status IN (${QUALIFIED_SQL}) AND NOT r.provisional AND r."reversedAt" IS NULL AND NOT e.untrusted
             AND r."qualifiedAt" IS NOT NULL AND e."processedAt" >= r."qualifiedAt"
             AND ($6::timestamp(3) IS NULL OR (e."createdAt", e.id) > ($6::timestamp(3), $7::text))
           ORDER BY e."createdAt", e.id LIMIT ${PAGE}`,
@@ -96,11 +97,11 @@ export async function simulateRule(businessId: string, input: SimulateInput): Pr
       const missing = needTiers ? [...new Set(rows.map((p) => p.referrerId).filter((id) => !tierOf.has(id)))] : [];
       if (missing.length) {
         const q = await sql.query<{ id: string; n: number }>(
-          `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral" WHERE "referrerId" = ANY($1::text[]) AND status IN ('QUALIFIED', 'REWARDED') GROUP BY 1`,
+          `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral" WHERE "referrerId" = ANY($1::text[]) AND status IN (${QUALIFIED_SQL}) GROUP BY 1`,
           missing,
         );
         const n = new Map(q.map((x) => [x.id, x.n]));
-        for (const id of missing) tierOf.set(id, tiers.find((t) => t.minReferrals <= (n.get(id) ?? 0))?.id ?? null);
+        for (const id of missing) tierOf.set(id, tierFor(tiers, n.get(id) ?? 0)?.id ?? null);
       }
       return rows;
     });

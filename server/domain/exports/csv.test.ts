@@ -4,7 +4,8 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "../../db/client";
 import { listBusinessReferralsInput } from "../referrals/browse-schemas";
-import { csvCell, eventsCsv, payoutsCsv, referralsCsv, rewardsCsv } from "./csv";
+import { csvCell } from "../../shared/csv";
+import { eventsCsv, payoutsCsv, referralsCsv, rewardsCsv } from "./csv";
 
 const hex = () => randomBytes(5).toString("hex");
 const collect = async (g: AsyncGenerator<string>) => {

@@ -1,8 +1,8 @@
 // CSV exports of referrals, rewards, events and payouts with the filters of their lists, produced page by
-// page (500 rows per query) so that a large range streams in constant memory. Values that a
-// spreadsheet would run as a formula (=, +, -, @, tab, CR) are prefixed with a quote (OWASP CSV
-// injection); amounts are exact decimal ETH strings.
+// page (500 rows per query) so that a large range streams in constant memory; cells are
+// shared/csv.ts's (formula-safe); amounts are exact decimal ETH strings.
 import { db } from "../../db/client";
+import { csvLine } from "../../shared/csv";
 import { decimalText, weiToEth } from "../../shared/money";
 import type { ListBusinessReferralsInput } from "../referrals/browse-schemas";
 import { paidBy, referralWhere } from "../referrals/browse";
@@ -13,16 +13,6 @@ import { payoutWhere } from "../payouts/list";
 import type { ListPayoutsInput } from "../payouts/schemas";
 
 const BATCH = 500;
-type Cell = string | number | boolean | null | undefined | Date;
-
-export function csvCell(v: Cell): string {
-  if (v === null || v === undefined) return "";
-  let s = v instanceof Date ? v.toISOString() : String(v);
-  // A negative amount ("-0.01", the ledger's debits) is a number to a spreadsheet, not a formula.
-  if (typeof v === "string" && /^[=+\-@\t\r]/.test(s) && !/^-\d+(\.\d+)?$/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-export const csvLine = (cells: Cell[]) => `${cells.map(csvCell).join(",")}\r\n`;
 
 type Fetch<T> = (args: { take: number; cursor?: { id: string }; skip?: number; orderBy: Array<Record<string, "desc">> }) => Promise<T[]>;
 

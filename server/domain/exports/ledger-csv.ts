@@ -5,7 +5,7 @@
 import { db } from "../../db/client";
 import type { Environment } from "../../shared/environment";
 import { toBigInt, weiToEth } from "../../shared/money";
-import { csvLine } from "./csv";
+import { csvLine } from "../../shared/csv";
 
 const BATCH = 500;
 

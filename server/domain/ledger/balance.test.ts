@@ -12,7 +12,7 @@ import { db, type Tx } from "../../db/client";
 import { applyMigrations } from "../../db/migrate";
 import type { Participant } from "../../db/generated";
 import { ethToWei, weiToDb } from "../../shared/money";
-import { screenReferral } from "../rewards/anti-abuse";
+import { recordReferral } from "../referrals/service";
 import { settleEvent } from "../rewards/engine";
 import { creditLedger, getBalanceWei, getLedgerSumWei, lockPool } from "./service";
 import { debitLedger } from "../rules/debit";
@@ -30,7 +30,7 @@ async function business(config: Record<string, unknown> = {}) {
 }
 
 const participant = (businessId: string, extra: Partial<Participant> = {}) =>
-  db.participant.create({ data: { businessId, environment: ENV, referralCode: `C${hex()}`, email: `${hex()}@example.com`, ...extra } });
+  db.participant.create({ data: { businessId, environment: ENV, referralCode: `C${hex().toUpperCase()}`, email: `${hex()}@example.com`, ...extra } });
 
 const fund = (businessId: string, amountWei: bigint) =>
   db.$transaction((tx) => creditLedger(tx, { businessId, environment: ENV, amountWei, kind: "FUNDING", memo: "test fixture" }));
@@ -45,10 +45,7 @@ async function expectBalanceEqualsLedger(businessId: string) {
 /** The SDK pipeline's part, as in engine.test.ts: referral, event, settleEvent, outcome. */
 function track(businessId: string, referrer: Participant, referred: Participant) {
   return db.$transaction(async (tx: Tx) => {
-    const screen = await screenReferral(tx, { businessId, environment: ENV, referrer, referred, now: new Date() });
-    const referral = await tx.referral.create({
-      data: { businessId, environment: ENV, referrerId: referrer.id, referredId: referred.id, status: screen.status, reason: screen.reason ?? null },
-    });
+    const { referral } = await recordReferral(tx, { businessId, environment: ENV, apiKeyId: null }, { referrer, referred });
     const event = await tx.trackedEvent.create({ data: { businessId, environment: ENV, eventName: "purchase", referralId: referral.id } });
     const result = await settleEvent(tx, { event, referral });
     await tx.trackedEvent.update({ where: { id: event.id }, data: { status: result.status, reason: result.reason ?? null, processedAt: new Date() } });

@@ -11,6 +11,7 @@ import { resolveRange } from "../analytics/service";
 import type { Environment } from "../../shared/environment";
 import { FRAUD_SIGNALS, type FunnelInput, type FunnelOutput, type ParticipantClicksOutput } from "./schemas";
 import { tileRange } from "./tiles";
+import { QUALIFIED_SQL } from "../../shared/referral-rules";
 
 type Group = FunnelInput["groupBy"];
 const DAY = (col: string) => `to_char(date_trunc('day', ${col}), 'YYYY-MM-DD')`;
@@ -58,7 +59,7 @@ const funnelSql = (g: Group) => {
       FROM (${clicksSql(g)}) c GROUP BY 1
     UNION ALL
     SELECT ${referralKey[g]}, 0, 0, count(*)::int,
-           count(*) FILTER (WHERE r."qualifiedAt" IS NOT NULL OR r.status IN ('QUALIFIED', 'REWARDED'))::int,
+           count(*) FILTER (WHERE r."qualifiedAt" IS NOT NULL OR r.status IN (${QUALIFIED_SQL}))::int,
            count(*) FILTER (WHERE r.status = 'REWARDED')::int, 0, 0
       ${FROM_REFERRALS} GROUP BY 1
     UNION ALL

@@ -12,6 +12,7 @@ import { walletProblem } from "../participants/wallet-rules";
 import { toParticipantRef } from "../participants/schemas";
 import { belowMinimumMessage, participantDebtWei } from "./create";
 import type { PayoutQueueOutput, QueueState } from "./schemas";
+import { payableNowSql } from "../rewards/state";
 
 const ITEMS = 100;
 const ORDER: QueueState[] = ["READY", "BELOW_MINIMUM", "ON_HOLD", "WALLET_FAILED", "NO_WALLET"];
@@ -23,16 +24,20 @@ export async function payoutQueue(businessId: string, environment: Environment, 
   const minWei = toBigInt(cfg.minPayoutWei);
   // A reward ON_HOLD whose payableAt has passed is payable: the next run releases it first. Each
   // pays its amount less what partial refunds returned to the pool.
-  const rows = await db.$queryRaw<Array<{ participantId: string; payable: string; onHold: string; nextPayableAt: Date | null; customer: boolean }>>`
-    SELECT r."participantId",
-      COALESCE(SUM(r."amountWei" - r."returnedWei") FILTER (WHERE r."payoutStatus" = 'PAYABLE' OR r."payableAt" <= ${now}), 0)::text AS "payable",
-      COALESCE(SUM(r."amountWei" - r."returnedWei") FILTER (WHERE r."payoutStatus" = 'ON_HOLD' AND r."payableAt" > ${now}), 0)::text AS "onHold",
-      MIN(r."payableAt") FILTER (WHERE r."payoutStatus" = 'ON_HOLD' AND r."payableAt" > ${now}) AS "nextPayableAt",
+  const rows = await db.$queryRawUnsafe<Array<{ participantId: string; payable: string; onHold: string; nextPayableAt: Date | null; customer: boolean }>>(
+    `SELECT r."participantId",
+      COALESCE(SUM(r."amountWei" - r."returnedWei") FILTER (WHERE ${payableNowSql("r", "$3::timestamp(3)")}), 0)::text AS "payable",
+      COALESCE(SUM(r."amountWei" - r."returnedWei") FILTER (WHERE r."payoutStatus" = 'ON_HOLD' AND r."payableAt" > $3::timestamp(3)), 0)::text AS "onHold",
+      MIN(r."payableAt") FILTER (WHERE r."payoutStatus" = 'ON_HOLD' AND r."payableAt" > $3::timestamp(3)) AS "nextPayableAt",
       bool_and(f."referredId" IS NOT NULL AND f."referredId" = r."participantId") AS "customer"
     FROM "Reward" r LEFT JOIN "Referral" f ON f."id" = r."referralId"
-    WHERE r."businessId" = ${businessId} AND r."environment" = ${environment}::"Environment"
+    WHERE r."businessId" = $1 AND r."environment" = $2::"Environment"
       AND r."payoutStatus" IN ('PAYABLE', 'ON_HOLD') AND r."payoutId" IS NULL
-    GROUP BY r."participantId"`;
+    GROUP BY r."participantId"`,
+    businessId,
+    environment,
+    now,
+  );
   const people = new Map(
     (await db.participant.findMany({ where: { id: { in: rows.map((r) => r.participantId) }, businessId } })).map((p) => [p.id, p]),
   );

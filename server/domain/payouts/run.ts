@@ -29,6 +29,7 @@ import type { PayoutOutput, SkippedPayout } from "./schemas";
 import { broadcastPayout, checkPayout, settlePayouts } from "./settle";
 import { chainGenesisOf, quoteFees, receiptOf, senderFor, type Sender } from "./sender";
 import { queueProofAfterPayouts } from "../jobs/proof-schedule";
+import { holdOverWhere } from "../rewards/state";
 
 const MAX_PAYOUTS_PER_RUN = 500;
 
@@ -37,7 +38,7 @@ const MAX_PAYOUTS_PER_RUN = 500;
 /** Rewards whose holding period is over become PAYABLE. */
 export async function releaseHolds(businessId: string, environment: Environment, now = new Date()): Promise<number> {
   const r = await db.reward.updateMany({
-    where: { businessId, environment, payoutStatus: "ON_HOLD", payableAt: { lte: now } },
+    where: { businessId, environment, ...holdOverWhere(now) },
     data: { payoutStatus: "PAYABLE" },
   });
   return r.count;

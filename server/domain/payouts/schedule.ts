@@ -9,6 +9,7 @@ import { chainTarget } from "../../chain/clients";
 import { ENVIRONMENTS, type Environment } from "../../shared/environment";
 import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
 import { isShortage } from "./create";
+import { payableNowWhere } from "../rewards/state";
 
 /** How long the schedule leaves a business alone after a run found too little ETH, unless the pool is funded meanwhile. */
 export const SHORTAGE_BACKOFF_MS = 60 * 60_000;
@@ -37,7 +38,7 @@ export async function schedulePayoutJobs(now = new Date()): Promise<QueuedJob[]>
     const ready = await db.reward.findMany({
       where: {
         businessId: { in: auto.map((a) => a.businessId) },
-        OR: [{ payoutStatus: "PAYABLE" }, { payoutStatus: "ON_HOLD", payableAt: { lte: now } }],
+        ...payableNowWhere(now),
         participant: { walletAddress: { not: null }, walletFailedAt: null },
       },
       distinct: ["businessId", "environment"],

@@ -3,13 +3,14 @@
 // only, with the participant's own rank. Ties share a rank (1, 1, 3).
 import { db } from "../../db/client";
 import { maskName } from "./mask";
-import type { PortalAuth } from "./sessions";
+import type { PortalAuth } from "../../shared/portal-auth";
+import { QUALIFIED_STATUSES } from "../../shared/referral-rules";
 
 const TOP = 10;
 
 export async function leaderboardFor(auth: PortalAuth, now = new Date()) {
   const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const where = { businessId: auth.businessId, environment: auth.environment, status: { in: ["QUALIFIED" as const, "REWARDED" as const] }, qualifiedAt: { gte: from } };
+  const where = { businessId: auth.businessId, environment: auth.environment, status: { in: [...QUALIFIED_STATUSES] }, qualifiedAt: { gte: from } };
   const [top, mine] = await Promise.all([
     db.referral.groupBy({ by: ["referrerId"], where, _count: { referrerId: true }, orderBy: [{ _count: { referrerId: "desc" } }, { referrerId: "asc" }], take: TOP }),
     db.referral.count({ where: { ...where, referrerId: auth.participantId } }),
@@ -20,7 +21,7 @@ export async function leaderboardFor(auth: PortalAuth, now = new Date()) {
       SELECT COUNT(*) AS "n" FROM (
         SELECT "referrerId" FROM "Referral"
         WHERE "businessId" = ${auth.businessId} AND "environment" = ${auth.environment}::"Environment"
-          AND "status" IN ('QUALIFIED', 'REWARDED') AND "qualifiedAt" >= ${from}
+          AND "status" = ANY(${[...QUALIFIED_STATUSES]}::"ReferralStatus"[]) AND "qualifiedAt" >= ${from}
         GROUP BY "referrerId" HAVING COUNT(*) > ${mine}
       ) t`;
     yourRank = Number(ahead[0]?.n ?? 0) + 1;

@@ -17,8 +17,9 @@ import { listTiers } from "../tiers/service";
 import { leaderboardFor } from "./leaderboard";
 import { shareUrlFor } from "./links";
 import { maskPerson } from "./mask";
-import type { PortalAuth } from "./sessions";
+import type { PortalAuth } from "../../shared/portal-auth";
 import type { PortalListInput, PortalMeOutput, PortalPayout, PortalReferral, PortalReward } from "./schemas";
+import { QUALIFIED_STATUSES, tierFor } from "../../shared/referral-rules";
 
 const REFERRAL_WORDS = { PENDING: "Pending", QUALIFIED: "Qualified", REWARDED: "Rewarded", FLAGGED: "Under review", REJECTED: "Not eligible" } as const;
 const PAYOUT_STATUS_WORDS = { ON_HOLD: "On hold", PAYABLE: "Payable", IN_PAYOUT: "In payout", PAID_OUT: "Paid out", REVERSED: "Reversed" } as const;
@@ -126,11 +127,11 @@ export async function portalMe(auth: PortalAuth, now = new Date()): Promise<Port
   const t = totals.get(p.id)!;
   const sumOf = (s: string) => toBigInt(p.byPayoutStatus.find(([k]) => k === s)?.[1] ?? 0);
   const countOf = (...s: string[]) => p.byStatus.filter(([k]) => s.includes(k)).reduce((a, [, n]) => a + n, 0);
-  const qualified = countOf("QUALIFIED", "REWARDED");
+  const qualified = countOf(...QUALIFIED_STATUSES);
   const counted = p.byStatus.filter(([k]) => countsAsReferral(k)).reduce((a, [, n]) => a + n, 0);
   const referred = p.received.some(countsAsReferral);
   const tiered = cfg?.rewardStrategy === "TIERED" ? tiers : [];
-  const current = [...tiered].reverse().find((x) => x.minReferrals <= qualified) ?? null;
+  const current = tierFor(tiered, qualified);
   const next = tiered.find((x) => x.minReferrals > qualified) ?? null;
   return {
     participantId: p.id,

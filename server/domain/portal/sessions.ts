@@ -7,22 +7,11 @@ import { db } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
 import { env } from "../../shared/env";
 import { randomBase62, sha256Hex } from "../../shared/ids";
+import type { PortalAuth } from "../../shared/portal-auth";
 import type { Scope } from "../../shared/scope";
 import type { CreatePortalSessionInput, PortalSessionOutput } from "./schemas";
 
 const TOKEN_RE = /^pt_(test|live)_[0-9A-Za-z]{43}$/;
-
-/** Who a portal request acts for: one participant of one business and environment. */
-export interface PortalAuth {
-  sessionId: string | null;
-  businessId: string;
-  environment: "TEST" | "LIVE";
-  participantId: string;
-  returnUrl: string | null;
-  expiresAt: Date;
-  /** A staff member's read-only preview from the dashboard: nothing can be changed. */
-  readOnly: boolean;
-}
 
 /** Where a session token is opened: exchanged for the portal cookie, then redirected to /portal. */
 const portalOpenUrl = (token: string) => `${env.appUrl}/portal/open?token=${encodeURIComponent(token)}`;

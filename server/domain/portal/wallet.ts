@@ -14,7 +14,7 @@ import { hashIp, recordAudit } from "../audit/service";
 import { env } from "../../shared/env";
 import type { Environment } from "../../shared/environment";
 import { updateParticipantInput, updateParticipantWallet } from "../payouts/wallet";
-import type { PortalAuth } from "./sessions";
+import type { PortalAuth } from "../../shared/portal-auth";
 import type { WalletVerifyInput } from "./schemas";
 
 const CHALLENGE_TTL_MS = 10 * 60_000;

@@ -1,13 +1,13 @@
 // The reward engine against the real database (in-memory PGlite, or the suite's PostgreSQL):
-// the pipeline's part (participants, referral, event) is done here as fixtures, then
-// screenReferral / settleEvent run exactly as the SDK pipeline calls them.
+// the pipeline's part (participants, event) is done here as fixtures, the referral is recorded
+// through the rules core (recordReferral: its screen), then settleEvent runs as the SDK pipeline calls it.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db, type Tx } from "../../db/client";
 import type { Participant } from "../../db/generated";
 import { ethToWei, weiToDb } from "../../shared/money";
 import { creditLedger, getBalanceWei } from "../ledger/service";
-import { screenReferral } from "./anti-abuse";
+import { recordReferral } from "../referrals/service";
 import { releaseEventRewards, rejectEventRewards, settleEvent } from "./engine";
 
 const hex = () => randomBytes(5).toString("hex");
@@ -22,7 +22,7 @@ async function business(config: Record<string, unknown> = {}, settings: Record<s
 }
 
 const participant = (businessId: string, extra: Partial<Participant> = {}) =>
-  db.participant.create({ data: { businessId, environment: ENV, referralCode: `C${hex()}`, email: `${hex()}@example.com`, ...extra } });
+  db.participant.create({ data: { businessId, environment: ENV, referralCode: `C${hex().toUpperCase()}`, email: `${hex()}@example.com`, ...extra } });
 
 const fund = (businessId: string, eth: string) =>
   db.$transaction((tx) => creditLedger(tx, { businessId, environment: ENV, amountWei: ethToWei(eth), kind: "FUNDING", memo: "test fixture" }));
@@ -32,10 +32,7 @@ async function track(businessId: string, referrer: Participant, referred: Partic
   return db.$transaction(async (tx: Tx) => {
     let referral = existingReferralId ? await tx.referral.findUnique({ where: { id: existingReferralId } }) : null;
     if (!referral) {
-      const screen = await screenReferral(tx, { businessId, environment: ENV, referrer, referred, now: new Date() });
-      referral = await tx.referral.create({
-        data: { businessId, environment: ENV, referrerId: referrer.id, referredId: referred.id, status: screen.status, reason: screen.reason ?? null },
-      });
+      referral = (await recordReferral(tx, { businessId, environment: ENV, apiKeyId: null }, { referrer, referred })).referral;
     }
     const event = await tx.trackedEvent.create({ data: { businessId, environment: ENV, eventName, referrer: referrer.referralCode, referralId: referral.id } });
     const result = await settleEvent(tx, { event, referral });
@@ -172,13 +169,19 @@ describe("review: flagged referrals and held rewards", () => {
   });
 });
 
-describe("screenReferral", () => {
+/** A new referral of the pair through the rules core (an apply): the status and reason its screen gave. */
+async function screenThroughCore(businessId: string, referrer: Participant, referred: Participant) {
+  const { referral } = await db.$transaction((tx) => recordReferral(tx, { businessId, environment: ENV, apiKeyId: null }, { referrer, referred }), TX);
+  return referral.reason === null ? { status: referral.status } : { status: referral.status, reason: referral.reason };
+}
+
+describe("the rules core's referral screen", () => {
   it("rejects self-referral by email and by user id", async () => {
     const b = await business();
     const a = await participant(b, { email: "same@example.com", externalId: "u1" });
     const sameEmail = await participant(b, { email: "SAME@example.com" });
     const sameUser = await participant(b, { externalId: "u1-other" });
-    const screen = (x: Participant, y: Participant) => db.$transaction((tx) => screenReferral(tx, { businessId: b, environment: ENV, referrer: x, referred: y, now: new Date() }));
+    const screen = (x: Participant, y: Participant) => screenThroughCore(b, x, y);
     expect(await screen(a, sameEmail)).toEqual({ status: "REJECTED", reason: "SELF_REFERRAL" });
     expect(await screen(a, a)).toEqual({ status: "REJECTED", reason: "SELF_REFERRAL" });
     expect(await screen(a, sameUser)).toEqual({ status: "PENDING" });
@@ -187,7 +190,7 @@ describe("screenReferral", () => {
   it("blocked and disposable domains, one referral per referred user, daily limit per referrer, hold for review", async () => {
     const b = await business({}, { blockedEmailDomains: ["spam.test"], blockDisposableEmails: true, maxReferralsPerReferrerPerDay: 1 });
     const alice = await participant(b);
-    const screen = (x: Participant, y: Participant) => db.$transaction((tx) => screenReferral(tx, { businessId: b, environment: ENV, referrer: x, referred: y, now: new Date() }));
+    const screen = (x: Participant, y: Participant) => screenThroughCore(b, x, y);
     expect(await screen(alice, await participant(b, { email: `x@mail.spam.test` }))).toEqual({ status: "REJECTED", reason: "BLOCKED_EMAIL_DOMAIN" });
     expect(await screen(alice, await participant(b, { email: `x@mailinator.com` }))).toEqual({ status: "REJECTED", reason: "DISPOSABLE_EMAIL" });
     const bob = await participant(b);

@@ -12,6 +12,7 @@ import { payReward } from "./payout";
 import type { CreateRewardInput, RewardOutput } from "./schemas";
 import { commissionBasisOf } from "../../shared/reward-basis";
 import { rewardStateOf } from "./state";
+import { payableNow } from "./state";
 
 const withParticipant = { participant: { select: { referralCode: true, email: true, name: true, externalId: true } } } as const;
 type Row = Prisma.RewardGetPayload<{ include: typeof withParticipant }>;
@@ -31,8 +32,7 @@ const toRewardOutput = (r: Row): RewardOutput => ({
   referralId: r.referralId,
   createdAt: r.createdAt.toISOString(),
   paidAt: r.paidAt ? r.paidAt.toISOString() : null,
-  // A hold that has ended reads PAYABLE even before the next payout run records it.
-  payoutStatus: r.payoutStatus === "ON_HOLD" && r.payableAt && r.payableAt <= new Date() ? "PAYABLE" : r.payoutStatus,
+  payoutStatus: payableNow(r, new Date()) ? "PAYABLE" : r.payoutStatus,
   payableAt: r.payableAt ? r.payableAt.toISOString() : null,
   payoutId: r.payoutId,
   reversedAt: r.reversedAt ? r.reversedAt.toISOString() : null,

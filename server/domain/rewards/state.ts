@@ -8,11 +8,28 @@ import type { Prisma } from "../../db/client";
 export const rewardState = z.enum(["HELD_FOR_REVIEW", "REFUSED", "ON_HOLD", "PAYABLE", "IN_PAYOUT", "PAID_OUT", "REVERSED"]);
 export type RewardState = z.infer<typeof rewardState>;
 
-export function rewardStateOf(r: { status: "PAID" | "HELD" | "REFUSED"; payoutStatus: RewardState | null; payableAt: Date | null }, now = new Date()): RewardState {
+type PayoutFields = { payoutStatus: RewardState | null; payableAt: Date | null };
+
+/**
+ * Payable now: PAYABLE, or ON_HOLD with its hold over. A hold that has ended reads PAYABLE even
+ * before the next payout run records it (releaseHolds). The same rule for queries:
+ * payableNowWhere, holdOverWhere and payableNowSql.
+ */
+export const payableNow = (r: PayoutFields, now: Date) => r.payoutStatus === "PAYABLE" || (r.payoutStatus === "ON_HOLD" && !!r.payableAt && r.payableAt <= now);
+
+/** ON_HOLD rewards whose hold is over by `now` (payableNow's second leg). */
+export const holdOverWhere = (now: Date) => ({ payoutStatus: "ON_HOLD", payableAt: { lte: now } }) satisfies Prisma.RewardWhereInput;
+
+/** payableNow as a Prisma filter. */
+export const payableNowWhere = (now: Date) => ({ OR: [{ payoutStatus: "PAYABLE" }, holdOverWhere(now)] }) satisfies Prisma.RewardWhereInput;
+
+/** payableNow in hand-written SQL: `r` the Reward row's alias, `now` the parameter that holds the time. */
+export const payableNowSql = (r: string, now: string) => `(${r}."payoutStatus" = 'PAYABLE' OR (${r}."payoutStatus" = 'ON_HOLD' AND ${r}."payableAt" <= ${now}))`;
+
+export function rewardStateOf(r: { status: "PAID" | "HELD" | "REFUSED" } & PayoutFields, now = new Date()): RewardState {
   if (r.status === "HELD") return "HELD_FOR_REVIEW";
   if (r.status === "REFUSED") return "REFUSED";
-  // A hold that has ended reads PAYABLE even before the next payout run records it.
-  if (r.payoutStatus === "ON_HOLD" && r.payableAt && r.payableAt <= now) return "PAYABLE";
+  if (payableNow(r, now)) return "PAYABLE";
   return r.payoutStatus ?? "PAYABLE";
 }
 

@@ -198,7 +198,7 @@ describe("commission rules in the rules core", () => {
 // ── Property: set-based and single-event decisions of commissions agree; no wei lost or invented ──
 
 const ci = process.env.CI === "true" || process.env.CI === "1";
-const params = { numRuns: Number(process.env.PROPS_RUNS ?? 60), ...(process.env.PROPS_SEED ? { seed: Number(process.env.PROPS_SEED) } : ci ? { seed: 20261125 } : {}) };
+const params = { numRuns: Number(process.env.PROPS_RUNS ?? (ci ? 250 : 60)), ...(process.env.PROPS_SEED ? { seed: Number(process.env.PROPS_SEED) } : ci ? { seed: 20261125 } : {}) };
 
 const ruleArb = fc.record({
   type: fc.constantFrom("PERCENT" as const, "FIXED" as const),

@@ -2,7 +2,8 @@
 // tiers, review holds, windows), random histories with an age dimension (referrals days old,
 // paid rewards of today and yesterday, `now` around a UTC midnight, events of the last days) and
 // random runs of events of every shape. Replay a failure with PROPS_SEED=<seed> (fast-check
-// prints it); CI pins the seed; `npm run test:props` runs PROPS_RUNS (250) cases per property.
+// prints it); CI pins the seed and runs 250 cases per property, as `npm run test:props` does
+// (PROPS_RUNS sets the count; 60 by default, for a quick local run).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Referral } from "../../db/generated";
@@ -17,7 +18,7 @@ const MIDNIGHT = Date.parse("2026-03-11T00:00:00.000Z");
 
 const ci = process.env.CI === "true" || process.env.CI === "1";
 const params = {
-  numRuns: Number(process.env.PROPS_RUNS ?? 60),
+  numRuns: Number(process.env.PROPS_RUNS ?? (ci ? 250 : 60)),
   ...(process.env.PROPS_SEED ? { seed: Number(process.env.PROPS_SEED) } : ci ? { seed: 20261125 } : {}),
 };
 

@@ -143,6 +143,18 @@ describe("rules core: settlement", () => {
     expect(run(s, [event({ referrer: "ANN", email: "c@example.com" })]).alerts).toEqual([]);
   });
 
+  it("a balance landing exactly on the low-pool threshold is not below it: no alert until a debit takes it under", () => {
+    const s = store({ cfg: baseConfig({ lowPoolWei: milli(25) }), balanceWei: milli(39) });
+    const on = run(s, [event({ referrer: "ANN", email: "a@example.com" })]);
+    expect(s.balanceWei).toBe(milli(25));
+    expect(on.alerts).toEqual([]);
+    expect(on.belowThreshold).toBeNull();
+    expect(on.webhooks.filter((w) => w.type === "pool.low")).toEqual([]);
+    const under = run(s, [event({ referrer: "ANN", email: "b@example.com" })]);
+    expect(under.alerts.map((a) => [a.kind, a.message])).toEqual([["LOW_POOL", "Pool balance 0.015 ETH fell below the alert threshold of 0.025 ETH"]]);
+    expect(under.belowThreshold).toBe(true);
+  });
+
   it("holds rewards for review: FLAGGED event with HELD rewards and an event.flagged message; later events carry none", () => {
     const s = store({ settings: baseSettings({ holdForReview: true }) });
     const d = run(s, [event({ referrer: "ANN", email: "bob@example.com" })]);

@@ -4,7 +4,7 @@
 // records the cap in `reason`, an unpayable one is REFUSED with its reason.
 import { weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
-import { poolLowWebhook, type WebhookEvent } from "../webhooks/emit";
+import { poolLowWebhook, type WebhookEvent } from "../webhooks/events";
 
 /** COMMISSION rewards are capped as their recipient's kind (rules/commissions.ts commissionCaps). */
 export type RewardKind = "REFERRAL" | "BONUS" | "MANUAL" | "COMMISSION";

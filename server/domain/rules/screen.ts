@@ -1,7 +1,7 @@
 // The anti-abuse screen of a new referral, pure: who refers whom (self-referral, blocked and
 // disposable email domains), one referral per referred user, the referrer's daily limit and the
-// review hold. The counts it needs come from the caller (the rules core's state, or
-// rewards/anti-abuse screenReferral for one pair).
+// review hold. The counts it needs come from the rules core's state (decide-referral.ts), its
+// only caller.
 import type { Participant, ReferralSettings } from "../../db/generated";
 import { DISPOSABLE_EMAIL_DOMAINS, domainMatches } from "../../shared/disposable-domains";
 import type { SignalVerdict } from "../referral-settings/fraud-signals";
@@ -31,14 +31,16 @@ export type ScreenSettings = Pick<
   ReferralSettings,
   "blockSelfReferral" | "blockedEmailDomains" | "blockDisposableEmails" | "oneReferralPerReferredUser" | "maxReferralsPerReferrerPerDay" | "holdForReview"
 >;
-type Who = Pick<Participant, "id" | "email" | "externalId">;
+type Who = Pick<Participant, "id" | "email">;
 
 /** The rules that look only at who refers whom: a rejection, or null. */
 function screenIdentities(s: Omit<ScreenSettings, "oneReferralPerReferredUser" | "maxReferralsPerReferrerPerDay" | "holdForReview">, referrer: Who, referred: Who): ScreenResult | null {
   if (s.blockSelfReferral) {
+    // Both are participants of one business and environment, where a user id is unique: the same
+    // user id is the same participant (the id check). An email is unique as written, and events
+    // send it in any case: the same email in another case is another participant, the same person.
     const sameEmail = !!referrer.email && !!referred.email && referrer.email.toLowerCase() === referred.email.toLowerCase();
-    const sameUser = !!referrer.externalId && referrer.externalId === referred.externalId;
-    if (referrer.id === referred.id || sameEmail || sameUser) return { status: "REJECTED", reason: REFERRAL_REASONS.SELF_REFERRAL };
+    if (referrer.id === referred.id || sameEmail) return { status: "REJECTED", reason: REFERRAL_REASONS.SELF_REFERRAL };
   }
   const domain = emailDomainOf(referred.email);
   if (domain && s.blockedEmailDomains.length && domainMatches(domain, s.blockedEmailDomains)) {

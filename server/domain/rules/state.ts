@@ -17,6 +17,7 @@ import { utcDayStart } from "./screen";
 import { countKey, ruleFact, type CommissionRuleFact, type CommissionState } from "./commissions";
 import { pricesOf, readPricing, type Prices } from "./prices";
 import type { SubscribedEndpoint } from "../webhooks/emit";
+import { isQualified, QUALIFIED_SQL } from "../../shared/referral-rules";
 
 export interface RulesScope {
   businessId: string;
@@ -256,7 +257,7 @@ async function loadQualified(sql: DirectSql, scope: RulesScope, cfg: RulesState[
   if (!((cfg.rewardStrategy === "TIERED" || tiers.length > 0) && referrerIds.length)) return new Map();
   const rows = await sql.query<{ id: string; n: number }>(
     `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral"
-      WHERE "businessId" = $1 AND environment = $2::"Environment" AND "referrerId" = ANY($3::text[]) AND status IN ('QUALIFIED', 'REWARDED')
+      WHERE "businessId" = $1 AND environment = $2::"Environment" AND "referrerId" = ANY($3::text[]) AND status IN (${QUALIFIED_SQL})
         AND NOT (id = ANY($4::text[])) GROUP BY 1`,
     scope.businessId,
     scope.environment,
@@ -393,7 +394,7 @@ async function screenLockKeys(sql: DirectSql, items: readonly RuleItem[], partic
  * row (Referral.reversedAt, read with the referrals).
  */
 async function loadCommissionState(sql: DirectSql, c: NonNullable<LoadedRules["commissions"]>, referrals: readonly Referral[]): Promise<CommissionState> {
-  const ids = referrals.filter((r) => r.status === "QUALIFIED" || r.status === "REWARDED" || r.status === "PENDING").map((r) => r.id);
+  const ids = referrals.filter((r) => isQualified(r.status) || r.status === "PENDING").map((r) => r.id);
   const limited = c.rules.filter((r) => r.maxRewardsPerReferral !== null).map((r) => r.id);
   const rows =
     ids.length && limited.length

@@ -7,6 +7,7 @@ import { AppError, notFound } from "../../shared/errors";
 import { ethToWei, weiToDb, weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
 import type { TierCategorizationOutput, TierOutput } from "./schemas";
+import { QUALIFIED_STATUSES, tierFor } from "../../shared/referral-rules";
 
 const MAX_TIERS = 50;
 type Row = Prisma.TierGetPayload<object>;
@@ -108,13 +109,12 @@ export async function tierCategorization(businessId: string, environment: Enviro
   const totalParticipants = await db.participant.count({ where: { businessId, environment } });
   const counts = await db.referral.groupBy({
     by: ["referrerId"],
-    where: { businessId, environment, status: { in: ["QUALIFIED", "REWARDED"] } },
+    where: { businessId, environment, status: { in: [...QUALIFIED_STATUSES] } },
     _count: { _all: true },
   });
   const tierIndexFor = (n: number) => {
-    let idx = -1;
-    for (let i = 0; i < tiers.length; i++) if (tiers[i].minReferrals <= n) idx = i;
-    return idx;
+    const t = tierFor(tiers, n);
+    return t ? tiers.indexOf(t) : -1;
   };
   const perTier = tiers.map(() => 0);
   let untiered = 0;

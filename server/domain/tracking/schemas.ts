@@ -3,6 +3,7 @@ import { z } from "zod";
 import { email, externalUserId, personName } from "../participants/schemas";
 import { clickId } from "../referrals/schemas";
 import { rewardSummaryOutput } from "../rewards/schemas";
+import { eventNameSchema } from "../../shared/event-name";
 import { amountProblem, currencyCode, decimalAmount, type Currency } from "../../shared/money";
 
 const MAX_METADATA_BYTES = 8 * 1024;
@@ -46,13 +47,6 @@ const metadataSchema = z
       campaign: z.string().trim().min(1).max(100).optional(),
     }),
   );
-
-export const eventNameSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(100)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:/ -]*$/, "Letters, digits, spaces and _ . : / -");
 
 /** amount and currency of an event: a currency needs an amount; an amount fits its currency's decimals (without one, the environment's defaultCurrency's, checked when it is read). */
 export function checkEventMoney(v: { amount?: string; currency?: Currency }, ctx: z.RefinementCtx) {

@@ -13,7 +13,7 @@ import { newId } from "../../shared/ids";
 import { alertPoolShort } from "../rules/debit";
 import { owedOf, participantSumsCtes, type ParticipantSums } from "../payouts/totals";
 import { buildParticipantTree, LEAF_ENCODING, LEAF_ENTRY_BYTES, leafTable, participantKey, pathIndices, readLeafEntry } from "./merkle";
-import type { PortalAuth } from "../portal/sessions";
+import type { PortalAuth } from "../../shared/portal-auth";
 import type { ProofReason } from "../jobs/proof-schedule";
 import { participantProofOutput, type ParticipantProofOutput, type ProofOutput } from "./schemas";
 import { proofTypedData } from "./statement";

@@ -9,22 +9,17 @@
 // Call sites are one line each, `await emitWebhookEvent(tx, <builder>(…))`, in the referral,
 // reward, event-review, funding and ledger code.
 import { txSql, type Tx } from "../../db/client";
-import type { Prisma, Referral, Reward, RewardReversal, TrackedEvent } from "../../db/generated";
+import type { Prisma } from "../../db/generated";
 import { env } from "../../shared/env";
 import { newId } from "../../shared/ids";
-import { weiToEth } from "../../shared/money";
 import type { Environment } from "../../shared/environment";
 import type { QueuedJob } from "../jobs/queue";
 import type { WebhookEventType } from "./schemas";
 import { deliveryGroupSize } from "./deliver";
-import { commissionBasisOf, type CommissionBasisLike } from "../../shared/reward-basis";
+import { rewardWebhook, trackedEventWebhook, type WebhookEvent } from "./events";
 
-export interface WebhookEvent {
-  businessId: string;
-  environment: Environment;
-  type: WebhookEventType;
-  data: Prisma.InputJsonObject;
-}
+// The payload builders are pure (webhooks/events.ts), so that the rules core can build its events without a database.
+export * from "./events";
 
 /**
  * Writes the outbox rows for every matching enabled endpoint (one event or several, of one
@@ -190,145 +185,9 @@ export async function writeWebhookMessages(tx: Tx, messages: WebhookMessageInput
   return out.written;
 }
 
-const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
-
-// ── Payload builders: the `data` of each event type (docs/webhooks.md) ──
-
-export function referralWebhook(type: "referral.created" | "referral.qualified" | "referral.flagged" | "referral.rejected" | "referral.confirmed", r: Omit<Referral, "provisional" | "reversedAt">): WebhookEvent {
-  return {
-    businessId: r.businessId,
-    environment: r.environment,
-    type,
-    data: {
-      referralId: r.id,
-      status: r.status,
-      reason: r.reason,
-      referrerId: r.referrerId,
-      referredId: r.referredId,
-      apiKeyId: r.apiKeyId,
-      source: r.source,
-      campaign: r.campaign,
-      createdAt: r.createdAt.toISOString(),
-      qualifiedAt: iso(r.qualifiedAt),
-    },
-  };
-}
-
-/** referral.created, plus referral.flagged / referral.rejected when the screen decided so at once. */
-export function newReferralWebhooks(r: Omit<Referral, "provisional" | "reversedAt">): WebhookEvent[] {
-  const out = [referralWebhook("referral.created", r)];
-  if (r.status === "FLAGGED") out.push(referralWebhook("referral.flagged", r));
-  if (r.status === "REJECTED") out.push(referralWebhook("referral.rejected", r));
-  return out;
-}
-
-/** A reward as stored, or as the rules core decided it (amounts as bigint wei). */
-export type RewardLike = Pick<Reward, "id" | "businessId" | "environment" | "participantId" | "referralId" | "eventId" | "kind" | "status" | "reason" | "createdAt" | "paidAt"> & {
-  amountWei: Parameters<typeof weiToEth>[0];
-  requestedWei: Parameters<typeof weiToEth>[0];
-  /** Known once stored (the payout-state trigger sets it); absent on a reward the core just decided. */
-  payoutStatus?: Reward["payoutStatus"];
-  reversedAt?: Date | null;
-  reversalReason?: string | null;
-  /** What its reversals took back so far (stored rewards); none on a reward the core just decided. */
-  reversedWei?: Parameters<typeof weiToEth>[0];
-} & CommissionBasisLike;
-
-export function rewardWebhook(type: "reward.created" | "reward.reversed", r: RewardLike): WebhookEvent {
-  return {
-    businessId: r.businessId,
-    environment: r.environment,
-    type,
-    data: {
-      rewardId: r.id,
-      participantId: r.participantId,
-      referralId: r.referralId,
-      eventId: r.eventId,
-      kind: r.kind,
-      status: r.status,
-      amountEth: weiToEth(r.amountWei),
-      requestedEth: weiToEth(r.requestedWei),
-      reason: r.reason,
-      createdAt: r.createdAt.toISOString(),
-      paidAt: iso(r.paidAt),
-      payoutStatus: r.payoutStatus ?? null,
-      reversedAt: iso(r.reversedAt ?? null),
-      reversalReason: r.reversalReason ?? null,
-      reversedEth: weiToEth(r.reversedWei ?? 0n),
-      ...commissionBasisOf(r),
-    },
-  };
-}
-
-/** reward.reversed for an earned reward taken back (API, reversal event or staff), with its reversal. */
-export function reversedRewardWebhook(r: Reward, v: RewardReversal): WebhookEvent {
-  const base = rewardWebhook("reward.reversed", r);
-  return {
-    ...base,
-    data: {
-      ...base.data,
-      reversal: reversalView(v),
-    },
-  };
-}
-
-/** A reversal as the API and the webhook show it (the reversals list adds the reward and the participant). */
-export function reversalView(v: Pick<RewardReversal, "id" | "amountWei" | "outcome" | "reason" | "eventName" | "eventId" | "reversedByUserId" | "createdAt">) {
-  return {
-    reversalId: v.id,
-    amountEth: weiToEth(v.amountWei),
-    outcome: v.outcome,
-    reason: v.reason,
-    eventName: v.eventName,
-    eventId: v.eventId,
-    source: reversalSource(v),
-    createdAt: v.createdAt.toISOString(),
-  };
-}
-
-/** Where a reversal came from: a tracked reversal event, staff in the dashboard, or the API. */
-const reversalSource = (v: { eventId: string | null; reversedByUserId: string | null }): "EVENT" | "DASHBOARD" | "API" => (v.eventId ? "EVENT" : v.reversedByUserId ? "DASHBOARD" : "API");
-
-export function trackedEventWebhook(type: "event.flagged" | "event.reviewed", e: TrackedEvent): WebhookEvent {
-  return {
-    businessId: e.businessId,
-    environment: e.environment,
-    type,
-    data: {
-      eventId: e.id,
-      eventName: e.eventName,
-      status: e.status,
-      reason: e.reason,
-      referralId: e.referralId,
-      referrer: e.referrer,
-      campaign: e.campaign,
-      createdAt: e.createdAt.toISOString(),
-      processedAt: iso(e.processedAt),
-    },
-  };
-}
-
 /** event.reviewed: the event as decided, with its rewards (released, or refused). */
 export async function reviewedEventWebhook(tx: Tx, eventId: string): Promise<WebhookEvent> {
   const e = await tx.trackedEvent.findUniqueOrThrow({ where: { id: eventId }, include: { rewards: { orderBy: [{ kind: "asc" }, { createdAt: "asc" }] } } });
   const base = trackedEventWebhook("event.reviewed", e);
   return { ...base, data: { ...base.data, rewards: e.rewards.map((r) => rewardWebhook("reward.created", r).data) } };
-}
-
-export function fundingWebhook(f: { businessId: string; environment: Environment; txHash: string; amountWei: bigint; balanceWei: bigint; ledgerEntryId: string }): WebhookEvent {
-  return {
-    businessId: f.businessId,
-    environment: f.environment,
-    type: "funding.credited",
-    data: { txHash: f.txHash, amountEth: weiToEth(f.amountWei), balanceEth: weiToEth(f.balanceWei), ledgerEntryId: f.ledgerEntryId },
-  };
-}
-
-export function poolLowWebhook(p: { businessId: string; environment: Environment; balanceWei: bigint; thresholdWei: bigint }): WebhookEvent {
-  return {
-    businessId: p.businessId,
-    environment: p.environment,
-    type: "pool.low",
-    data: { environment: p.environment, balanceEth: weiToEth(p.balanceWei), thresholdEth: weiToEth(p.thresholdWei) },
-  };
 }

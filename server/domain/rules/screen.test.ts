@@ -1,5 +1,6 @@
-// Anti-abuse rules enforced by the real pipeline (the synchronous /track path and a queued job),
-// each recorded with its reason on the referral and the event; nothing is paid.
+// The rules core's anti-abuse screen (rules/screen.ts) through the real pipeline (the
+// synchronous /track path and a queued job), each rule recorded with its reason on the referral
+// and the event; nothing is paid.
 import { describe, expect, it } from "vitest";
 import { balanceEth, domainBusiness, participant, trackReferral, uniqueEmail } from "../../../tests/support/domain";
 import { runJob } from "../../jobs/execute";
