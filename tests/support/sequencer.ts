@@ -19,6 +19,7 @@ const KNOWN_SLOW = [
   "server/jobs/batch.test.ts",
   "server/sdk/fuzz.test.ts",
   "tests/http/payouts-crash.test.ts",
+  "tests/http/faults.test.ts",
   "tests/http/funding-chain.test.ts",
   "tests/http/payouts-chain.test.ts",
   "tests/http/sdk-client.test.ts",
