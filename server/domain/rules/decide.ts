@@ -455,6 +455,7 @@ export function decideInSteps(state: RulesState, items: readonly RuleItem[], now
             walletAddress: null,
             walletFailure: null,
             walletFailedAt: null,
+            stripeCustomerId: null,
             walletVerified: false,
             walletVerifiedAt: null,
             createdAt: now,
