@@ -37,11 +37,11 @@ export async function integrationOfToken(token: string): Promise<StripeIntegrati
 }
 
 /** The event, verified against the connection's secret; a refusal throws INVALID_SIGNATURE (answered 400). */
-export function verifyStripeEvent(integration: StripeIntegration, raw: string, signature: string | null, now = Date.now()): StripeEventBody {
+export function verifyStripeEvent(integration: StripeIntegration, raw: string, signature: string | null): StripeEventBody {
   if (!signature) throw invalidSignature("The Stripe-Signature header is missing");
   let parsed: unknown;
   try {
-    parsed = Stripe.webhooks.constructEvent(raw, signature, decryptSecret(integration.secretCiphertext), STRIPE_TOLERANCE_S, undefined, Math.floor(now / 1000));
+    parsed = Stripe.webhooks.constructEvent(raw, signature, decryptSecret(integration.secretCiphertext), STRIPE_TOLERANCE_S);
   } catch {
     throw invalidSignature("The Stripe-Signature does not verify with this connection's signing secret (or its timestamp is outside the 300 s tolerance)");
   }
