@@ -31,7 +31,7 @@ function stripeEvent(type: string, object: Record<string, unknown>, livemode = f
 async function post(url: string, payload: string, headers: Record<string, string>) {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: payload });
   const text = await res.text();
-  let body: any = null;
+  let body: any;
   try {
     body = JSON.parse(text);
   } catch {
