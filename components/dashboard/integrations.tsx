@@ -2,6 +2,7 @@
 // Integrations: connect Stripe per environment (the webhook URL to paste into Stripe, the events
 // to select there, the signing secret), change or remove the connection, and Stripe's recent
 // deliveries with what became of each. Owners and admins change it; members read.
+import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { STRIPE_EVENT_TYPES } from "@/server/shared/stripe-events";
 import { CopyButton } from "../copy-button";
@@ -77,9 +78,8 @@ function SetupSteps({ webhookUrl }: { webhookUrl: string | null }) {
             <CopyButton text={webhookUrl} label="Copy URL" />
           </span>
         ) : (
-          "shown here once connected"
+          "(shown here once connected)."
         )}
-        .
       </li>
       <li>
         Select these events: <span className="font-mono text-xs">{STRIPE_EVENT_TYPES.join(", ")}</span>.
@@ -190,7 +190,8 @@ function Deliveries() {
                   {d.reason && <div className="mt-1 max-w-72 break-words text-xs text-slate-600">{d.reason}</div>}
                 </Td>
                 <Td className="text-xs">
-                  {d.eventId ? <a className="font-mono text-indigo-700 hover:underline" href={`/dashboard/events/${d.eventId}`}>{d.eventId}</a> : d.referralId ? <span className="font-mono">{d.referralId}</span> : "—"}
+                  {d.eventId && <div className="font-mono">event {d.eventId}</div>}
+                  {d.referralId ? <Link className="text-indigo-700 hover:underline" href={`/dashboard/referrals/${d.referralId}`}>Open the referral</Link> : !d.eventId && "—"}
                 </Td>
               </tr>
             ))}
@@ -205,7 +206,8 @@ function Deliveries() {
 export function IntegrationsPage() {
   const { env } = useEnvironment();
   const { canChangeMoney } = useMe();
-  const stripe = trpc.integrations.getStripe.useQuery({ environment: env }, { retry: false });
+  // Polled like the deliveries: "Last delivery" follows them.
+  const stripe = trpc.integrations.getStripe.useQuery({ environment: env }, { retry: false, refetchInterval: (q) => (q.state.data ? 5_000 : false) });
   const notConnected = contractError(stripe.error)?.code === "NOT_FOUND";
   return (
     <>
