@@ -85,7 +85,9 @@ async function earnedEvent(tx: Tx, scope: Scope, ids: { invoiceId: string | null
     ...(ids.chargeId ? [{ chargeId: ids.chargeId }] : []),
   ];
   if (!or.length) return null;
-  const row = await tx.stripeInvoice.findFirst({ where: { ...base, OR: or }, select: { event: { select: { id: true, currency: true, referralId: true } } } });
+  const row = await tx.stripeInvoice.findFirst({ where: { ...base, OR: or }, select: { id: true, chargeId: true, event: { select: { id: true, currency: true, referralId: true } } } });
+  // Found by invoice or payment intent: the charge is remembered, for a dispute that names only it.
+  if (row && !row.chargeId && ids.chargeId) await tx.stripeInvoice.update({ where: { id: row.id }, data: { chargeId: ids.chargeId } });
   return row?.event ?? null;
 }
 

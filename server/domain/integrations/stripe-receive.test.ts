@@ -27,7 +27,7 @@ async function connected() {
     const raw = JSON.stringify({ id, object: "event", type, livemode: false, data: { object } });
     return receiveStripeEvent(integration, verifyStripeEvent(integration, raw, Stripe.webhooks.generateTestHeaderString({ payload: raw, secret })));
   };
-  return { businessId, scope, integration, send };
+  return { businessId, scope, integration, secret, send };
 }
 
 const reversedWei = async (businessId: string) => (await db.rewardReversal.findMany({ where: { businessId }, orderBy: { createdAt: "asc" } })).map((r) => r.amountWei.toFixed());
@@ -49,6 +49,8 @@ describe("Stripe deliveries", () => {
     const event = await db.trackedEvent.findFirstOrThrow({ where: { businessId, eventName: "purchase" } });
     expect(event.refundedAmount.toFixed()).toBe("30");
     expect(event.idempotencyKey).toMatch(/^stripe:in_/);
+    // A dispute naming only the charge finds the invoice through the refund that named both.
+    expect(await send("charge.dispute.created", { id: `dp_${hex()}`, charge: charge.id })).toMatchObject({ outcome: "IGNORED", reason: "NOTHING_NEW_TO_REVERSE" });
   });
 
   it("a delivery the rules refuse is FAILED, and processed again when Stripe sends it again", async () => {
@@ -64,6 +66,12 @@ describe("Stripe deliveries", () => {
     expect(await send("checkout.session.completed", session, id)).toMatchObject({ duplicate: true });
     const rows = await db.stripeEvent.findMany({ where: { stripeEventId: id } });
     expect(rows.map((r) => [r.outcome, r.referralId !== null])).toEqual([["PROCESSED", true]]);
+  });
+
+  it("a signed body without object or livemode is read as a test-mode event", async () => {
+    const { integration, secret } = await connected();
+    const raw = JSON.stringify({ id: `evt_${hex()}`, type: "invoice.paid", data: { object: {} } });
+    expect(verifyStripeEvent(integration, raw, Stripe.webhooks.generateTestHeaderString({ payload: raw, secret }))).toMatchObject({ livemode: false, type: "invoice.paid" });
   });
 
   it("a customer linked to one business is unknown to another", async () => {

@@ -19,11 +19,13 @@ import { onChargeRefunded, onDisputeCreated, onInvoicePaid } from "./stripe-paym
 
 export const STRIPE_TOLERANCE_S = 300;
 
+// Stripe always sends object "event" and livemode; a signed body without them is read as a
+// test-mode event (a LIVE connection then ignores it: LIVEMODE_MISMATCH).
 const stripeEvent = z.object({
   id: z.string().min(1).max(255),
-  object: z.literal("event"),
+  object: z.literal("event").optional(),
   type: z.string().min(1).max(100),
-  livemode: z.boolean(),
+  livemode: z.boolean().default(false),
   data: z.object({ object: z.record(z.string(), z.unknown()) }),
 });
 type StripeEventBody = z.infer<typeof stripeEvent>;
