@@ -15,11 +15,11 @@ import { decryptSecret, encryptSecret } from "../webhooks/secrets";
 import type { ConnectStripeInput, ListStripeEventsInput, StripeIntegrationOutput } from "./stripe-schemas";
 
 /** The path of the webhook receiver (app/integrations/stripe/[token]/route.ts). */
-export const STRIPE_WEBHOOK_PATH = "/integrations/stripe/";
+const STRIPE_WEBHOOK_PATH = "/integrations/stripe/";
 
 export const stripeTokenHash = (token: string) => sha256Hex(`stripe-webhook:${token}`);
 
-export function toStripeIntegrationOutput(i: StripeIntegration): StripeIntegrationOutput {
+function toStripeIntegrationOutput(i: StripeIntegration): StripeIntegrationOutput {
   return {
     environment: i.environment,
     enabled: i.enabled,

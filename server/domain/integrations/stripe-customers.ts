@@ -62,7 +62,7 @@ async function referrerOf(tx: Tx, scope: Scope, value: string): Promise<{ referr
  * and links the customer id to the referred participant. A refusal (unknown code, self
  * referral…) throws its AppError. Without an email the customer cannot be named: IGNORED.
  */
-export async function applyForCustomer(tx: Tx, scope: Scope, code: string, email: string | null, customerId: string | null): Promise<StripeResult> {
+async function applyForCustomer(tx: Tx, scope: Scope, code: string, email: string | null, customerId: string | null): Promise<StripeResult> {
   if (!email) {
     if (customerId) {
       const linked = await findCustomer(tx, scope, customerId, null);
@@ -77,7 +77,7 @@ export async function applyForCustomer(tx: Tx, scope: Scope, code: string, email
 }
 
 /** A referral code in Stripe metadata (metadata.referralCode, or metadata.referral). */
-export const metadataCode = (metadata: unknown): string | null => str(obj(metadata).referralCode, 64) ?? str(obj(metadata).referral, 64);
+const metadataCode = (metadata: unknown): string | null => str(obj(metadata).referralCode, 64) ?? str(obj(metadata).referral, 64);
 
 /** checkout.session.completed: client_reference_id or metadata.referralCode names the referrer. */
 export async function onCheckoutCompleted(tx: Tx, scope: Scope, session: Obj): Promise<StripeResult> {

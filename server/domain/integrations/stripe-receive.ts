@@ -17,7 +17,7 @@ import { stripeTokenHash } from "./stripe-connection";
 import { onCheckoutCompleted, onCustomer, type StripeResult } from "./stripe-customers";
 import { onChargeRefunded, onDisputeCreated, onInvoicePaid } from "./stripe-payments";
 
-export const STRIPE_TOLERANCE_S = 300;
+const STRIPE_TOLERANCE_S = 300;
 
 // Stripe always sends object "event" and livemode; a signed body without them is read as a
 // test-mode event (a LIVE connection then ignores it: LIVEMODE_MISMATCH).
@@ -93,7 +93,7 @@ async function settle(tx: Tx, integration: StripeIntegration, event: StripeEvent
   await tx.stripeIntegration.updateMany({ where: { id: integration.id }, data: { lastEventAt: new Date() } });
 }
 
-export interface StripeReceipt {
+interface StripeReceipt {
   received: true;
   duplicate: boolean;
   outcome: StripeResult["outcome"] | null;

@@ -33,10 +33,9 @@ export type StripeIntegrationOutput = z.infer<typeof stripeIntegrationOutput>;
 export const listStripeEventsInput = z.strictObject({ environment, limit: listLimit, cursor: listCursor });
 export type ListStripeEventsInput = z.infer<typeof listStripeEventsInput>;
 
-export const stripeOutcome = z.enum(["PROCESSED", "IGNORED", "FAILED"]);
-export type StripeOutcome = z.infer<typeof stripeOutcome>;
+const stripeOutcome = z.enum(["PROCESSED", "IGNORED", "FAILED"]);
 
-export const stripeEventOutput = z.object({
+const stripeEventOutput = z.object({
   stripeEventId: z.string(),
   type: z.string(),
   outcome: stripeOutcome,
