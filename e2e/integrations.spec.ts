@@ -20,6 +20,7 @@ test("owner connects Stripe and sees a delivery appear; the participant shows it
   await page.getByRole("link", { name: "Integrations" }).first().click();
   await expect(page.getByRole("heading", { level: 1, name: "Integrations" })).toBeVisible();
   await expect(page.getByText("invoice.paid").first()).toBeVisible();
+  await expectPageHealthy(page, "integrations, not connected");
   const secret = `whsec_${randomBytes(24).toString("base64url")}`;
   const form = page.getByRole("form", { name: "Connect Stripe" });
   await form.getByLabel("Stripe signing secret").fill(secret);
@@ -46,4 +47,5 @@ test("owner connects Stripe and sees a delivery appear; the participant shows it
   const referred = await sdk(request, key, "POST", "/sdk/participants", { email: buyer });
   await page.goto(`/dashboard/participants/${referred.body.participantId}`);
   await expect(page.getByTestId("stripe-customer")).toHaveText(customer);
+  await expectPageHealthy(page, "participant with its Stripe customer");
 });
