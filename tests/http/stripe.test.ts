@@ -2,10 +2,12 @@
 // `stripe` package's own test helper (webhooks.generateTestHeaderString), as Stripe's docs say to
 // test offline. A checkout → invoice.paid → partial refund → second refund → dispute scenario
 // with amounts exact to the wei; duplicate and concurrent deliveries; forged, foreign, expired
-// and oversized bodies; livemode; members read-only; another business's customer.
+// and oversized bodies; livemode; members read-only; another business's customer; the rate limit
+// per connection (on an app started with a tiny limit).
 import { randomBytes } from "node:crypto";
 import Stripe from "stripe";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApp, type RunningApp } from "../support/app";
 import { signUp, uniqueEmail, type Owner } from "../support/http";
 import { addMember, participant, rewardsBusiness } from "./rewards-helpers";
 
@@ -37,7 +39,7 @@ async function post(url: string, payload: string, headers: Record<string, string
   } catch {
     body = text;
   }
-  return { status: res.status, body };
+  return { status: res.status, body, headers: res.headers };
 }
 
 /** Posts `event` signed with `secret` (at `timestamp`, seconds), as Stripe does. */
@@ -315,5 +317,26 @@ describe("POST {webhookUrl}", () => {
     const event = await a.owner.call("GET", `/business/events/${done!.eventId}`);
     expect(event.body).toMatchObject({ amount: "4500", currency: "JPY" });
     expect(event.body.rewards.find((w: { kind: string }) => w.kind === "COMMISSION")).toMatchObject({ amountEth: "0.001" });
+  });
+});
+
+describe("rate limit per connection", () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startApp({ STRIPE_WEBHOOK_PER_MINUTE: "3" });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it("answers 429 RATE_LIMITED with Retry-After beyond STRIPE_WEBHOOK_PER_MINUTE; another connection keeps its own budget", async () => {
+    const a = await connect(await signUp({ url: app.url }));
+    const b = await connect(await signUp({ url: app.url }));
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await deliver(a, stripeEvent("customer.created", { id: `cus_${hex()}` })));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 429, 429]);
+    expect(answers[3].body).toEqual({ error: { code: "RATE_LIMITED", message: expect.any(String) } });
+    expect(Number(answers[3].headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect((await deliver(b, stripeEvent("customer.created", { id: `cus_${hex()}` }))).status).toBe(200);
   });
 });
