@@ -3,7 +3,7 @@
 // currency's minor units) through /track's own code, once per invoice (a StripeInvoice row
 // claimed first, in the same transaction). charge.refunded reverses the share newly refunded
 // (Stripe's amount_refunded is cumulative) through the reversal code; charge.dispute.created
-// reverses all that is left.
+// reverses all that is left. invoice_payment.paid (newer API versions) names the invoice's payment.
 import type { Tx } from "../../db/client";
 import { CURRENCY_DECIMALS, decimalOfUnits, type Currency } from "../../shared/money";
 import { newId } from "../../shared/ids";
@@ -51,10 +51,14 @@ export async function onInvoicePaid(tx: Tx, scope: Scope, purchaseEventName: str
   if (!referral) return { outcome: "IGNORED", reason: "NOT_REFERRED" };
   // The invoice is claimed first: a second delivery for it (another event id, or concurrently) finds it.
   const { paymentIntentId, chargeId } = paymentOf(invoice);
+  // A row without an event is only the invoice's payment, named by invoice_payment.paid: it is claimed too.
   const [claim] = await tx.$queryRaw<Array<{ id: string }>>`
     INSERT INTO "StripeInvoice" ("id", "businessId", "environment", "invoiceId", "paymentIntentId", "chargeId")
     VALUES (${newId()}, ${scope.businessId}, ${scope.environment}::"Environment", ${invoiceId}, ${paymentIntentId}, ${chargeId})
-    ON CONFLICT ("businessId", "environment", "invoiceId") DO NOTHING RETURNING "id"`;
+    ON CONFLICT ("businessId", "environment", "invoiceId") DO UPDATE
+      SET "paymentIntentId" = COALESCE("StripeInvoice"."paymentIntentId", EXCLUDED."paymentIntentId"), "chargeId" = COALESCE("StripeInvoice"."chargeId", EXCLUDED."chargeId")
+      WHERE "StripeInvoice"."eventId" IS NULL
+    RETURNING "id"`;
   if (!claim) {
     const earned = await tx.stripeInvoice.findFirst({ where: { businessId: scope.businessId, environment: scope.environment, invoiceId }, select: { eventId: true } });
     return { outcome: "IGNORED", reason: "INVOICE_ALREADY_EARNED", eventId: earned?.eventId ?? null };
@@ -74,6 +78,26 @@ export async function onInvoicePaid(tx: Tx, scope: Scope, purchaseEventName: str
   await tx.stripeInvoice.update({ where: { id: claim.id }, data: { eventId: body.eventId } });
   const status = "status" in body ? body.status : "QUEUED";
   return { outcome: "PROCESSED", reason: status === "PROCESSED" ? null : status, eventId: body.eventId, referralId: "referralId" in body ? body.referralId : referral.id };
+}
+
+/**
+ * invoice_payment.paid (Stripe API versions from 2025-03-31, where an invoice no longer names its
+ * payment intent nor a charge its invoice): remembers which payment intent and charge paid the
+ * invoice, before or after its invoice.paid, so that its refunds find it.
+ */
+export async function onInvoicePaymentPaid(tx: Tx, scope: Scope, invoicePayment: Obj): Promise<StripeResult> {
+  const invoiceId = idOf(invoicePayment.invoice);
+  const payment = obj(invoicePayment.payment);
+  const paymentIntentId = idOf(payment.payment_intent);
+  const chargeId = idOf(payment.charge);
+  if (!invoiceId || (!paymentIntentId && !chargeId)) return { outcome: "IGNORED", reason: "NO_PAYMENT" };
+  const [row] = await tx.$queryRaw<Array<{ eventId: string | null }>>`
+    INSERT INTO "StripeInvoice" ("id", "businessId", "environment", "invoiceId", "paymentIntentId", "chargeId")
+    VALUES (${newId()}, ${scope.businessId}, ${scope.environment}::"Environment", ${invoiceId}, ${paymentIntentId}, ${chargeId})
+    ON CONFLICT ("businessId", "environment", "invoiceId") DO UPDATE
+      SET "paymentIntentId" = COALESCE("StripeInvoice"."paymentIntentId", EXCLUDED."paymentIntentId"), "chargeId" = COALESCE("StripeInvoice"."chargeId", EXCLUDED."chargeId")
+    RETURNING "eventId"`;
+  return { outcome: "PROCESSED", reason: "PAYMENT_LINKED", eventId: row?.eventId ?? null };
 }
 
 /** The invoice's earned event: by invoice id, else by payment intent, else by charge. */

@@ -53,6 +53,24 @@ describe("Stripe deliveries", () => {
     expect(await send("charge.dispute.created", { id: `dp_${hex()}`, charge: charge.id })).toMatchObject({ outcome: "IGNORED", reason: "NOTHING_NEW_TO_REVERSE" });
   });
 
+  it("newer API versions: invoice_payment.paid names the payment (before or after invoice.paid), and refunds find the invoice through it", async () => {
+    const { businessId, scope, send } = await connected();
+    const referrer = await participant(scope);
+    const customer = `cus_${hex()}`;
+    await send("customer.created", { id: customer, email: uniqueEmail("buyer"), metadata: { referralCode: referrer.referralCode } });
+    const [first, second] = [`in_${hex()}`, `in_${hex()}`];
+    const [pi1, pi2] = [`pi_${hex()}`, `pi_${hex()}`];
+    // The payment first, then the invoice; and the other way round.
+    expect(await send("invoice_payment.paid", { id: `inpay_${hex()}`, invoice: first, payment: { type: "payment_intent", payment_intent: pi1 } })).toMatchObject({ outcome: "PROCESSED", reason: "PAYMENT_LINKED" });
+    expect(await send("invoice.paid", { id: first, customer, amount_paid: 3000, currency: "usd" })).toMatchObject({ outcome: "PROCESSED", reason: null });
+    expect(await send("invoice.paid", { id: second, customer, amount_paid: 6000, currency: "usd" })).toMatchObject({ outcome: "PROCESSED", reason: null });
+    expect(await send("invoice_payment.paid", { id: `inpay_${hex()}`, invoice: second, payment: { type: "payment_intent", payment_intent: pi2 } })).toMatchObject({ outcome: "PROCESSED" });
+    expect(await send("invoice.paid", { id: first, customer, amount_paid: 3000, currency: "usd" })).toMatchObject({ outcome: "IGNORED", reason: "INVOICE_ALREADY_EARNED" });
+    expect(await send("charge.refunded", { id: `ch_${hex()}`, payment_intent: pi1, amount_refunded: 1500, currency: "usd" })).toMatchObject({ outcome: "PROCESSED" });
+    expect(await send("charge.refunded", { id: `ch_${hex()}`, payment_intent: pi2, amount_refunded: 6000, currency: "usd" })).toMatchObject({ outcome: "PROCESSED" });
+    expect(await reversedWei(businessId)).toEqual(["500000000000000", "2000000000000000"]);
+  });
+
   it("a delivery the rules refuse is FAILED, and processed again when Stripe sends it again", async () => {
     const { businessId, scope, send } = await connected();
     const handle = `later${hex()}`;

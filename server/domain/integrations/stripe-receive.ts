@@ -15,7 +15,7 @@ import type { Scope } from "../../shared/scope";
 import { decryptSecret } from "../webhooks/secrets";
 import { stripeTokenHash } from "./stripe-connection";
 import { onCheckoutCompleted, onCustomer, type StripeResult } from "./stripe-customers";
-import { onChargeRefunded, onDisputeCreated, onInvoicePaid } from "./stripe-payments";
+import { onChargeRefunded, onDisputeCreated, onInvoicePaid, onInvoicePaymentPaid } from "./stripe-payments";
 
 const STRIPE_TOLERANCE_S = 300;
 
@@ -64,6 +64,8 @@ async function effectOf(tx: Tx, integration: StripeIntegration, scope: Scope, ev
       return onCustomer(tx, scope, o);
     case "invoice.paid":
       return onInvoicePaid(tx, scope, integration.purchaseEventName, o);
+    case "invoice_payment.paid":
+      return onInvoicePaymentPaid(tx, scope, o);
     case "charge.refunded":
       return onChargeRefunded(tx, scope, o);
     case "charge.dispute.created":
