@@ -19,6 +19,7 @@ const PATHS = {
   download: "M12 3v12m0 0-5-5m5 5 5-5M4 21h16",
   person: "M20 21v-1a5 5 0 0 0-5-5H9a5 5 0 0 0-5 5v1M12 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8Z",
   pulse: "M3 12h4l3-8 4 16 3-8h4",
+  plug: "M9 2v5M15 2v5M6 7h12v4a6 6 0 0 1-12 0V7Zm6 10v5",
   percent: "M19 5 5 19M7.5 9a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Zm9 9a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Z",
 } as const;
 export type IconName = keyof typeof PATHS;

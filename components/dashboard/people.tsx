@@ -439,6 +439,9 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
                   <span className="font-mono">{p.referralCode}</span>
                 </Detail>
                 <Detail label="Handle">{p.handle ?? "—"}</Detail>
+                <Detail label="Stripe customer">
+                  {p.stripeCustomerId ? <span className="font-mono" data-testid="stripe-customer">{p.stripeCustomerId}</span> : "—"}
+                </Detail>
                 <Detail label="Referred by">
                   <PersonLink person={p.referredBy} />
                 </Detail>

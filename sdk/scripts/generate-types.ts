@@ -19,15 +19,21 @@ const OPERATIONS: Record<string, { request?: string; responses: Record<string, s
   "sdk-participants-upsert": { request: "UpsertParticipantRequest", responses: { "200": "Participant" } },
   "sdk-jobs-get": { responses: { "200": "Job" } },
   "sdk-portal-sessions-create": { request: "CreatePortalSessionRequest", responses: { "201": "PortalSession" } },
+  // The Stripe connection (a business route, session-authenticated): typed for set-up scripts that connect it.
+  "integrations-connectStripe": { request: "ConnectStripeRequest", responses: { "200": "StripeIntegration" } },
+  "integrations-stripeEvents": { responses: { "200": "StripeDeliveryPage" } },
 };
+
+/** Business routes whose types the SDK carries too (see OPERATIONS). */
+const BUSINESS_TAGS = ["integrations"];
 
 const METHODS = ["get", "put", "post", "delete", "patch"] as const;
 
-/** The document's SDK routes only (tag `sdk`): the business routes are the dashboard's, not the SDK's. */
+/** The document's SDK routes (tag `sdk`), and the few business routes of BUSINESS_TAGS: the other business routes are the dashboard's, not the SDK's. */
 function sdkDocument(doc: Doc): OpenAPI3 {
   const paths: Doc["paths"] = {};
   for (const [path, item] of Object.entries(doc.paths)) {
-    const ops = Object.fromEntries(METHODS.filter((m) => item[m]?.tags?.includes("sdk")).map((m) => [m, item[m]]));
+    const ops = Object.fromEntries(METHODS.filter((m) => item[m]?.tags?.some((t) => t === "sdk" || BUSINESS_TAGS.includes(t))).map((m) => [m, item[m]]));
     if (Object.keys(ops).length) paths[path] = ops;
   }
   return { openapi: doc.openapi, info: doc.info, paths, components: { securitySchemes: doc.components?.securitySchemes, schemas: doc.components?.schemas } } as unknown as OpenAPI3;

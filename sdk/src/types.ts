@@ -2,6 +2,42 @@
 // document (npm run build:sdk). Do not edit: change the server's zod schemas and rebuild.
 
 export interface paths {
+    "/business/integrations/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Stripe connection of an environment (404 when not connected) */
+        get: operations["integrations-getStripe"];
+        /** Connect Stripe for an environment (or change the connection); answers the webhook URL to paste into Stripe */
+        put: operations["integrations-connectStripe"];
+        post?: never;
+        /** Disconnect Stripe; its webhook URL answers 404 from then on */
+        delete: operations["integrations-disconnectStripe"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/business/integrations/stripe/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stripe's deliveries and what became of each, newest first */
+        get: operations["integrations-stripeEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/track": {
         parameters: {
             query?: never;
@@ -305,6 +341,488 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    "integrations-getStripe": {
+        parameters: {
+            query: {
+                environment: "TEST" | "LIVE";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        environment: "TEST" | "LIVE";
+                        enabled: boolean;
+                        webhookUrl: string;
+                        purchaseEventName: string;
+                        secretLast4: string;
+                        lastEventAt: string | null;
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR / INVALID_JSON / INVALID_CHALLENGE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description UNAUTHENTICATED / INVALID_API_KEY / INVALID_SIGNATURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description FORBIDDEN / NOT_OWNER / ORIGIN_NOT_ALLOWED / CSRF / REAUTHENTICATION_REQUIRED / INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE / CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    "integrations-connectStripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    environment: "TEST" | "LIVE";
+                    webhookSecret: string;
+                    purchaseEventName?: string;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        environment: "TEST" | "LIVE";
+                        enabled: boolean;
+                        webhookUrl: string;
+                        purchaseEventName: string;
+                        secretLast4: string;
+                        lastEventAt: string | null;
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR / INVALID_JSON / INVALID_CHALLENGE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description UNAUTHENTICATED / INVALID_API_KEY / INVALID_SIGNATURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description FORBIDDEN / NOT_OWNER / ORIGIN_NOT_ALLOWED / CSRF / REAUTHENTICATION_REQUIRED / INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE / CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    "integrations-disconnectStripe": {
+        parameters: {
+            query: {
+                environment: "TEST" | "LIVE";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        environment: "TEST" | "LIVE";
+                        enabled: boolean;
+                        webhookUrl: string;
+                        purchaseEventName: string;
+                        secretLast4: string;
+                        lastEventAt: string | null;
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR / INVALID_JSON / INVALID_CHALLENGE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description UNAUTHENTICATED / INVALID_API_KEY / INVALID_SIGNATURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description FORBIDDEN / NOT_OWNER / ORIGIN_NOT_ALLOWED / CSRF / REAUTHENTICATION_REQUIRED / INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE / CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    "integrations-stripeEvents": {
+        parameters: {
+            query: {
+                environment: "TEST" | "LIVE";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            stripeEventId: string;
+                            type: string;
+                            /** @enum {string} */
+                            outcome: "PROCESSED" | "IGNORED" | "FAILED";
+                            reason: string | null;
+                            eventId: string | null;
+                            referralId: string | null;
+                            receivedAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR / INVALID_JSON / INVALID_CHALLENGE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description UNAUTHENTICATED / INVALID_API_KEY / INVALID_SIGNATURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description FORBIDDEN / NOT_OWNER / ORIGIN_NOT_ALLOWED / CSRF / REAUTHENTICATION_REQUIRED / INSUFFICIENT_SCOPE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE / CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
     "sdk-track": {
         parameters: {
             query?: never;
@@ -1642,6 +2160,15 @@ export type CreatePortalSessionRequest = JsonBody<NonNullable<operations["sdk-po
 
 /** 201 response of sdk-portal-sessions-create. */
 export type PortalSession = JsonBody<operations["sdk-portal-sessions-create"]["responses"][201]>;
+
+/** Request body of integrations-connectStripe. */
+export type ConnectStripeRequest = JsonBody<NonNullable<operations["integrations-connectStripe"]["requestBody"]>>;
+
+/** 200 response of integrations-connectStripe. */
+export type StripeIntegration = JsonBody<operations["integrations-connectStripe"]["responses"][200]>;
+
+/** 200 response of integrations-stripeEvents. */
+export type StripeDeliveryPage = JsonBody<operations["integrations-stripeEvents"]["responses"][200]>;
 
 /** The error body every route answers with: { error: { code, message, details? } } */
 export type ErrorBody = JsonBody<operations["sdk-track"]["responses"][400]>;

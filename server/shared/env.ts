@@ -89,6 +89,10 @@ export const env = {
   get webhookTestPerMinute() {
     return Math.max(1, int(process.env.WEBHOOK_TEST_PER_MINUTE, 10));
   },
+  /** Deliveries accepted per Stripe connection per minute (its webhook URL); beyond, 429 and Stripe retries. */
+  get stripeWebhookPerMinute() {
+    return Math.max(1, int(process.env.STRIPE_WEBHOOK_PER_MINUTE, 600));
+  },
   /** Inngest is used when an event key is configured or INNGEST_DEV is set; else the embedded runner. */
   get inngestEnabled() {
     return !!process.env.INNGEST_EVENT_KEY || (!!process.env.INNGEST_DEV && process.env.INNGEST_DEV !== "0");

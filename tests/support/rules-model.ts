@@ -54,7 +54,7 @@ export const baseSettings = (o: Partial<RuleSettings> = {}): RuleSettings => ({
 });
 
 export function person(id: string, o: Partial<Participant> = {}): Participant {
-  return { id, businessId: "b", environment: "TEST", externalId: null, email: null, name: null, handle: null, referralCode: id.toUpperCase(), walletAddress: null, walletFailure: null, walletFailedAt: null, walletVerified: false, walletVerifiedAt: null, createdAt: new Date(NOW.getTime() - 30 * DAY), updatedAt: NOW, ...o };
+  return { id, businessId: "b", environment: "TEST", externalId: null, email: null, name: null, handle: null, referralCode: id.toUpperCase(), walletAddress: null, walletFailure: null, walletFailedAt: null, walletVerified: false, walletVerifiedAt: null, stripeCustomerId: null, createdAt: new Date(NOW.getTime() - 30 * DAY), updatedAt: NOW, ...o };
 }
 
 export function referral(id: string, referrerId: string, referredId: string, o: Partial<Referral> = {}): Referral {

@@ -125,7 +125,7 @@ export async function eraseParticipant(businessId: string, participantId: string
         VALUES (${businessId}, ${p.environment}::"Environment", ${kind}, "erasure_hash"(${value}), ${p.id}, ${erasedAt})
         ON CONFLICT DO NOTHING`;
     }
-    await tx.participant.update({ where: { id: p.id }, data: { email: null, name: null, externalId: null, handle: null } });
+    await tx.participant.update({ where: { id: p.id }, data: { email: null, name: null, externalId: null, handle: null, stripeCustomerId: null } });
 
     // Longer values first, so that a name inside an email is not replaced before the email.
     const values = [...new Set([p.email, p.externalId, p.handle, p.name].filter((v): v is string => !!v))].sort((a, b) => b.length - a.length);

@@ -126,6 +126,8 @@ const businessParticipantOutput = participantRef.extend(participantPayoutTotals.
   createdAt: z.string(),
   /** The wallet was proven by the participant's signature in the portal (cleared when it changes otherwise). */
   walletVerified: z.boolean(),
+  /** The Stripe customer this participant pays as, once the Stripe connection linked it (docs/integrations.md). */
+  stripeCustomerId: z.string().nullable(),
 });
 export type BusinessParticipantOutput = z.infer<typeof businessParticipantOutput>;
 export const listBusinessParticipantsOutput = pageOutput(businessParticipantOutput);

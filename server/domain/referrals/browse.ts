@@ -190,6 +190,7 @@ function toBusinessParticipant(p: ParticipantRow, totals: Map<string, Participan
     walletAddress: p.walletAddress,
     createdAt: p.createdAt.toISOString(),
     walletVerified: p.walletVerified,
+    stripeCustomerId: p.stripeCustomerId,
   };
 }
 

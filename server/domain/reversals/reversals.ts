@@ -183,6 +183,26 @@ async function reverseEventRewards(tx: Tx, scope: Pick<Scope, "businessId" | "en
   return { ...r, referredId: event.referredId, eventId: event.id, refundedAmount: refunded };
 }
 
+/**
+ * A refund reported as the event's cumulative refunded amount (a payment provider's running
+ * total, in the event's currency; null: all of it, a chargeback): reverses only what is newly
+ * refunded beyond what the event has reversed already, never more than its amount, so a repeated
+ * or late report reverses nothing. Null when there was nothing new. Caller's transaction.
+ */
+export async function refundEventToTotal(tx: Tx, scope: Pick<Scope, "businessId" | "environment">, eventId: string, refundedTotal: string | null, o: ReverseOptions) {
+  await lockPool(tx, scope.businessId, scope.environment);
+  const [event] = await tx.$queryRaw<Array<{ amount: string | null; refundedAmount: string }>>`
+    SELECT "amount"::text AS "amount", "refundedAmount"::text AS "refundedAmount" FROM "TrackedEvent"
+    WHERE "id" = ${eventId} AND "businessId" = ${scope.businessId} AND "environment" = ${scope.environment}::"Environment"`;
+  if (!event) throw new AppError("NOT_FOUND", "No event with this eventId in this environment");
+  if (event.amount === null) return reverseEventRewards(tx, scope, eventId, undefined, o);
+  const total = unitsAt(decimalText(event.amount), 18);
+  const target = refundedTotal === null ? total : unitsAt(refundedTotal, 18) < total ? unitsAt(refundedTotal, 18) : total;
+  const before = unitsAt(decimalText(event.refundedAmount), 18);
+  if (target <= before) return null;
+  return reverseEventRewards(tx, scope, eventId, refundedTotal === null ? undefined : decimalOfUnits(target - before, 18), o);
+}
+
 /** The reversals of one call and what they moved, as the API answers them. */
 async function sums(tx: Tx, scope: Pick<Scope, "businessId" | "environment">, r: { reversals: ReversalOutput[]; returnedWei: bigint; clawbackWei: bigint }) {
   return {

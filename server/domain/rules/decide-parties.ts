@@ -73,6 +73,7 @@ function newParticipant(run: DecideRun, email: string | undefined, userId: strin
     walletAddress: null,
     walletFailure: null,
     walletFailedAt: null,
+    stripeCustomerId: null,
     walletVerified: false,
     walletVerifiedAt: null,
     createdAt: run.now,

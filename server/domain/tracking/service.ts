@@ -81,6 +81,17 @@ async function processNow(tx: Tx, scope: Scope, input: TrackInput, idempotencyKe
   return syncAnswer(tx, scope, await processEvent(tx, scope, event));
 }
 
+/**
+ * One event recorded and processed now in the caller's transaction, which also holds what the
+ * caller records of it (the Stripe connection's delivery): the same checks and core as /track's
+ * synchronous path; a refusal of the core throws. The body's idempotencyKey is stored on the event.
+ */
+export async function trackInTransaction(tx: Tx, scope: Scope, rawInput: unknown): Promise<AcceptResult> {
+  assertCleanJson(rawInput);
+  const input = trackInput.parse(rawInput);
+  return processNow(tx, scope, input, input.idempotencyKey);
+}
+
 function syncOutput(o: ProcessOutcome): TrackSyncOutput {
   const out: TrackSyncOutput = {
     success: true,

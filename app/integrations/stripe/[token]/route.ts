@@ -1,0 +1,3 @@
+export { POST, GET, PUT, PATCH, DELETE } from "@/server/integrations/stripe-webhook";
+
+export const dynamic = "force-dynamic";
