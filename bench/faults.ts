@@ -177,7 +177,7 @@ async function killMidBatch(env: Record<string, string>, port: number, secret: s
 
 /** Sizes of the new experiments (FAULTS_SIZE=short: the CI-sized run). */
 const SIZES = {
-  full: { lost: 100, workerKill: 3000, killEveryMs: 3000, terminate: 2000, terminateForMs: 20_000, midBatch: 3000, xminRound: 500, pinMs: 120_000, payees: 100, killEvery: 12, hooks: 20, badAttempts: 2 },
+  full: { lost: 100, workerKill: 10000, killEveryMs: 1000, terminate: 2000, terminateForMs: 20_000, midBatch: 3000, xminRound: 500, pinMs: 120_000, payees: 100, killEvery: 4, hooks: 20, badAttempts: 2 },
   short: { lost: 60, workerKill: 1500, killEveryMs: 3000, terminate: 600, terminateForMs: 8000, midBatch: 1500, xminRound: 300, pinMs: 10_000, payees: 6, killEvery: 2, hooks: 6, badAttempts: 1 },
 };
 
