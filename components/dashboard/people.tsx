@@ -445,41 +445,36 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
             </Card>
             <CommissionAnalyticsCard participantId={p.participantId} />
             <Card title="Referrals made" bodyClassName="p-5 pt-0">
-              {p.referrals.length === 0 ? <p className="pt-5 text-sm text-slate-500">No referrals yet.</p> : <ReferralTable rows={p.referrals} showReferrer={false} />}
+              <DataList query={q} isEmpty={p.referrals.length === 0} itemsLabel="referrals" empty={<p className="text-sm text-slate-500">No referrals yet.</p>}>
+                <ReferralTable rows={p.referrals} showReferrer={false} />
+              </DataList>
             </Card>
             <Card title="Rewards received" bodyClassName="p-5 pt-0">
-              {p.rewards.length === 0 ? (
-                <p className="pt-5 text-sm text-slate-500">No rewards yet.</p>
-              ) : (
-                <Table label="Rewards received">
-                  <thead>
-                    <tr>
-                      <Th>Kind</Th>
-                      <Th>State</Th>
-                      <Th className="text-right">Amount</Th>
-                      <Th>Reason</Th>
-                      <Th>When</Th>
-                    </tr>
-                  </thead>
-                  <tbody className="divide-y divide-slate-100">
-                    {p.rewards.map((w) => (
-                      <tr key={w.rewardId} data-testid="participant-reward-row" data-state={w.state}>
-                        <Td className="text-xs">{w.kind}</Td>
-                        <Td>
-                          <Badge color={REWARD_STATE[w.state].color}>{REWARD_STATE[w.state].word}</Badge>
-                        </Td>
-                        <Td className="text-right text-xs whitespace-nowrap">
-                          <Eth value={w.amountEth} />
-                          {w.requestedEth !== w.amountEth && <span className="block text-slate-500">of <Eth value={w.requestedEth} /></span>}
-                          {w.ruleId && <span className="block whitespace-normal text-slate-500" data-testid="reward-basis">{commissionBasis(w)}</span>}
-                        </Td>
-                        <Td className="text-xs">{w.state === "REVERSED" ? `Reversed: ${w.reversalReason ?? "no reason given"}` : reasonText(w.reason) || "—"}</Td>
-                        <Td className="text-xs whitespace-nowrap">{formatDateTime(w.paidAt ?? w.createdAt)}</Td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </Table>
-              )}
+              <DataList query={q} isEmpty={p.rewards.length === 0} itemsLabel="rewards" empty={<p className="text-sm text-slate-500">No rewards yet.</p>} label="Rewards received" head={
+                <>
+                  <Th>Kind</Th>
+                  <Th>State</Th>
+                  <Th className="text-right">Amount</Th>
+                  <Th>Reason</Th>
+                  <Th>When</Th>
+                </>
+              }>
+                {p.rewards.map((w) => (
+                  <tr key={w.rewardId} data-testid="participant-reward-row" data-state={w.state}>
+                    <Td className="text-xs">{w.kind}</Td>
+                    <Td>
+                      <Badge color={REWARD_STATE[w.state].color}>{REWARD_STATE[w.state].word}</Badge>
+                    </Td>
+                    <Td className="text-right text-xs whitespace-nowrap">
+                      <Eth value={w.amountEth} />
+                      {w.requestedEth !== w.amountEth && <span className="block text-slate-500">of <Eth value={w.requestedEth} /></span>}
+                      {w.ruleId && <span className="block whitespace-normal text-slate-500" data-testid="reward-basis">{commissionBasis(w)}</span>}
+                    </Td>
+                    <Td className="text-xs">{w.state === "REVERSED" ? `Reversed: ${w.reversalReason ?? "no reason given"}` : reasonText(w.reason) || "—"}</Td>
+                    <Td className="text-xs whitespace-nowrap">{formatDateTime(w.paidAt ?? w.createdAt)}</Td>
+                  </tr>
+                ))}
+              </DataList>
             </Card>
           </div>
         )
