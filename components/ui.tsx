@@ -301,24 +301,96 @@ export function Stat({ label, value, hint, loading }: { label: string; value: Re
   );
 }
 
-/**
- * The body of a card that lists things: skeleton while loading, the error with a retry, the
- * empty state, or the list itself.
- */
-export function ListBody({ loading, error, onRetry, isEmpty, empty, label, rows = 3, children }: { loading: boolean; error: { message: string } | null | undefined; onRetry: () => void; isEmpty: boolean; empty: ReactNode; label: string; rows?: number; children: ReactNode }) {
-  if (loading) return <div className="pt-5"><LoadingRows rows={rows} label={`Loading ${label}`} /></div>;
-  if (error) return <div className="pt-5"><ErrorState error={error} onRetry={onRetry} /></div>;
-  if (isEmpty) return <div className="pt-5">{empty}</div>;
-  return <>{children}</>;
+/** What a list reads from its query: a tRPC `useQuery` result, or `combinePages` when it pages. */
+export interface ListQuery {
+  isLoading: boolean;
+  error: { message: string } | null | undefined;
+  refetch: () => unknown;
+  hasNextPage?: boolean;
+  isFetchingNextPage?: boolean;
+  fetchNextPage?: () => unknown;
 }
 
-export function LoadMore({ hasMore, loading, onClick }: { hasMore: boolean; loading: boolean; onClick: () => void }) {
-  if (!hasMore) return null;
+type DataListTable = { label: string; head: ReactNode } | { label?: undefined; head?: undefined };
+
+/**
+ * A list in a card: skeleton while loading, the error with a retry, the empty state, then the
+ * table (`label` and `head` given: the children are its rows) or the children as they are, with
+ * "Load more" when the query pages.
+ */
+export function DataList({ query, isEmpty, empty, itemsLabel, skeleton = 3, label, head, children }: { query: ListQuery; isEmpty: boolean; empty: ReactNode; itemsLabel: string; skeleton?: number; children: ReactNode } & DataListTable) {
+  if (query.isLoading) return <div className="pt-5"><LoadingRows rows={skeleton} label={`Loading ${itemsLabel}`} /></div>;
+  if (query.error) return <div className="pt-5"><ErrorState error={query.error} onRetry={() => query.refetch()} /></div>;
+  if (isEmpty) return <div className="pt-5">{empty}</div>;
+  const more = query.fetchNextPage;
   return (
-    <div className="pt-4 text-center">
-      <Button variant="secondary" size="sm" loading={loading} onClick={onClick}>
-        Load more
+    <>
+      {head !== undefined && label !== undefined ? (
+        <Table label={label}>
+          <thead>
+            <tr>{head}</tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">{children}</tbody>
+        </Table>
+      ) : (
+        children
+      )}
+      {more && query.hasNextPage && (
+        <div className="pt-4 text-center">
+          <Button variant="secondary" size="sm" loading={query.isFetchingNextPage} onClick={() => more()}>
+            Load more
+          </Button>
+        </div>
+      )}
+    </>
+  );
+}
+
+/**
+ * A dialog that asks before an action (destructive, about money, or a form to submit): what
+ * happens, cancel and confirm, the confirm button busy while pending, and the error in words.
+ * With `done`, the same dialog then shows the result (a new secret) with a Done button.
+ * With `form`, the confirm button submits that form (in `children`) instead of calling `onConfirm`.
+ */
+export function ConfirmDialog({ title, children, confirmLabel, onConfirm, form, onClose, pending, error, tone = "danger", cancelLabel = "Cancel", confirmDisabled, done }: {
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  onConfirm?: () => void;
+  form?: string;
+  onClose: () => void;
+  pending?: boolean;
+  error?: string | null;
+  tone?: "danger" | "primary";
+  cancelLabel?: string;
+  confirmDisabled?: boolean;
+  done?: { title: string; children: ReactNode } | false | null;
+}) {
+  if (done) {
+    return (
+      <Dialog open onClose={onClose} title={done.title} footer={<Button onClick={onClose}>Done</Button>}>
+        {done.children}
+      </Dialog>
+    );
+  }
+  const footer = (
+    <>
+      <Button variant="ghost" onClick={onClose}>
+        {cancelLabel}
       </Button>
-    </div>
+      <Button variant={tone} type={form ? "submit" : "button"} form={form} loading={pending} disabled={confirmDisabled} onClick={form ? undefined : onConfirm}>
+        {confirmLabel}
+      </Button>
+    </>
+  );
+  return (
+    <Dialog open onClose={onClose} title={title} footer={footer}>
+      {children}
+      {error && (
+        <p className="text-sm font-medium text-rose-600" role="alert">
+          {error}
+        </p>
+      )}
+    </Dialog>
   );
 }

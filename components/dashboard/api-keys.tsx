@@ -10,7 +10,7 @@ import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
-import { Badge, Button, Card, Dialog, EmptyState, Field, Input, ListBody, Notice, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
+import { Badge, Button, Card, ConfirmDialog, DataList, EmptyState, Field, Input, Notice, PageHeader, Select, Td, Textarea, Th } from "../ui";
 import { KeyReferrals } from "./key-referrals";
 import { SecretReveal } from "./secret-reveal";
 
@@ -162,49 +162,40 @@ function RotateDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void
     },
   });
   return (
-    <Dialog
-      open
+    <ConfirmDialog
       onClose={onClose}
-      title={rotate.data ? "New secret" : `Rotate ${apiKey.name ?? apiKey.prefix}`}
-      footer={
-        rotate.data ? (
-          <Button onClick={onClose}>Done</Button>
-        ) : (
-          <>
-            <Button variant="ghost" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button loading={rotate.isPending} onClick={() => rotate.mutate({ apiKeyId: apiKey.apiKeyId, expiresInSeconds: grace })}>
-              Rotate key
-            </Button>
-          </>
-        )
+      title={`Rotate ${apiKey.name ?? apiKey.prefix}`}
+      confirmLabel="Rotate key"
+      tone="primary"
+      pending={rotate.isPending}
+      error={formError(rotate.error)}
+      onConfirm={() => rotate.mutate({ apiKeyId: apiKey.apiKeyId, expiresInSeconds: grace })}
+      done={
+        rotate.data && {
+          title: "New secret",
+          children: (
+            <SecretReveal
+              secret={rotate.data.secret}
+              warnings={rotate.data.warnings}
+              extra={rotate.data.previousSecretExpiresAt && <p className="text-xs text-slate-600">The old secret keeps working until {formatDateTime(rotate.data.previousSecretExpiresAt)}.</p>}
+            />
+          ),
+        }
       }
     >
-      {rotate.data ? (
-        <SecretReveal
-          secret={rotate.data.secret}
-          warnings={rotate.data.warnings}
-          extra={rotate.data.previousSecretExpiresAt && <p className="text-xs text-slate-600">The old secret keeps working until {formatDateTime(rotate.data.previousSecretExpiresAt)}.</p>}
-        />
-      ) : (
-        <>
-          <p>Rotation issues a new secret for the same key. Choose how long the current secret keeps working so you can deploy the new one.</p>
-          <Field label="Grace period for the old secret">
-            {(p) => (
-              <Select {...p} name="expiresInSeconds" value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
-                {GRACE_OPTIONS.map((o) => (
-                  <option key={o.value} value={o.value}>
-                    {o.label}
-                  </option>
-                ))}
-              </Select>
-            )}
-          </Field>
-          {rotate.error && <Notice tone="danger">{formError(rotate.error)}</Notice>}
-        </>
-      )}
-    </Dialog>
+      <p>Rotation issues a new secret for the same key. Choose how long the current secret keeps working so you can deploy the new one.</p>
+      <Field label="Grace period for the old secret">
+        {(p) => (
+          <Select {...p} name="expiresInSeconds" value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
+            {GRACE_OPTIONS.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </Select>
+        )}
+      </Field>
+    </ConfirmDialog>
   );
 }
 
@@ -230,25 +221,11 @@ function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void
     onSettled: () => utils.apiKeys.list.invalidate(),
   });
   return (
-    <Dialog
-      open
-      onClose={onClose}
-      title="Revoke this key?"
-      footer={
-        <>
-          <Button variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button variant="danger" loading={revoke.isPending} onClick={() => revoke.mutate({ apiKeyId: apiKey.apiKeyId })}>
-            Revoke key
-          </Button>
-        </>
-      }
-    >
+    <ConfirmDialog onClose={onClose} title="Revoke this key?" confirmLabel="Revoke key" pending={revoke.isPending} onConfirm={() => revoke.mutate({ apiKeyId: apiKey.apiKeyId })}>
       <p>
         Requests using <strong className="font-mono">{apiKey.prefix}…</strong> {apiKey.name ? `(${apiKey.name}) ` : ""}will be refused immediately. This cannot be undone.
       </p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
@@ -303,75 +280,70 @@ export function ApiKeysPage() {
           </Card>
         )}
         <Card bodyClassName="p-5 pt-0" title={`${env === "TEST" ? "Test" : "Live"} keys`}>
-          <ListBody loading={keys.isLoading} error={keys.error} onRetry={() => keys.refetch()} isEmpty={list.length === 0} label="keys" rows={3} empty={
+          <DataList query={keys} isEmpty={list.length === 0} itemsLabel="keys" skeleton={3} empty={
             <EmptyState icon={<Icon name="key" className="h-8 w-8" />} title={`No ${env.toLowerCase()} keys yet`} action={isOwner && <Button onClick={() => setCreating(true)}>Create a {env.toLowerCase()} key</Button>}>
                 Create a key to start sending events from your app.
               </EmptyState>
+          } label="API keys" head={
+            <>
+              <Th>Key</Th>
+              <Th>Kind</Th>
+              <Th>Status</Th>
+              <Th>Allowed origins</Th>
+              <Th>Last used</Th>
+              <Th>Created</Th>
+              <Th className="text-right">
+                <span className="sr-only">Actions</span>
+              </Th>
+            </>
           }>
-            <Table label="API keys">
-              <thead>
-                <tr>
-                  <Th>Key</Th>
-                  <Th>Kind</Th>
-                  <Th>Status</Th>
-                  <Th>Allowed origins</Th>
-                  <Th>Last used</Th>
-                  <Th>Created</Th>
-                  <Th className="text-right">
-                    <span className="sr-only">Actions</span>
-                  </Th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {list.map((k) => (
-                  <tr key={k.apiKeyId} data-testid="api-key-row" data-key-id={k.apiKeyId}>
-                    <Td>
-                      <div className="font-medium text-slate-900">{k.name ?? "Unnamed key"}</div>
-                      <div className="font-mono text-xs text-slate-500">{k.prefix}…</div>
-                      {k.previousSecretExpiresAt && new Date(k.previousSecretExpiresAt) > new Date() && (
-                        <div className="mt-1 text-xs text-amber-700">Old secret valid until {formatDateTime(k.previousSecretExpiresAt)}</div>
-                      )}
-                    </Td>
-                    <Td>
-                      <span data-testid="api-key-kind" title={k.kind === "SECRET" ? `Scopes: ${k.scopes.join(", ")}` : "Browser key: track and apply referrals only"}>
-                        <Badge>{k.kind === "PUBLISHABLE" ? "Publishable" : "Secret"}</Badge>
-                      </span>
-                      {k.kind === "SECRET" && (
-                        <span className="mt-1 block text-xs text-slate-500" data-testid="api-key-scopes">
-                          {k.scopes.length >= SCOPES.length ? "All scopes" : k.scopes.join(", ")}
-                        </span>
-                      )}
-                    </Td>
-                    <Td>
-                      <Badge>{k.status}</Badge>
-                    </Td>
-                    <Td className="max-w-56">
-                      {k.allowedOrigins.length ? <span className="block truncate text-xs" title={k.allowedOrigins.join(", ")}>{k.allowedOrigins.join(", ")}</span> : <span className="text-xs text-slate-500">Any (server-side)</span>}
-                    </Td>
-                    <Td className="whitespace-nowrap text-xs">{timeAgo(k.lastUsedAt)}</Td>
-                    <Td className="whitespace-nowrap text-xs">{formatDateTime(k.createdAt)}</Td>
-                    <Td className="text-right whitespace-nowrap">
-                      <div className="flex justify-end gap-1.5">
-                        <Button variant="ghost" size="sm" onClick={() => setReferralsOf(k)}>
-                          Referrals
+            {list.map((k) => (
+              <tr key={k.apiKeyId} data-testid="api-key-row" data-key-id={k.apiKeyId}>
+                <Td>
+                  <div className="font-medium text-slate-900">{k.name ?? "Unnamed key"}</div>
+                  <div className="font-mono text-xs text-slate-500">{k.prefix}…</div>
+                  {k.previousSecretExpiresAt && new Date(k.previousSecretExpiresAt) > new Date() && (
+                    <div className="mt-1 text-xs text-amber-700">Old secret valid until {formatDateTime(k.previousSecretExpiresAt)}</div>
+                  )}
+                </Td>
+                <Td>
+                  <span data-testid="api-key-kind" title={k.kind === "SECRET" ? `Scopes: ${k.scopes.join(", ")}` : "Browser key: track and apply referrals only"}>
+                    <Badge>{k.kind === "PUBLISHABLE" ? "Publishable" : "Secret"}</Badge>
+                  </span>
+                  {k.kind === "SECRET" && (
+                    <span className="mt-1 block text-xs text-slate-500" data-testid="api-key-scopes">
+                      {k.scopes.length >= SCOPES.length ? "All scopes" : k.scopes.join(", ")}
+                    </span>
+                  )}
+                </Td>
+                <Td>
+                  <Badge>{k.status}</Badge>
+                </Td>
+                <Td className="max-w-56">
+                  {k.allowedOrigins.length ? <span className="block truncate text-xs" title={k.allowedOrigins.join(", ")}>{k.allowedOrigins.join(", ")}</span> : <span className="text-xs text-slate-500">Any (server-side)</span>}
+                </Td>
+                <Td className="whitespace-nowrap text-xs">{timeAgo(k.lastUsedAt)}</Td>
+                <Td className="whitespace-nowrap text-xs">{formatDateTime(k.createdAt)}</Td>
+                <Td className="text-right whitespace-nowrap">
+                  <div className="flex justify-end gap-1.5">
+                    <Button variant="ghost" size="sm" onClick={() => setReferralsOf(k)}>
+                      Referrals
+                    </Button>
+                    {isOwner && k.status === "ACTIVE" && (
+                      <>
+                        <Button variant="secondary" size="sm" onClick={() => setRotating(k)}>
+                          Rotate
                         </Button>
-                        {isOwner && k.status === "ACTIVE" && (
-                          <>
-                            <Button variant="secondary" size="sm" onClick={() => setRotating(k)}>
-                              Rotate
-                            </Button>
-                            <Button variant="secondary" size="sm" className="!text-rose-700" onClick={() => setRevoking(k)}>
-                              Revoke
-                            </Button>
-                          </>
-                        )}
-                      </div>
-                    </Td>
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
-          </ListBody>
+                        <Button variant="secondary" size="sm" className="!text-rose-700" onClick={() => setRevoking(k)}>
+                          Revoke
+                        </Button>
+                      </>
+                    )}
+                  </div>
+                </Td>
+              </tr>
+            ))}
+          </DataList>
         </Card>
         {referralsOf && <KeyReferrals apiKey={referralsOf} onClose={() => setReferralsOf(null)} />}
       </div>

@@ -6,7 +6,7 @@ import { useState, type FormEvent } from "react";
 import { formatDateTime } from "../format";
 import { combinePages, useCursors } from "../paging";
 import { trpc } from "../trpc";
-import { Button, Card, Field, Input, ListBody, LoadMore, PageHeader, Select, Table, Td, Th } from "../ui";
+import { Button, Card, DataList, Field, Input, PageHeader, Select, Td, Th } from "../ui";
 
 interface Filters {
   environment?: "TEST" | "LIVE";
@@ -91,39 +91,33 @@ export function AuditLogPage() {
         </form>
       </Card>
       <Card className="mt-4">
-        <ListBody loading={list.isLoading} error={list.error} onRetry={() => list.refetch()} isEmpty={rows.length === 0} empty={<p className="p-4 text-sm text-slate-600">No changes match these filters.</p>} label="audit log">
-          <Table label="Audit log">
-            <thead>
-              <tr>
-                <Th>When</Th>
-                <Th>Who</Th>
-                <Th>Action</Th>
-                <Th>Target</Th>
-                <Th>Change</Th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((a) => (
-                <tr key={a.auditId} data-testid="audit-entry">
-                  <Td>{formatDateTime(a.at)}</Td>
-                  <Td>{a.actor.email ?? a.actor.userId ?? (a.actor.apiKeyId ? `API key ${a.actor.apiKeyId}` : "—")}</Td>
-                  <Td>
-                    <code className="text-xs">{a.action}</code>
-                    {a.environment ? <span className="ml-1 text-xs text-slate-500">{a.environment}</span> : null}
-                  </Td>
-                  <Td>
-                    <code className="text-xs break-all">{a.target ?? "—"}</code>
-                  </Td>
-                  <Td>
-                    <Changes changes={a.changes} />
-                    <Details before={a.before} after={a.after} />
-                  </Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-          <LoadMore hasMore={list.hasNextPage} loading={list.isFetchingNextPage} onClick={() => list.fetchNextPage()} />
-        </ListBody>
+        <DataList query={list} isEmpty={rows.length === 0} empty={<p className="p-4 text-sm text-slate-600">No changes match these filters.</p>} itemsLabel="audit log" label="Audit log" head={
+          <>
+            <Th>When</Th>
+            <Th>Who</Th>
+            <Th>Action</Th>
+            <Th>Target</Th>
+            <Th>Change</Th>
+          </>
+        }>
+          {rows.map((a) => (
+            <tr key={a.auditId} data-testid="audit-entry">
+              <Td>{formatDateTime(a.at)}</Td>
+              <Td>{a.actor.email ?? a.actor.userId ?? (a.actor.apiKeyId ? `API key ${a.actor.apiKeyId}` : "—")}</Td>
+              <Td>
+                <code className="text-xs">{a.action}</code>
+                {a.environment ? <span className="ml-1 text-xs text-slate-500">{a.environment}</span> : null}
+              </Td>
+              <Td>
+                <code className="text-xs break-all">{a.target ?? "—"}</code>
+              </Td>
+              <Td>
+                <Changes changes={a.changes} />
+                <Details before={a.before} after={a.after} />
+              </Td>
+            </tr>
+          ))}
+        </DataList>
       </Card>
     </>
   );

@@ -15,7 +15,7 @@ import { readWholeNumber } from "../numbers";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
-import { Badge, Button, Card, Dialog, EmptyState, Field, Input, ListBody, Notice, PageHeader, Select, Table, Td, Th, Toggle } from "../ui";
+import { Badge, Button, Card, ConfirmDialog, DataList, EmptyState, Field, Input, Notice, PageHeader, Select, Td, Th, Toggle } from "../ui";
 import { Eth } from "../money";
 
 type Rule = RouterOutputs["commissionRules"]["list"]["data"][number];
@@ -201,21 +201,11 @@ function RuleForm({ rule, onDone, pricing, defaultCurrency, tiers }: { rule?: Ru
       </div>
       <Simulation values={v} onProblems={setLocal} />
       {abovePool && (
-        <Dialog
-          open
-          onClose={() => setAbovePool(null)}
-          title="Pay more than the pool holds?"
-          footer={
-            <>
-              <Button variant="ghost" onClick={() => setAbovePool(null)}>Cancel</Button>
-              <Button onClick={() => save(abovePool.rule)}>Save anyway</Button>
-            </>
-          }
-        >
+        <ConfirmDialog onClose={() => setAbovePool(null)} title="Pay more than the pool holds?" confirmLabel="Save anyway" tone="primary" onConfirm={() => save(abovePool.rule)}>
           <p>
             Each {draft.eventName.trim() || "event"} would pay <Eth value={weiToEth(abovePool.wei)} />, more than the {env.toLowerCase()} pool holds now (<Eth value={weiToEth(abovePool.poolWei)} />). Rewards the pool cannot cover are recorded as unfunded until it is funded. Check the amount and its currency.
           </p>
-        </Dialog>
+        </ConfirmDialog>
       )}
     </form>
   );
@@ -388,38 +378,33 @@ export function CommissionRulesPage() {
         >
           {!canChangeMoney && <div className="pt-5"><Notice tone="info">Only the owner or an admin can change commission rules; anyone can try a rule on past events.</Notice></div>}
           {editing === "new" && formReady && <div className="border-b border-slate-100 py-4"><RuleForm {...formProps} onDone={() => setEditing(null)} /></div>}
-          <ListBody loading={rules.isLoading} error={rules.error} onRetry={() => rules.refetch()} isEmpty={!rules.data?.data.length} label="commission rules" rows={2} empty={<EmptyState title={`No ${env.toLowerCase()} commission rules yet`}>Add a rule such as 10% of each purchase for 12 months to reward referrers for what their customers spend.</EmptyState>}>
-            <Table label="Commission rules">
-              <thead>
-                <tr>
-                  <Th>Rule</Th>
-                  <Th>Pays</Th>
-                  <Th>Status</Th>
-                  <Th className="text-right"><span className="sr-only">Actions</span></Th>
+          <DataList query={rules} isEmpty={!rules.data?.data.length} itemsLabel="commission rules" skeleton={2} empty={<EmptyState title={`No ${env.toLowerCase()} commission rules yet`}>Add a rule such as 10% of each purchase for 12 months to reward referrers for what their customers spend.</EmptyState>} label="Commission rules" head={
+            <>
+              <Th>Rule</Th>
+              <Th>Pays</Th>
+              <Th>Status</Th>
+              <Th className="text-right"><span className="sr-only">Actions</span></Th>
+            </>
+          }>
+            {(rules.data?.data ?? []).map((r) =>
+              editing !== "new" && editing?.ruleId === r.ruleId ? (
+                <tr key={r.ruleId}>
+                  <td colSpan={4} className="px-5 py-4"><RuleForm {...formProps} rule={r} onDone={() => setEditing(null)} /></td>
                 </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {(rules.data?.data ?? []).map((r) =>
-                  editing !== "new" && editing?.ruleId === r.ruleId ? (
-                    <tr key={r.ruleId}>
-                      <td colSpan={4} className="px-5 py-4"><RuleForm {...formProps} rule={r} onDone={() => setEditing(null)} /></td>
-                    </tr>
-                  ) : (
-                    <Fragment key={r.ruleId}>
-                      <RuleRow rule={r} canEdit={canChangeMoney && editing === null} trying={trying === r.ruleId} onTry={() => setTrying((t) => (t === r.ruleId ? null : r.ruleId))} onEdit={() => setEditing(r)} onDelete={() => setDeleting(r)} />
-                      {trying === r.ruleId && <RuleSimulationRow rule={r} defaultCurrency={defaultCurrency} />}
-                    </Fragment>
-                  ),
-                )}
-              </tbody>
-            </Table>
-          </ListBody>
+              ) : (
+                <Fragment key={r.ruleId}>
+                  <RuleRow rule={r} canEdit={canChangeMoney && editing === null} trying={trying === r.ruleId} onTry={() => setTrying((t) => (t === r.ruleId ? null : r.ruleId))} onEdit={() => setEditing(r)} onDelete={() => setDeleting(r)} />
+                  {trying === r.ruleId && <RuleSimulationRow rule={r} defaultCurrency={defaultCurrency} />}
+                </Fragment>
+              ),
+            )}
+          </DataList>
         </Card>
       </div>
       {deleting && (
-        <Dialog open onClose={() => setDeleting(null)} title="Delete this rule?" footer={<><Button variant="ghost" onClick={() => setDeleting(null)}>Cancel</Button><Button variant="danger" loading={del.isPending} onClick={() => del.mutate({ ruleId: deleting.ruleId })}>Delete rule</Button></>}>
+        <ConfirmDialog onClose={() => setDeleting(null)} title="Delete this rule?" confirmLabel="Delete rule" pending={del.isPending} onConfirm={() => del.mutate({ ruleId: deleting.ruleId })}>
           <p><strong>{deleting.name}</strong> stops paying. Rewards it already granted stay as they are, and keep naming it in exports.</p>
-        </Dialog>
+        </ConfirmDialog>
       )}
     </>
   );

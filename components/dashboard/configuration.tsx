@@ -11,7 +11,7 @@ import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
 import { LinksForm } from "./links-settings";
-import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, Notice, PageHeader, Select, Table, Td, Textarea, Th, Toggle } from "../ui";
+import { Badge, Button, Card, ConfirmDialog, DataList, EmptyState, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Select, Td, Textarea, Th, Toggle } from "../ui";
 import { Eth, EthAmountField } from "../money";
 
 type Config = RouterOutputs["config"]["get"];
@@ -428,47 +428,42 @@ function Tiers({ strategy, canEdit }: { strategy: "FIXED" | "TIERED"; canEdit: b
   return (
     <Card title={<span className="flex flex-wrap items-center gap-2">Reward tiers <Scope /></span>} description={strategy === "TIERED" ? "Referrers earn the amounts of the highest tier they reach, in test and live." : "Tiers apply when the reward strategy is Tiered."} actions={canEdit && editing === null && <Button size="sm" onClick={() => setEditing("new")}>Add tier</Button>} bodyClassName="p-5 pt-0">
       {editing === "new" && <div className="border-b border-slate-100 py-4"><TierForm onDone={() => setEditing(null)} /></div>}
-      <ListBody loading={tiers.isLoading} error={tiers.error} onRetry={() => tiers.refetch()} isEmpty={!tiers.data?.data.length} label="tiers" rows={2} empty={<EmptyState title="No tiers yet">Add tiers such as Bronze (0+), Silver (5+) and Gold (20+) to reward your best referrers more.</EmptyState>}>
-        <Table label="Tiers">
-          <thead>
-            <tr>
-              <Th>Tier</Th>
-              <Th>Referrals</Th>
-              <Th className="text-right">Referral reward</Th>
-              <Th className="text-right">Bonus</Th>
-              <Th className="text-right"><span className="sr-only">Actions</span></Th>
+      <DataList query={tiers} isEmpty={!tiers.data?.data.length} itemsLabel="tiers" skeleton={2} empty={<EmptyState title="No tiers yet">Add tiers such as Bronze (0+), Silver (5+) and Gold (20+) to reward your best referrers more.</EmptyState>} label="Tiers" head={
+        <>
+          <Th>Tier</Th>
+          <Th>Referrals</Th>
+          <Th className="text-right">Referral reward</Th>
+          <Th className="text-right">Bonus</Th>
+          <Th className="text-right"><span className="sr-only">Actions</span></Th>
+        </>
+      }>
+        {(tiers.data?.data ?? []).map((t) =>
+          editing !== "new" && editing?.tierId === t.tierId ? (
+            <tr key={t.tierId}>
+              <td colSpan={5} className="px-5 py-4"><TierForm tier={t} onDone={() => setEditing(null)} /></td>
             </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {(tiers.data?.data ?? []).map((t) =>
-              editing !== "new" && editing?.tierId === t.tierId ? (
-                <tr key={t.tierId}>
-                  <td colSpan={5} className="px-5 py-4"><TierForm tier={t} onDone={() => setEditing(null)} /></td>
-                </tr>
-              ) : (
-                <tr key={t.tierId} data-testid="tier-row">
-                  <Td className="font-medium text-slate-900">{t.name}</Td>
-                  <Td className="whitespace-nowrap">{t.minReferrals}{t.maxReferrals === null ? "+" : ` – ${t.maxReferrals}`}</Td>
-                  <Td className="text-right whitespace-nowrap"><Eth value={t.referralRewardEth} /></Td>
-                  <Td className="text-right whitespace-nowrap"><Eth value={t.bonusEth} /></Td>
-                  <Td className="text-right whitespace-nowrap">
-                    {canEdit && (
-                      <div className="flex justify-end gap-1.5">
-                        <Button size="sm" variant="secondary" onClick={() => setEditing(t)}>Edit</Button>
-                        <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setDeleting(t)}>Delete</Button>
-                      </div>
-                    )}
-                  </Td>
-                </tr>
-              ),
-            )}
-          </tbody>
-        </Table>
-      </ListBody>
+          ) : (
+            <tr key={t.tierId} data-testid="tier-row">
+              <Td className="font-medium text-slate-900">{t.name}</Td>
+              <Td className="whitespace-nowrap">{t.minReferrals}{t.maxReferrals === null ? "+" : ` – ${t.maxReferrals}`}</Td>
+              <Td className="text-right whitespace-nowrap"><Eth value={t.referralRewardEth} /></Td>
+              <Td className="text-right whitespace-nowrap"><Eth value={t.bonusEth} /></Td>
+              <Td className="text-right whitespace-nowrap">
+                {canEdit && (
+                  <div className="flex justify-end gap-1.5">
+                    <Button size="sm" variant="secondary" onClick={() => setEditing(t)}>Edit</Button>
+                    <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setDeleting(t)}>Delete</Button>
+                  </div>
+                )}
+              </Td>
+            </tr>
+          ),
+        )}
+      </DataList>
       {deleting && (
-        <Dialog open onClose={() => setDeleting(null)} title="Delete this tier?" footer={<><Button variant="ghost" onClick={() => setDeleting(null)}>Cancel</Button><Button variant="danger" loading={del.isPending} onClick={() => del.mutate({ tierId: deleting.tierId })}>Delete tier</Button></>}>
+        <ConfirmDialog onClose={() => setDeleting(null)} title="Delete this tier?" confirmLabel="Delete tier" pending={del.isPending} onConfirm={() => del.mutate({ tierId: deleting.tierId })}>
           <p>Referrers in <strong>{deleting.name}</strong> fall back to the tier below. Rewards already paid are not changed.</p>
-        </Dialog>
+        </ConfirmDialog>
       )}
     </Card>
   );

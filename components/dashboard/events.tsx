@@ -15,7 +15,7 @@ import { PersonLink, personLabel } from "./people";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
-import { Badge, Button, Card, Dialog, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, LoadMore, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
+import { Badge, Button, Card, ConfirmDialog, DataList, Dialog, EmptyState, ErrorState, Field, Input, LoadingRows, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
 import { Eth, useEthWords } from "../money";
 
 type EventRow = RouterOutputs["events"]["list"]["data"][number];
@@ -63,20 +63,15 @@ function ReviewDialog({ event, decision, onClose }: { event: EventRow; decision:
   });
   const approve = decision === "PROCESSED";
   return (
-    <Dialog
-      open
+    <ConfirmDialog
       onClose={onClose}
       title={approve ? "Approve this event?" : "Reject this event?"}
-      footer={
-        <>
-          <Button variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button variant={approve ? "primary" : "danger"} loading={review.isPending} disabled={preview.isLoading} onClick={() => review.mutate({ eventId: event.eventId, status: decision, reason: reason.trim() || undefined })}>
-            {approve ? "Approve" : "Reject"}
-          </Button>
-        </>
-      }
+      confirmLabel={approve ? "Approve" : "Reject"}
+      tone={approve ? "primary" : "danger"}
+      pending={review.isPending}
+      confirmDisabled={preview.isLoading}
+      error={formError(review.error)}
+      onConfirm={() => review.mutate({ eventId: event.eventId, status: decision, reason: reason.trim() || undefined })}
     >
       <p>
         <strong>{event.eventName}</strong>
@@ -103,8 +98,7 @@ function ReviewDialog({ event, decision, onClose }: { event: EventRow; decision:
         {approve && <p className="mt-2 text-xs text-slate-500">Worked out with today&rsquo;s limits and the current pool balance.</p>}
       </div>
       <Field label="Note (optional)">{(p) => <Textarea {...p} name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} rows={2} />}</Field>
-      {review.error && <p className="text-sm font-medium text-rose-600" role="alert">{formError(review.error)}</p>}
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
@@ -407,16 +401,13 @@ export function EventsPage() {
               )}
             </div>
           </form>
-          <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={rows.length === 0} label="events" rows={5} empty={
+          <DataList query={q} isEmpty={rows.length === 0} itemsLabel="events" skeleton={5} empty={
             <EmptyState icon={<Icon name="bolt" className="h-8 w-8" />} title={filtered ? "No events match these filters" : `No ${env.toLowerCase()} events yet`}>
                 {filtered ? "Try another status or clear the filters." : "Send an event to /track with a key of this environment and it shows up here."}
               </EmptyState>
           }>
-            <>
-              <EventsTable events={rows} onReview={(event, decision) => setReview({ event, decision })} />
-              <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
-            </>
-          </ListBody>
+            <EventsTable events={rows} onReview={(event, decision) => setReview({ event, decision })} />
+          </DataList>
         </Card>
       </div>
       {review && <ReviewDialog event={review.event} decision={review.decision} onClose={() => setReview(null)} />}

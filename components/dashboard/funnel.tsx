@@ -6,7 +6,7 @@ import { Bar, BarChart, CartesianGrid, LabelList, ResponsiveContainer, Tooltip, 
 import { useEnvironment } from "../environment";
 import { reasonText } from "../reasons";
 import { trpc, type RouterOutputs } from "../trpc";
-import { Card, EmptyState, ErrorState, LoadingRows, Select, Table, Td, Th } from "../ui";
+import { Card, DataList, EmptyState, ErrorState, LoadingRows, Select, Table, Td, Th } from "../ui";
 import { Eth } from "../money";
 
 type Row = RouterOutputs["analytics"]["funnel"]["data"][number];
@@ -52,6 +52,7 @@ export function FunnelCard() {
     <Card
       title="From link clicks to payouts"
       description="Last 30 days: clicks on referral links, the referrals they brought, and what those earned."
+      bodyClassName="p-5 pt-0"
       actions={
         <label className="flex items-center gap-2 text-sm text-slate-600">
           <span>Per</span>
@@ -62,14 +63,8 @@ export function FunnelCard() {
         </label>
       }
     >
-      {q.isLoading ? (
-        <LoadingRows rows={4} label="Loading funnel" />
-      ) : q.error ? (
-        <ErrorState error={q.error} onRetry={() => q.refetch()} />
-      ) : rows.length === 0 ? (
-        <EmptyState title="No clicks or referrals yet">Set a link destination on the Configuration page and share {"{base_url}"}/r/CODE links.</EmptyState>
-      ) : (
-        <div className="space-y-4" data-testid="funnel">
+      <DataList query={q} isEmpty={rows.length === 0} itemsLabel="funnel" skeleton={4} empty={<EmptyState title="No clicks or referrals yet">Set a link destination on the Configuration page and share {"{base_url}"}/r/CODE links.</EmptyState>}>
+        <div className="space-y-4 pt-5" data-testid="funnel">
           <FunnelChart rows={rows} />
           <Table label={`Funnel per ${groupBy}`}>
             <thead>
@@ -117,7 +112,7 @@ export function FunnelCard() {
             </p>
           )}
         </div>
-      )}
+      </DataList>
     </Card>
   );
 }

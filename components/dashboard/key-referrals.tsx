@@ -3,7 +3,7 @@
 import { formatDateTime } from "../format";
 import { combinePages, useCursors } from "../paging";
 import { trpc, type RouterOutputs } from "../trpc";
-import { Badge, Button, Card, EmptyState, ListBody, LoadMore, Table, Td, Th } from "../ui";
+import { Badge, Button, Card, DataList, EmptyState, Td, Th } from "../ui";
 
 type ApiKey = RouterOutputs["apiKeys"]["list"]["data"][number];
 
@@ -22,40 +22,32 @@ export function KeyReferrals({ apiKey, onClose }: { apiKey: ApiKey; onClose: () 
       }
       bodyClassName="p-5 pt-0"
     >
-      <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={rows.length === 0} label="referrals" rows={2} empty={
+      <DataList query={q} isEmpty={rows.length === 0} itemsLabel="referrals" skeleton={2} empty={
         <EmptyState title="No referrals through this key yet" />
-      }>
+      } label="Referrals of this key" head={
         <>
-          <Table label="Referrals of this key">
-            <thead>
-              <tr>
-                <Th>Referrer</Th>
-                <Th>Referred</Th>
-                <Th>Status</Th>
-                <Th>Source</Th>
-                <Th>Created</Th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {rows.map((r) => (
-                <tr key={r.referralId} data-testid="key-referral-row">
-                  <Td>
-                    <div className="font-mono text-xs">{r.referrer.referralCode}</div>
-                    <div className="text-xs text-slate-500">{r.referrer.email ?? r.referrer.userId ?? ""}</div>
-                  </Td>
-                  <Td>{r.referred.email ?? r.referred.userId ?? r.referred.referralCode}</Td>
-                  <Td>
-                    <Badge>{r.status}</Badge>
-                  </Td>
-                  <Td className="text-xs">{r.source ?? "—"}</Td>
-                  <Td className="text-xs whitespace-nowrap">{formatDateTime(r.createdAt)}</Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-          <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
+          <Th>Referrer</Th>
+          <Th>Referred</Th>
+          <Th>Status</Th>
+          <Th>Source</Th>
+          <Th>Created</Th>
         </>
-      </ListBody>
+      }>
+        {rows.map((r) => (
+          <tr key={r.referralId} data-testid="key-referral-row">
+            <Td>
+              <div className="font-mono text-xs">{r.referrer.referralCode}</div>
+              <div className="text-xs text-slate-500">{r.referrer.email ?? r.referrer.userId ?? ""}</div>
+            </Td>
+            <Td>{r.referred.email ?? r.referred.userId ?? r.referred.referralCode}</Td>
+            <Td>
+              <Badge>{r.status}</Badge>
+            </Td>
+            <Td className="text-xs">{r.source ?? "—"}</Td>
+            <Td className="text-xs whitespace-nowrap">{formatDateTime(r.createdAt)}</Td>
+          </tr>
+        ))}
+      </DataList>
     </Card>
   );
 }

@@ -10,7 +10,7 @@ import { Icon } from "../icons";
 import { ROLE_WORDS, useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
-import { Badge, Button, Card, Dialog, EmptyState, Field, Input, ListBody, Notice, PageHeader, Select, Table, Td, Th } from "../ui";
+import { Badge, Button, Card, ConfirmDialog, DataList, EmptyState, Field, Input, Notice, PageHeader, Select, Td, Th } from "../ui";
 
 type Member = RouterOutputs["members"]["list"]["data"][number];
 
@@ -139,111 +139,93 @@ export function MembersPage() {
           <Notice tone="info">Only the owner can invite members.</Notice>
         )}
         <Card title="Team" bodyClassName="p-5 pt-0">
-          <ListBody loading={members.isLoading} error={members.error} onRetry={() => members.refetch()} isEmpty={!members.data?.data.length} label="members" rows={2} empty={
+          <DataList query={members} isEmpty={!members.data?.data.length} itemsLabel="members" skeleton={2} empty={
             <EmptyState icon={<Icon name="team" className="h-8 w-8" />} title="No members yet" />
+          } label="Members" head={
+            <>
+              <Th>Person</Th>
+              <Th>Role</Th>
+              <Th>Status</Th>
+              <Th>Since</Th>
+              {isOwner && <Th className="text-right">Actions</Th>}
+            </>
           }>
-            <Table label="Members">
-              <thead>
-                <tr>
-                  <Th>Person</Th>
-                  <Th>Role</Th>
-                  <Th>Status</Th>
-                  <Th>Since</Th>
-                  {isOwner && <Th className="text-right">Actions</Th>}
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {(members.data?.data ?? []).map((m) => (
-                  <tr key={m.memberId} data-testid="member-row">
-                    <Td>
-                      <div className="font-medium break-all text-slate-900">
-                        {m.name ?? m.email}
-                        {m.userId === user.id && <span className="ml-2 text-xs font-normal text-slate-600">(you)</span>}
-                      </div>
-                      {m.name && <div className="text-xs break-all text-slate-600">{m.email}</div>}
-                    </Td>
-                    <Td>
-                      <Badge color={m.role === "MEMBER" ? "gray" : "indigo"}>{ROLE_WORDS[m.role]}</Badge>
-                    </Td>
-                    <Td>
-                      <Badge>{m.status}</Badge>
-                      {m.status === "INVITED" && m.inviteExpiresAt && (
-                        <div className="mt-1 text-xs whitespace-nowrap text-slate-600">{new Date(m.inviteExpiresAt) > new Date() ? `Link valid until ${formatDate(m.inviteExpiresAt)}` : "Link expired"}</div>
-                      )}
-                    </Td>
-                    <Td className="text-xs whitespace-nowrap">{formatDate(m.createdAt)}</Td>
-                    {isOwner && (
-                      <Td className="text-right">
-                        {m.role !== "OWNER" && (
-                          <div className="flex flex-wrap justify-end gap-1.5">
-                            <Button size="sm" variant="secondary" loading={changeRole.isPending && changeRole.variables?.memberId === m.memberId} onClick={() => changeRole.mutate({ memberId: m.memberId, role: m.role === "ADMIN" ? "MEMBER" : "ADMIN" })}>
-                              {m.role === "ADMIN" ? "Make member" : "Make admin"}
+            {(members.data?.data ?? []).map((m) => (
+              <tr key={m.memberId} data-testid="member-row">
+                <Td>
+                  <div className="font-medium break-all text-slate-900">
+                    {m.name ?? m.email}
+                    {m.userId === user.id && <span className="ml-2 text-xs font-normal text-slate-600">(you)</span>}
+                  </div>
+                  {m.name && <div className="text-xs break-all text-slate-600">{m.email}</div>}
+                </Td>
+                <Td>
+                  <Badge color={m.role === "MEMBER" ? "gray" : "indigo"}>{ROLE_WORDS[m.role]}</Badge>
+                </Td>
+                <Td>
+                  <Badge>{m.status}</Badge>
+                  {m.status === "INVITED" && m.inviteExpiresAt && (
+                    <div className="mt-1 text-xs whitespace-nowrap text-slate-600">{new Date(m.inviteExpiresAt) > new Date() ? `Link valid until ${formatDate(m.inviteExpiresAt)}` : "Link expired"}</div>
+                  )}
+                </Td>
+                <Td className="text-xs whitespace-nowrap">{formatDate(m.createdAt)}</Td>
+                {isOwner && (
+                  <Td className="text-right">
+                    {m.role !== "OWNER" && (
+                      <div className="flex flex-wrap justify-end gap-1.5">
+                        <Button size="sm" variant="secondary" loading={changeRole.isPending && changeRole.variables?.memberId === m.memberId} onClick={() => changeRole.mutate({ memberId: m.memberId, role: m.role === "ADMIN" ? "MEMBER" : "ADMIN" })}>
+                          {m.role === "ADMIN" ? "Make member" : "Make admin"}
+                        </Button>
+                        {m.status === "INVITED" ? (
+                          <>
+                            <Button size="sm" variant="secondary" loading={renew.isPending && renew.variables?.memberId === m.memberId} onClick={() => renew.mutate({ memberId: m.memberId })}>
+                              New link
                             </Button>
-                            {m.status === "INVITED" ? (
-                              <>
-                                <Button size="sm" variant="secondary" loading={renew.isPending && renew.variables?.memberId === m.memberId} onClick={() => renew.mutate({ memberId: m.memberId })}>
-                                  New link
-                                </Button>
-                                <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setRemoving(m)}>
-                                  Cancel invitation
-                                </Button>
-                              </>
-                            ) : (
-                              <>
-                                <Button size="sm" variant="secondary" onClick={() => setHandingOver(m)}>
-                                  Make owner
-                                </Button>
-                                <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setRemoving(m)}>
-                                  Remove
-                                </Button>
-                              </>
-                            )}
-                          </div>
+                            <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setRemoving(m)}>
+                              Cancel invitation
+                            </Button>
+                          </>
+                        ) : (
+                          <>
+                            <Button size="sm" variant="secondary" onClick={() => setHandingOver(m)}>
+                              Make owner
+                            </Button>
+                            <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setRemoving(m)}>
+                              Remove
+                            </Button>
+                          </>
                         )}
-                      </Td>
+                      </div>
                     )}
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
-          </ListBody>
+                  </Td>
+                )}
+              </tr>
+            ))}
+          </DataList>
         </Card>
       </div>
       {removing && (
-        <Dialog
-          open
+        <ConfirmDialog
           onClose={() => setRemoving(null)}
           title={removing.status === "INVITED" ? "Cancel this invitation?" : "Remove this member?"}
-          footer={
-            <>
-              <Button variant="ghost" onClick={() => setRemoving(null)}>
-                Keep
-              </Button>
-              <Button variant="danger" loading={remove.isPending} onClick={() => remove.mutate({ memberId: removing.memberId })}>
-                {removing.status === "INVITED" ? "Cancel invitation" : "Remove member"}
-              </Button>
-            </>
-          }
+          cancelLabel="Keep"
+          confirmLabel={removing.status === "INVITED" ? "Cancel invitation" : "Remove member"}
+          pending={remove.isPending}
+          error={formError(remove.error)}
+          onConfirm={() => remove.mutate({ memberId: removing.memberId })}
         >
           <p>{removing.status === "INVITED" ? `The link sent to ${removing.email} stops working.` : `${removing.name ?? removing.email} loses access to this dashboard at once.`}</p>
-          {remove.error && <p className="text-sm font-medium text-rose-600" role="alert">{formError(remove.error)}</p>}
-        </Dialog>
+        </ConfirmDialog>
       )}
       {handingOver && (
-        <Dialog
-          open
+        <ConfirmDialog
           onClose={() => setHandingOver(null)}
           title="Transfer ownership?"
-          footer={
-            <>
-              <Button variant="ghost" onClick={() => setHandingOver(null)}>
-                Cancel
-              </Button>
-              <Button variant="danger" loading={transfer.isPending} disabled={!ownerPassword} onClick={() => transfer.mutate({ memberId: handingOver.memberId, password: ownerPassword })}>
-                Transfer ownership
-              </Button>
-            </>
-          }
+          confirmLabel="Transfer ownership"
+          pending={transfer.isPending}
+          confirmDisabled={!ownerPassword}
+          error={formError(transfer.error)}
+          onConfirm={() => transfer.mutate({ memberId: handingOver.memberId, password: ownerPassword })}
         >
           <p>
             {handingOver.name ?? handingOver.email} becomes the owner: API keys, funding, spend limits and members are theirs to manage. You stay on the team as a member.
@@ -251,8 +233,7 @@ export function MembersPage() {
           <Field label="Your password" hint="Confirms that it is you handing the business over.">
             {(p) => <Input {...p} name="password" type="password" autoComplete="current-password" value={ownerPassword} onChange={(e) => setOwnerPassword(e.target.value)} maxLength={128} />}
           </Field>
-          {transfer.error && <p className="text-sm font-medium text-rose-600" role="alert">{formError(transfer.error)}</p>}
-        </Dialog>
+        </ConfirmDialog>
       )}
     </>
   );

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useEnvironment } from "../environment";
 import { useMe } from "../shell";
 import { trpc } from "../trpc";
-import { Button, Card, EmptyState, ErrorState, LinkButton, ListBody, LoadingRows, Notice, PageHeader, Stat } from "../ui";
+import { Button, Card, DataList, EmptyState, ErrorState, LinkButton, LoadingRows, Notice, PageHeader, Stat } from "../ui";
 import { ActivityChart } from "./activity-chart";
 import { BalanceCards } from "./balance";
 import { CommissionAnalyticsCard } from "./commission-analytics";
@@ -79,9 +79,9 @@ export function OverviewPage() {
         <CommissionAnalyticsCard />
         <FunnelCard />
         <Card title="Recent events" actions={<LinkButton href="/dashboard/events" variant="ghost" size="sm">View all</LinkButton>} bodyClassName="p-5 pt-0">
-          <ListBody loading={recent.isLoading} error={recent.error} onRetry={() => recent.refetch()} isEmpty={!recent.data?.data.length} label="events" rows={3} empty={<EmptyState title="No events yet">Events sent to /track with a {env.toLowerCase()} key show up here.</EmptyState>}>
+          <DataList query={recent} isEmpty={!recent.data?.data.length} itemsLabel="events" skeleton={3} empty={<EmptyState title="No events yet">Events sent to /track with a {env.toLowerCase()} key show up here.</EmptyState>}>
             <EventsTable events={recent.data?.data ?? []} compact />
-          </ListBody>
+          </DataList>
         </Card>
       </div>
     </>

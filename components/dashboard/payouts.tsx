@@ -12,7 +12,7 @@ import { combinePages, useCursors } from "../paging";
 import { trpc, type RouterOutputs } from "../trpc";
 import { ExportLink } from "./export-link";
 import { PersonLink } from "./people";
-import { Badge, Button, Card, cx, EmptyState, ListBody, LoadMore, Notice, Stat, Table, Td, Th } from "../ui";
+import { Badge, Button, Card, cx, DataList, EmptyState, Notice, Stat, Table, Td, Th } from "../ui";
 import { Eth, useEthWords } from "../money";
 import { countText } from "@/server/shared/display-money";
 
@@ -149,12 +149,10 @@ export function PayoutQueueCard() {
           ))}
         </ul>
       )}
-      <ListBody
-        loading={q.isLoading}
-        error={q.error}
-        onRetry={() => q.refetch()}
+      <DataList
+        query={q}
         isEmpty={items.length === 0}
-        label="payout queue"
+        itemsLabel="payout queue"
         empty={<EmptyState title="Nobody is owed ETH">Rewards appear here once earned, until a payout sends them.</EmptyState>}
       >
         {others.length > 0 && <QueueTable label="Payout queue" rows={others} q={data!} testId="queue-row" />}
@@ -168,7 +166,7 @@ export function PayoutQueueCard() {
           </section>
         )}
         {data?.truncated && <p className="mt-2 text-xs text-slate-500">The first 100 participants are listed; the totals count everyone.</p>}
-      </ListBody>
+      </DataList>
     </Card>
   );
 }
@@ -210,48 +208,42 @@ export function PayoutsCard() {
       }
     >
       {runError && <Notice tone="danger">{runError.message}</Notice>}
-      <ListBody
-        loading={list.isLoading}
-        error={list.error}
-        onRetry={() => list.refetch()}
+      <DataList
+        query={list}
         isEmpty={rows.length === 0}
-        label="payouts"
+        itemsLabel="payouts"
         empty={<EmptyState title="No payouts yet">Participants with a wallet are paid their payable rewards when payouts run.</EmptyState>}
+        label="Payouts"
+        head={
+          <>
+            <Th>Created</Th>
+            <Th>Participant</Th>
+            <Th>Wallet</Th>
+            <Th>Amount</Th>
+            <Th>Status</Th>
+            <Th>Transaction</Th>
+          </>
+        }
       >
-        <Table label="Payouts">
-          <thead>
-            <tr>
-              <Th>Created</Th>
-              <Th>Participant</Th>
-              <Th>Wallet</Th>
-              <Th>Amount</Th>
-              <Th>Status</Th>
-              <Th>Transaction</Th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((p) => (
-              <tr key={p.payoutId} data-testid="payout-row">
-                <Td>{formatDateTime(p.createdAt)}</Td>
-                <Td className="min-w-0">
-                  <PersonLink person={p.participant} />
-                </Td>
-                <Td className="font-mono text-xs break-all">{p.walletAddress}</Td>
-                <Td>
-                  <Eth value={p.amountEth} />
-                  {p.offsetEth !== "0" && <span className="block text-xs text-slate-500">offset <Eth value={p.offsetEth} /></span>}
-                </Td>
-                <Td>
-                  <Badge color={STATUS_COLOR[p.status]}>{p.status}</Badge>
-                  {p.error && <span className="mt-1 block max-w-xs text-xs break-words text-slate-500">{inWords(p.error)}</span>}
-                </Td>
-                <Td className="font-mono text-xs break-all">{p.txHash ?? "—"}</Td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-        <LoadMore hasMore={list.hasNextPage} loading={list.isFetchingNextPage} onClick={() => list.fetchNextPage()} />
-      </ListBody>
+        {rows.map((p) => (
+          <tr key={p.payoutId} data-testid="payout-row">
+            <Td>{formatDateTime(p.createdAt)}</Td>
+            <Td className="min-w-0">
+              <PersonLink person={p.participant} />
+            </Td>
+            <Td className="font-mono text-xs break-all">{p.walletAddress}</Td>
+            <Td>
+              <Eth value={p.amountEth} />
+              {p.offsetEth !== "0" && <span className="block text-xs text-slate-500">offset <Eth value={p.offsetEth} /></span>}
+            </Td>
+            <Td>
+              <Badge color={STATUS_COLOR[p.status]}>{p.status}</Badge>
+              {p.error && <span className="mt-1 block max-w-xs text-xs break-words text-slate-500">{inWords(p.error)}</span>}
+            </Td>
+            <Td className="font-mono text-xs break-all">{p.txHash ?? "—"}</Td>
+          </tr>
+        ))}
+      </DataList>
     </Card>
   );
 }

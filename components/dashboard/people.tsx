@@ -16,7 +16,7 @@ import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { reasonText, REWARD_STATE } from "../reasons";
 import { ExportLink } from "./export-link";
-import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, ListBody, LoadingRows, LoadMore, PageHeader, Select, Table, Td, Th } from "../ui";
+import { Badge, Button, Card, DataList, EmptyState, ErrorState, Field, Input, LoadingRows, PageHeader, Select, Table, Td, Th } from "../ui";
 import { Eth } from "../money";
 
 type Person = RouterOutputs["referrals"]["get"]["referrer"];
@@ -176,24 +176,19 @@ export function ReferralList() {
           )}
         </div>
       </form>
-      <ListBody
-        loading={q.isLoading}
-        error={q.error}
-        onRetry={() => q.refetch()}
+      <DataList
+        query={q}
         isEmpty={q.rows.length === 0}
-        label="referrals"
-        rows={4}
+        itemsLabel="referrals"
+        skeleton={4}
         empty={
           <EmptyState icon={<Icon name="users" className="h-8 w-8" />} title={filtered ? "No referrals match these filters" : `No ${env === "TEST" ? "test" : "live"} referrals yet`}>
             {filtered ? "Try another search or clear the filters." : "When a customer uses a referral code, the referral shows up here."}
           </EmptyState>
         }
       >
-        <>
-          <ReferralTable rows={q.rows} />
-          <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
-        </>
-      </ListBody>
+        <ReferralTable rows={q.rows} />
+      </DataList>
     </Card>
   );
 }
@@ -311,50 +306,42 @@ export function ParticipantsPage() {
             Search
           </Button>
         </form>
-        <ListBody
-          loading={q.isLoading}
-          error={q.error}
-          onRetry={() => q.refetch()}
+        <DataList
+          query={q}
           isEmpty={q.rows.length === 0}
-          label="participants"
+          itemsLabel="participants"
           empty={
             <EmptyState icon={<Icon name="users" className="h-8 w-8" />} title={search ? "Nobody matches this search" : `No ${env === "TEST" ? "test" : "live"} participants yet`}>
               {search ? "Try an email, a name or a referral code." : "Participants appear when your integration creates them or a referral code is used."}
             </EmptyState>
           }
+          label="Participants"
+          head={
+            <>
+              <Th>Participant</Th>
+              <Th>Referral code</Th>
+              <Th>Referred by</Th>
+              <Th className="text-right">Referrals</Th>
+              <Th className="text-right">Earned</Th>
+              <Th className="text-right">Not paid out yet</Th>
+              <Th className="text-right">Paid out</Th>
+            </>
+          }
         >
-          <>
-            <Table label="Participants">
-              <thead>
-                <tr>
-                  <Th>Participant</Th>
-                  <Th>Referral code</Th>
-                  <Th>Referred by</Th>
-                  <Th className="text-right">Referrals</Th>
-                  <Th className="text-right">Earned</Th>
-                  <Th className="text-right">Not paid out yet</Th>
-                  <Th className="text-right">Paid out</Th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {q.rows.map((p) => (
-                  <tr key={p.participantId} data-testid="participant-row">
-                    <Td className="max-w-64">
-                      <PersonLink person={p} />
-                    </Td>
-                    <Td className="font-mono text-xs">{p.referralCode}</Td>
-                    <Td className="max-w-56">{p.referredBy ? <PersonLink person={p.referredBy} /> : <span className="text-slate-500">—</span>}</Td>
-                    <Td className="text-right">{p.referralsMade}</Td>
-                    <Td className="text-right text-xs whitespace-nowrap"><Eth value={p.earnedEth} /></Td>
-                    <Td className="text-right text-xs whitespace-nowrap"><Eth value={p.owedEth} /></Td>
-                    <Td className="text-right text-xs whitespace-nowrap"><Eth value={p.paidOutEth} /></Td>
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
-            <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
-          </>
-        </ListBody>
+          {q.rows.map((p) => (
+            <tr key={p.participantId} data-testid="participant-row">
+              <Td className="max-w-64">
+                <PersonLink person={p} />
+              </Td>
+              <Td className="font-mono text-xs">{p.referralCode}</Td>
+              <Td className="max-w-56">{p.referredBy ? <PersonLink person={p.referredBy} /> : <span className="text-slate-500">—</span>}</Td>
+              <Td className="text-right">{p.referralsMade}</Td>
+              <Td className="text-right text-xs whitespace-nowrap"><Eth value={p.earnedEth} /></Td>
+              <Td className="text-right text-xs whitespace-nowrap"><Eth value={p.owedEth} /></Td>
+              <Td className="text-right text-xs whitespace-nowrap"><Eth value={p.paidOutEth} /></Td>
+            </tr>
+          ))}
+        </DataList>
       </Card>
     </>
   );
@@ -461,41 +448,36 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
             </Card>
             <CommissionAnalyticsCard participantId={p.participantId} />
             <Card title="Referrals made" bodyClassName="p-5 pt-0">
-              {p.referrals.length === 0 ? <p className="pt-5 text-sm text-slate-500">No referrals yet.</p> : <ReferralTable rows={p.referrals} showReferrer={false} />}
+              <DataList query={q} isEmpty={p.referrals.length === 0} itemsLabel="referrals" empty={<p className="text-sm text-slate-500">No referrals yet.</p>}>
+                <ReferralTable rows={p.referrals} showReferrer={false} />
+              </DataList>
             </Card>
             <Card title="Rewards received" bodyClassName="p-5 pt-0">
-              {p.rewards.length === 0 ? (
-                <p className="pt-5 text-sm text-slate-500">No rewards yet.</p>
-              ) : (
-                <Table label="Rewards received">
-                  <thead>
-                    <tr>
-                      <Th>Kind</Th>
-                      <Th>State</Th>
-                      <Th className="text-right">Amount</Th>
-                      <Th>Reason</Th>
-                      <Th>When</Th>
-                    </tr>
-                  </thead>
-                  <tbody className="divide-y divide-slate-100">
-                    {p.rewards.map((w) => (
-                      <tr key={w.rewardId} data-testid="participant-reward-row" data-state={w.state}>
-                        <Td className="text-xs">{w.kind}</Td>
-                        <Td>
-                          <Badge color={REWARD_STATE[w.state].color}>{REWARD_STATE[w.state].word}</Badge>
-                        </Td>
-                        <Td className="text-right text-xs whitespace-nowrap">
-                          <Eth value={w.amountEth} />
-                          {w.requestedEth !== w.amountEth && <span className="block text-slate-500">of <Eth value={w.requestedEth} /></span>}
-                          {w.ruleId && <span className="block whitespace-normal text-slate-500" data-testid="reward-basis">{commissionBasis(w)}</span>}
-                        </Td>
-                        <Td className="text-xs">{w.state === "REVERSED" ? `Reversed: ${w.reversalReason ?? "no reason given"}` : reasonText(w.reason) || "—"}</Td>
-                        <Td className="text-xs whitespace-nowrap">{formatDateTime(w.paidAt ?? w.createdAt)}</Td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </Table>
-              )}
+              <DataList query={q} isEmpty={p.rewards.length === 0} itemsLabel="rewards" empty={<p className="text-sm text-slate-500">No rewards yet.</p>} label="Rewards received" head={
+                <>
+                  <Th>Kind</Th>
+                  <Th>State</Th>
+                  <Th className="text-right">Amount</Th>
+                  <Th>Reason</Th>
+                  <Th>When</Th>
+                </>
+              }>
+                {p.rewards.map((w) => (
+                  <tr key={w.rewardId} data-testid="participant-reward-row" data-state={w.state}>
+                    <Td className="text-xs">{w.kind}</Td>
+                    <Td>
+                      <Badge color={REWARD_STATE[w.state].color}>{REWARD_STATE[w.state].word}</Badge>
+                    </Td>
+                    <Td className="text-right text-xs whitespace-nowrap">
+                      <Eth value={w.amountEth} />
+                      {w.requestedEth !== w.amountEth && <span className="block text-slate-500">of <Eth value={w.requestedEth} /></span>}
+                      {w.ruleId && <span className="block whitespace-normal text-slate-500" data-testid="reward-basis">{commissionBasis(w)}</span>}
+                    </Td>
+                    <Td className="text-xs">{w.state === "REVERSED" ? `Reversed: ${w.reversalReason ?? "no reason given"}` : reasonText(w.reason) || "—"}</Td>
+                    <Td className="text-xs whitespace-nowrap">{formatDateTime(w.paidAt ?? w.createdAt)}</Td>
+                  </tr>
+                ))}
+              </DataList>
             </Card>
           </div>
         )

@@ -10,7 +10,7 @@ import { Icon } from "../icons";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc } from "../trpc";
-import { Badge, Button, Card, EmptyState, ListBody, LoadMore, PageHeader, Table, Td, Th } from "../ui";
+import { Badge, Button, Card, DataList, EmptyState, PageHeader, Td, Th } from "../ui";
 
 const REASON = { MANUAL: "Published by hand", PAYOUT: "After a payout run", DAILY: "Daily" } as const;
 
@@ -47,55 +47,47 @@ export function ProofsPage() {
       />
       <div className="space-y-6">
         <Card title="Published proofs" bodyClassName="p-5 pt-0">
-          <ListBody
-            loading={q.isLoading}
-            error={q.error}
-            onRetry={() => q.refetch()}
+          <DataList
+            query={q}
             isEmpty={!q.rows.length}
-            label="proofs"
-            rows={3}
+            itemsLabel="proofs"
+            skeleton={3}
             empty={<EmptyState icon={<Icon name="shield" className="h-8 w-8" />} title="No proof yet">A proof is published after each payout run and once a day for a funded pool.</EmptyState>}
+            label="Published proofs"
+            head={
+              <>
+                <Th>Published</Th>
+                <Th>Status</Th>
+                <Th className="text-right">Owed</Th>
+                <Th className="text-right">Pool balance</Th>
+                <Th className="text-right">Participants</Th>
+                <Th>Block</Th>
+                <Th>Public page</Th>
+              </>
+            }
           >
-            <>
-              <Table label="Published proofs">
-                <thead>
-                  <tr>
-                    <Th>Published</Th>
-                    <Th>Status</Th>
-                    <Th className="text-right">Owed</Th>
-                    <Th className="text-right">Pool balance</Th>
-                    <Th className="text-right">Participants</Th>
-                    <Th>Block</Th>
-                    <Th>Public page</Th>
-                  </tr>
-                </thead>
-                <tbody className="divide-y divide-slate-100">
-                  {q.rows.map((p, i) => (
-                    <tr key={p.proofId} data-testid="proof-row">
-                      <Td className="text-xs whitespace-nowrap">
-                        {formatDateTime(p.createdAt)}
-                        <div className="text-slate-500">{REASON[p.reason]}</div>
-                      </Td>
-                      <Td>
-                        <span data-testid="proof-status">{p.covered ? <Badge color="green">Covered</Badge> : <Badge color="red">Not covered</Badge>}</span>
-                        {i === 0 && <div className="mt-1 text-xs text-slate-500">Latest</div>}
-                      </Td>
-                      <Td className="text-right whitespace-nowrap">{formatEth(weiToEth(p.totalOwedWei))}</Td>
-                      <Td className="text-right whitespace-nowrap">{formatEth(weiToEth(p.poolBalanceWei))}</Td>
-                      <Td className="text-right">{p.participants}</Td>
-                      <Td className="font-mono text-xs">{p.blockNumber}</Td>
-                      <Td>
-                        <a className="text-sm font-medium text-indigo-700 underline" href={`/proofs/${p.businessId}/${p.environment}/${p.proofId}`} target="_blank" rel="noreferrer">
-                          Open<span className="sr-only"> the proof of {formatDateTime(p.createdAt)}</span>
-                        </a>
-                      </Td>
-                    </tr>
-                  ))}
-                </tbody>
-              </Table>
-              <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
-            </>
-          </ListBody>
+            {q.rows.map((p, i) => (
+              <tr key={p.proofId} data-testid="proof-row">
+                <Td className="text-xs whitespace-nowrap">
+                  {formatDateTime(p.createdAt)}
+                  <div className="text-slate-500">{REASON[p.reason]}</div>
+                </Td>
+                <Td>
+                  <span data-testid="proof-status">{p.covered ? <Badge color="green">Covered</Badge> : <Badge color="red">Not covered</Badge>}</span>
+                  {i === 0 && <div className="mt-1 text-xs text-slate-500">Latest</div>}
+                </Td>
+                <Td className="text-right whitespace-nowrap">{formatEth(weiToEth(p.totalOwedWei))}</Td>
+                <Td className="text-right whitespace-nowrap">{formatEth(weiToEth(p.poolBalanceWei))}</Td>
+                <Td className="text-right">{p.participants}</Td>
+                <Td className="font-mono text-xs">{p.blockNumber}</Td>
+                <Td>
+                  <a className="text-sm font-medium text-indigo-700 underline" href={`/proofs/${p.businessId}/${p.environment}/${p.proofId}`} target="_blank" rel="noreferrer">
+                    Open<span className="sr-only"> the proof of {formatDateTime(p.createdAt)}</span>
+                  </a>
+                </Td>
+              </tr>
+            ))}
+          </DataList>
         </Card>
         <Card title="How to verify a proof" description="Nothing here needs to trust this service.">
           <ol className="list-decimal space-y-3 pl-5 text-sm text-slate-700">

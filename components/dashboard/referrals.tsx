@@ -7,41 +7,13 @@ import { reasonText } from "../reasons";
 import { formatEth } from "../format";
 import { Icon } from "../icons";
 import { trpc } from "../trpc";
-import { Badge, Button, Card, Field, Input, EmptyState, ErrorState, LoadingRows, PageHeader, Stat, Table, Td, Th } from "../ui";
+import { Badge, Button, Card, DataList, EmptyState, ErrorState, Field, Input, LoadingRows, PageHeader, Stat, Td, Th } from "../ui";
 import { ActivityChart } from "./activity-chart";
 import { ReferralList } from "./people";
 import { Eth } from "../money";
 
 const pct = (x: number) => `${(x * 100).toFixed(x > 0 && x < 0.1 ? 1 : 0)}%`;
 
-function TopReferrers({ rows }: { rows: Array<{ participantId: string; referralCode: string; email: string | null; name: string | null; referrals: number; conversions: number; ethEarned: string }> }) {
-  if (!rows.length) return <EmptyState icon={<Icon name="users" className="h-8 w-8" />} title="No referrers yet">Apply a referral code through /sdk/referrals/apply and your referrers are ranked here.</EmptyState>;
-  return (
-    <Table label="Top referrers">
-      <thead>
-        <tr>
-          <Th>Referrer</Th>
-          <Th className="text-right">Referrals</Th>
-          <Th className="text-right">Converted</Th>
-          <Th className="text-right">Earned</Th>
-        </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">
-        {rows.map((r) => (
-          <tr key={r.participantId} data-testid="top-referrer-row">
-            <Td>
-              <div className="font-medium text-slate-900">{r.name ?? r.email ?? r.referralCode}</div>
-              <div className="font-mono text-xs text-slate-500">{r.referralCode}</div>
-            </Td>
-            <Td className="text-right">{r.referrals}</Td>
-            <Td className="text-right">{r.conversions}</Td>
-            <Td className="text-right whitespace-nowrap"><span data-testid="top-referrer-earned"><Eth value={r.ethEarned} /></span></Td>
-          </tr>
-        ))}
-      </tbody>
-    </Table>
-  );
-}
 
 export function ReferralsPage() {
   const { env } = useEnvironment();
@@ -106,7 +78,33 @@ export function ReferralsPage() {
           </Card>
           <div className="grid gap-6 lg:grid-cols-3">
             <Card title="Top referrers" className="lg:col-span-2" bodyClassName="p-5 pt-0">
-              <div className="pt-0">{!s ? <div className="pt-5"><LoadingRows rows={3} label="Loading referrers" /></div> : <TopReferrers rows={s.topReferrers} />}</div>
+              <DataList
+                query={stats}
+                isEmpty={!s?.topReferrers.length}
+                itemsLabel="referrers"
+                empty={<EmptyState icon={<Icon name="users" className="h-8 w-8" />} title="No referrers yet">Apply a referral code through /sdk/referrals/apply and your referrers are ranked here.</EmptyState>}
+                label="Top referrers"
+                head={
+                  <>
+                    <Th>Referrer</Th>
+                    <Th className="text-right">Referrals</Th>
+                    <Th className="text-right">Converted</Th>
+                    <Th className="text-right">Earned</Th>
+                  </>
+                }
+              >
+                {s?.topReferrers.map((r) => (
+                  <tr key={r.participantId} data-testid="top-referrer-row">
+                    <Td>
+                      <div className="font-medium text-slate-900">{r.name ?? r.email ?? r.referralCode}</div>
+                      <div className="font-mono text-xs text-slate-500">{r.referralCode}</div>
+                    </Td>
+                    <Td className="text-right">{r.referrals}</Td>
+                    <Td className="text-right">{r.conversions}</Td>
+                    <Td className="text-right whitespace-nowrap"><span data-testid="top-referrer-earned"><Eth value={r.ethEarned} /></span></Td>
+                  </tr>
+                ))}
+              </DataList>
             </Card>
             <Card title="Rejected, by reason">
               {!s ? (

@@ -12,7 +12,7 @@ import { useToast } from "../toast";
 import { trpc } from "../trpc";
 import { commissionBasis } from "../commission-words";
 import { reasonText, REVERSAL_OUTCOME, REVERSAL_SOURCE, REWARD_STATE, REWARD_STATUS_WORD } from "../reasons";
-import { Badge, Button, Card, cx, Dialog, EmptyState, Field, Input, ListBody, LoadMore, Notice, PageHeader, Select, Table, Td, Textarea, Th } from "../ui";
+import { Badge, Button, Card, ConfirmDialog, cx, DataList, EmptyState, Field, Input, Notice, PageHeader, Select, Td, Textarea, Th } from "../ui";
 import type { RouterOutputs } from "../trpc";
 import { ExportLink } from "./export-link";
 import { Eth, EthAmountField, useEthWords } from "../money";
@@ -92,17 +92,7 @@ function ReverseDialog({ reward, onClose }: { reward: Reward; onClose: () => voi
   const top = formError(reverse.error, ["reason"]);
   const paidOut = reward.state === "PAID_OUT" || reward.state === "IN_PAYOUT";
   return (
-    <Dialog
-      open
-      onClose={onClose}
-      title="Reverse this reward?"
-      footer={
-        <>
-          <Button variant="ghost" onClick={onClose}>Keep it</Button>
-          <Button variant="danger" type="submit" form="reverse-reward" loading={reverse.isPending}>Reverse reward</Button>
-        </>
-      }
-    >
+    <ConfirmDialog onClose={onClose} title="Reverse this reward?" cancelLabel="Keep it" confirmLabel="Reverse reward" form="reverse-reward" pending={reverse.isPending} error={top}>
       <form
         id="reverse-reward"
         noValidate
@@ -120,9 +110,8 @@ function ReverseDialog({ reward, onClose }: { reward: Reward; onClose: () => voi
         <Field label="Reason" error={errorFor(errs, "reason")} hint="Shown in the reversals list and sent in the reward.reversed webhook.">
           {(p) => <Textarea {...p} name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} rows={2} placeholder="Refunded order" />}
         </Field>
-        {top && <p className="text-sm font-medium text-rose-600" role="alert">{top}</p>}
       </form>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
@@ -184,51 +173,45 @@ function RewardsList() {
       </form>
       <ExportLink kind="rewards" query={filters} />
     </div>
-    <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={!rows.length} label="rewards" empty={filtered ? <EmptyState icon={<Icon name="gift" className="h-8 w-8" />} title="No rewards match these filters">Try another status or clear the filters.</EmptyState> : <EmptyState icon={<Icon name="gift" className="h-8 w-8" />} title="No rewards yet">Rewards appear when referred users send qualifying events, or when you grant one.</EmptyState>}>
-      <Table label="Rewards">
-        <thead>
-          <tr>
-            <Th>Recipient</Th>
-            <Th>Kind</Th>
-            <Th>State</Th>
-            <Th className="text-right">Amount</Th>
-            <Th>Why</Th>
-            <Th>When</Th>
-            {isOwner && <Th className="text-right"><span className="sr-only">Actions</span></Th>}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {rows.map((r) => (
-            <tr key={r.rewardId} data-testid="reward-row" data-status={r.status} data-state={r.state}>
-              <Td>
-                <div className="font-medium break-words text-slate-900">{personOf(r.participant)}</div>
-                <div className="font-mono text-xs text-slate-500">{r.participant.referralCode}</div>
-              </Td>
-              <Td><Badge color="gray">{cap(r.kind)}</Badge></Td>
-              <Td><span title={REWARD_STATE[r.state].means}><Badge color={REWARD_STATE[r.state].color}>{REWARD_STATE[r.state].word}</Badge></span></Td>
-              <Td className={cx("text-right font-medium break-all", r.state === "REVERSED" && "text-slate-500 line-through")}>
-                <Eth value={r.state === "HELD_FOR_REVIEW" || r.state === "REFUSED" ? r.requestedEth : r.amountEth} />
-                {r.status === "PAID" && r.requestedEth !== r.amountEth && <div className="text-xs font-normal text-slate-500 no-underline">asked <Eth value={r.requestedEth} /></div>}
-                {r.state !== "REVERSED" && r.reversedEth !== "0" && <div className="text-xs font-normal text-rose-700" data-testid="reward-partly-reversed"><Eth value={r.reversedEth} /> refunded</div>}
-              </Td>
-              <Td className="max-w-56 text-xs">
-                <span className="line-clamp-3">
-                  {r.state === "REVERSED" ? `Reversed: ${r.reversalReason ?? "no reason given"}` : [reasonText(r.reason), r.note].filter(Boolean).join(" · ") || (r.ruleId ? "" : "—")}
-                </span>
-                {r.ruleId && <span className="block text-slate-500">{commissionBasis(r)}</span>}
-              </Td>
-              <Td className="text-xs whitespace-nowrap">{formatDateTime(r.reversedAt ?? r.paidAt ?? r.createdAt)}</Td>
-              {isOwner && (
-                <Td className="text-right">
-                  {REVERSIBLE.has(r.state) && <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setReversing(r)}>Reverse</Button>}
-                </Td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </Table>
-      <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
-    </ListBody>
+    <DataList query={q} isEmpty={!rows.length} itemsLabel="rewards" empty={filtered ? <EmptyState icon={<Icon name="gift" className="h-8 w-8" />} title="No rewards match these filters">Try another status or clear the filters.</EmptyState> : <EmptyState icon={<Icon name="gift" className="h-8 w-8" />} title="No rewards yet">Rewards appear when referred users send qualifying events, or when you grant one.</EmptyState>} label="Rewards" head={
+      <>
+        <Th>Recipient</Th>
+        <Th>Kind</Th>
+        <Th>State</Th>
+        <Th className="text-right">Amount</Th>
+        <Th>Why</Th>
+        <Th>When</Th>
+        {isOwner && <Th className="text-right"><span className="sr-only">Actions</span></Th>}
+      </>
+    }>
+      {rows.map((r) => (
+        <tr key={r.rewardId} data-testid="reward-row" data-status={r.status} data-state={r.state}>
+          <Td>
+            <div className="font-medium break-words text-slate-900">{personOf(r.participant)}</div>
+            <div className="font-mono text-xs text-slate-500">{r.participant.referralCode}</div>
+          </Td>
+          <Td><Badge color="gray">{cap(r.kind)}</Badge></Td>
+          <Td><span title={REWARD_STATE[r.state].means}><Badge color={REWARD_STATE[r.state].color}>{REWARD_STATE[r.state].word}</Badge></span></Td>
+          <Td className={cx("text-right font-medium break-all", r.state === "REVERSED" && "text-slate-500 line-through")}>
+            <Eth value={r.state === "HELD_FOR_REVIEW" || r.state === "REFUSED" ? r.requestedEth : r.amountEth} />
+            {r.status === "PAID" && r.requestedEth !== r.amountEth && <div className="text-xs font-normal text-slate-500 no-underline">asked <Eth value={r.requestedEth} /></div>}
+            {r.state !== "REVERSED" && r.reversedEth !== "0" && <div className="text-xs font-normal text-rose-700" data-testid="reward-partly-reversed"><Eth value={r.reversedEth} /> refunded</div>}
+          </Td>
+          <Td className="max-w-56 text-xs">
+            <span className="line-clamp-3">
+              {r.state === "REVERSED" ? `Reversed: ${r.reversalReason ?? "no reason given"}` : [reasonText(r.reason), r.note].filter(Boolean).join(" · ") || (r.ruleId ? "" : "—")}
+            </span>
+            {r.ruleId && <span className="block text-slate-500">{commissionBasis(r)}</span>}
+          </Td>
+          <Td className="text-xs whitespace-nowrap">{formatDateTime(r.reversedAt ?? r.paidAt ?? r.createdAt)}</Td>
+          {isOwner && (
+            <Td className="text-right">
+              {REVERSIBLE.has(r.state) && <Button size="sm" variant="secondary" className="!text-rose-700" onClick={() => setReversing(r)}>Reverse</Button>}
+            </Td>
+          )}
+        </tr>
+      ))}
+    </DataList>
     {reversing && <ReverseDialog reward={reversing} onClose={() => setReversing(null)} />}
     </>
   );
@@ -242,39 +225,31 @@ function Reversals() {
   const rows = q.rows;
   return (
     <Card title="Reversals" description="Earned rewards taken back (refunds, chargebacks, staff), with the reason and what happened to the ETH." bodyClassName="p-5 pt-0">
-      <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={!rows.length} label="reversals" rows={2} empty={<EmptyState title="No reversals">Rewards are reversed by a reversal event (Configuration), POST /sdk/rewards/reverse, or the Reverse button above.</EmptyState>}>
+      <DataList query={q} isEmpty={!rows.length} itemsLabel="reversals" skeleton={2} empty={<EmptyState title="No reversals">Rewards are reversed by a reversal event (Configuration), POST /sdk/rewards/reverse, or the Reverse button above.</EmptyState>} label="Reversals" head={
         <>
-          <Table label="Reversals">
-            <thead>
-              <tr>
-                <Th>Participant</Th>
-                <Th className="text-right">Amount</Th>
-                <Th>Reason</Th>
-                <Th>Outcome</Th>
-                <Th>When</Th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {rows.map((v) => (
-                <tr key={v.reversalId} data-testid="reversal-row" data-outcome={v.outcome}>
-                  <Td>
-                    <div className="font-medium break-words text-slate-900">{personOf(v.participant)}</div>
-                    <div className="text-xs text-slate-500">{cap(v.rewardKind)} reward</div>
-                  </Td>
-                  <Td className="text-right font-medium break-all"><Eth value={v.amountEth} /></Td>
-                  <Td className="max-w-64 text-xs break-words">
-                    {v.reason}
-                    <div className="text-slate-500">by {REVERSAL_SOURCE[v.source]}{v.eventName ? ` “${v.eventName}”` : ""}</div>
-                  </Td>
-                  <Td className="text-xs"><Badge color={v.outcome === "CLAWBACK" ? "amber" : "gray"}>{REVERSAL_OUTCOME[v.outcome]}</Badge></Td>
-                  <Td className="text-xs whitespace-nowrap">{formatDateTime(v.createdAt)}</Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-          <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
+          <Th>Participant</Th>
+          <Th className="text-right">Amount</Th>
+          <Th>Reason</Th>
+          <Th>Outcome</Th>
+          <Th>When</Th>
         </>
-      </ListBody>
+      }>
+        {rows.map((v) => (
+          <tr key={v.reversalId} data-testid="reversal-row" data-outcome={v.outcome}>
+            <Td>
+              <div className="font-medium break-words text-slate-900">{personOf(v.participant)}</div>
+              <div className="text-xs text-slate-500">{cap(v.rewardKind)} reward</div>
+            </Td>
+            <Td className="text-right font-medium break-all"><Eth value={v.amountEth} /></Td>
+            <Td className="max-w-64 text-xs break-words">
+              {v.reason}
+              <div className="text-slate-500">by {REVERSAL_SOURCE[v.source]}{v.eventName ? ` “${v.eventName}”` : ""}</div>
+            </Td>
+            <Td className="text-xs"><Badge color={v.outcome === "CLAWBACK" ? "amber" : "gray"}>{REVERSAL_OUTCOME[v.outcome]}</Badge></Td>
+            <Td className="text-xs whitespace-nowrap">{formatDateTime(v.createdAt)}</Td>
+          </tr>
+        ))}
+      </DataList>
     </Card>
   );
 }
@@ -299,36 +274,28 @@ export function Ledger() {
       }
       bodyClassName="p-5 pt-0"
     >
-      <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={!rows.length} label="ledger" rows={3} empty={<EmptyState icon={<Icon name="wallet" className="h-8 w-8" />} title="The ledger is empty">Fund your pool on the Balance &amp; funding page.</EmptyState>}>
+      <DataList query={q} isEmpty={!rows.length} itemsLabel="ledger" skeleton={3} empty={<EmptyState icon={<Icon name="wallet" className="h-8 w-8" />} title="The ledger is empty">Fund your pool on the Balance &amp; funding page.</EmptyState>} label="Ledger" head={
         <>
-          <Table label="Ledger">
-            <thead>
-              <tr>
-                <Th>Entry</Th>
-                <Th className="text-right">Amount</Th>
-                <Th className="text-right">Balance after</Th>
-                <Th>Reference</Th>
-                <Th>When</Th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {rows.map((l) => (
-                <tr key={l.ledgerEntryId} data-testid="ledger-row" data-kind={l.kind}>
-                  <Td>
-                    <Badge color={l.kind === "FUNDING" ? "green" : l.kind === "REWARD" ? "indigo" : "gray"}>{l.kind}</Badge>
-                    {l.memo && <div className="mt-1 text-xs text-slate-500">{l.memo}</div>}
-                  </Td>
-                  <Td className={cx("text-right font-medium whitespace-nowrap", l.amountEth.startsWith("-") ? "text-rose-700" : "text-emerald-700")}>{l.amountEth.startsWith("-") ? "" : "+"}<Eth value={l.amountEth} /></Td>
-                  <Td className="text-right whitespace-nowrap"><span data-testid="ledger-balance-after"><Eth value={l.balanceAfterEth} /></span></Td>
-                  <Td className="max-w-48 truncate font-mono text-xs" >{l.txHash ?? l.rewardId ?? "—"}</Td>
-                  <Td className="text-xs whitespace-nowrap">{formatDateTime(l.createdAt)}</Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-          <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
+          <Th>Entry</Th>
+          <Th className="text-right">Amount</Th>
+          <Th className="text-right">Balance after</Th>
+          <Th>Reference</Th>
+          <Th>When</Th>
         </>
-      </ListBody>
+      }>
+        {rows.map((l) => (
+          <tr key={l.ledgerEntryId} data-testid="ledger-row" data-kind={l.kind}>
+            <Td>
+              <Badge color={l.kind === "FUNDING" ? "green" : l.kind === "REWARD" ? "indigo" : "gray"}>{l.kind}</Badge>
+              {l.memo && <div className="mt-1 text-xs text-slate-500">{l.memo}</div>}
+            </Td>
+            <Td className={cx("text-right font-medium whitespace-nowrap", l.amountEth.startsWith("-") ? "text-rose-700" : "text-emerald-700")}>{l.amountEth.startsWith("-") ? "" : "+"}<Eth value={l.amountEth} /></Td>
+            <Td className="text-right whitespace-nowrap"><span data-testid="ledger-balance-after"><Eth value={l.balanceAfterEth} /></span></Td>
+            <Td className="max-w-48 truncate font-mono text-xs" >{l.txHash ?? l.rewardId ?? "—"}</Td>
+            <Td className="text-xs whitespace-nowrap">{formatDateTime(l.createdAt)}</Td>
+          </tr>
+        ))}
+      </DataList>
     </Card>
   );
 }

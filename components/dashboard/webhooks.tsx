@@ -11,7 +11,7 @@ import { combinePages, useCursors } from "../paging";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
-import { Badge, Button, Card, Dialog, EmptyState, Field, Input, ListBody, LoadMore, Notice, PageHeader, Select, Table, Td, Th, Toggle } from "../ui";
+import { Badge, Button, Card, ConfirmDialog, DataList, EmptyState, Field, Input, Notice, PageHeader, Select, Td, Th, Toggle } from "../ui";
 import { SecretReveal } from "./secret-reveal";
 
 type Webhook = RouterOutputs["webhooks"]["list"]["data"][number];
@@ -109,29 +109,22 @@ function EditDialog({ hook, eventTypes, onClose }: { hook: Webhook; eventTypes: 
   });
   const errs = fieldErrors(update.error);
   return (
-    <Dialog
-      open
+    <ConfirmDialog
       onClose={onClose}
       title="Edit endpoint"
-      footer={
-        <>
-          <Button variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button loading={update.isPending} onClick={() => update.mutate({ webhookId: hook.webhookId, url: url.trim(), description: description.trim() || null, events, enabled })}>
-            Save
-          </Button>
-        </>
-      }
+      confirmLabel="Save"
+      tone="primary"
+      pending={update.isPending}
+      error={errorFor(errs, "url") ? null : formError(update.error)}
+      onConfirm={() => update.mutate({ webhookId: hook.webhookId, url: url.trim(), description: description.trim() || null, events, enabled })}
     >
-      {update.error && !errorFor(errs, "url") && <Notice tone="danger">{formError(update.error)}</Notice>}
       <Field label="Endpoint URL" error={errorFor(errs, "url")}>
         {(p) => <Input {...p} name="url" type="url" value={url} onChange={(e) => setUrl(e.target.value)} />}
       </Field>
       <Field label="Description">{(p) => <Input {...p} name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={500} />}</Field>
       <EventPicker all={eventTypes} value={events} onChange={setEvents} />
       <Toggle name="enabled" checked={enabled} onChange={setEnabled} label="Enabled" description="A disabled endpoint receives nothing until you enable it again." />
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
@@ -146,48 +139,39 @@ function RotateDialog({ hook, onClose }: { hook: Webhook; onClose: () => void })
     },
   });
   return (
-    <Dialog
-      open
+    <ConfirmDialog
       onClose={onClose}
-      title={rotate.data ? "New signing secret" : "Rotate signing secret"}
-      footer={
-        rotate.data ? (
-          <Button onClick={onClose}>Done</Button>
-        ) : (
-          <>
-            <Button variant="ghost" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button loading={rotate.isPending} onClick={() => rotate.mutate({ webhookId: hook.webhookId, overlapSeconds: overlap })}>
-              Rotate secret
-            </Button>
-          </>
-        )
+      title="Rotate signing secret"
+      confirmLabel="Rotate secret"
+      tone="primary"
+      pending={rotate.isPending}
+      error={formError(rotate.error)}
+      onConfirm={() => rotate.mutate({ webhookId: hook.webhookId, overlapSeconds: overlap })}
+      done={
+        rotate.data && {
+          title: "New signing secret",
+          children: (
+            <SecretReveal
+              secret={rotate.data.secret}
+              extra={rotate.data.previousSecretExpiresAt && <p className="text-xs text-slate-600">The old secret also signs deliveries until {formatDateTime(rotate.data.previousSecretExpiresAt)}.</p>}
+            />
+          ),
+        }
       }
     >
-      {rotate.data ? (
-        <SecretReveal
-          secret={rotate.data.secret}
-          extra={rotate.data.previousSecretExpiresAt && <p className="text-xs text-slate-600">The old secret also signs deliveries until {formatDateTime(rotate.data.previousSecretExpiresAt)}.</p>}
-        />
-      ) : (
-        <>
-          <p>A new secret signs every delivery from now on. During the overlap the old one signs too (a second signature), so you can deploy the new secret without dropping events.</p>
-          <Field label="Overlap">
-            {(p) => (
-              <Select {...p} name="overlapSeconds" value={overlap} onChange={(e) => setOverlap(Number(e.target.value))}>
-                {OVERLAP_OPTIONS.map((o) => (
-                  <option key={o.value} value={o.value}>
-                    {o.label}
-                  </option>
-                ))}
-              </Select>
-            )}
-          </Field>
-          {rotate.error && <Notice tone="danger">{formError(rotate.error)}</Notice>}
-        </>
-      )}
-    </Dialog>
+      <p>A new secret signs every delivery from now on. During the overlap the old one signs too (a second signature), so you can deploy the new secret without dropping events.</p>
+      <Field label="Overlap">
+        {(p) => (
+          <Select {...p} name="overlapSeconds" value={overlap} onChange={(e) => setOverlap(Number(e.target.value))}>
+            {OVERLAP_OPTIONS.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </Select>
+        )}
+      </Field>
+    </ConfirmDialog>
   );
 }
 
@@ -203,25 +187,11 @@ function DeleteDialog({ hook, onClose }: { hook: Webhook; onClose: () => void })
     onError: (e) => toast("error", formError(e) ?? "Could not delete the endpoint"),
   });
   return (
-    <Dialog
-      open
-      onClose={onClose}
-      title="Delete this endpoint?"
-      footer={
-        <>
-          <Button variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button variant="danger" loading={del.isPending} onClick={() => del.mutate({ webhookId: hook.webhookId })}>
-            Delete endpoint
-          </Button>
-        </>
-      }
-    >
+    <ConfirmDialog onClose={onClose} title="Delete this endpoint?" confirmLabel="Delete endpoint" pending={del.isPending} onConfirm={() => del.mutate({ webhookId: hook.webhookId })}>
       <p>
         <span className="font-mono text-xs">{hook.url}</span> will receive nothing more, and its delivery log is deleted with it.
       </p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
@@ -248,53 +218,45 @@ function Deliveries({ hook, onClose }: { hook: Webhook; onClose: () => void }) {
       }
       bodyClassName="p-5 pt-0"
     >
-      <ListBody loading={q.isLoading} error={q.error} onRetry={() => q.refetch()} isEmpty={q.rows.length === 0} label="deliveries" rows={2} empty={<EmptyState title="No deliveries yet">Send a test event to see one here.</EmptyState>}>
+      <DataList query={q} isEmpty={q.rows.length === 0} itemsLabel="deliveries" skeleton={2} empty={<EmptyState title="No deliveries yet">Send a test event to see one here.</EmptyState>} label="Deliveries" head={
         <>
-          <Table label="Deliveries">
-            <thead>
-              <tr>
-                <Th>Event</Th>
-                <Th>Result</Th>
-                <Th>Duration</Th>
-                <Th>Error / next retry</Th>
-                <Th>When</Th>
-                <Th className="text-right">
-                  <span className="sr-only">Actions</span>
-                </Th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {q.rows.map((d) => (
-                <tr key={d.deliveryId} data-testid="webhook-delivery-row">
-                  <Td>
-                    <div className="font-mono text-xs">{d.event}</div>
-                    <div className="font-mono text-[11px] text-slate-500" title="webhook-id">
-                      {d.messageId} · #{d.attempt}
-                      {d.manual ? " · manual" : ""}
-                    </div>
-                  </Td>
-                  <Td>
-                    <Badge color={d.success ? "green" : "red"}>{d.statusCode ?? (d.success ? "OK" : "failed")}</Badge>
-                  </Td>
-                  <Td className="text-xs whitespace-nowrap">{d.durationMs} ms</Td>
-                  <Td className="max-w-72 text-xs">
-                    {d.error && <div className="truncate text-rose-700" title={d.error}>{d.error}</div>}
-                    {d.nextRetryAt && <div className="text-slate-500">Next retry {formatDateTime(d.nextRetryAt)}</div>}
-                    {!d.error && !d.nextRetryAt && <span className="text-slate-500">—</span>}
-                  </Td>
-                  <Td className="text-xs whitespace-nowrap">{timeAgo(d.createdAt)}</Td>
-                  <Td className="text-right">
-                    <Button variant="secondary" size="sm" loading={retry.isPending && retry.variables?.deliveryId === d.deliveryId} onClick={() => retry.mutate({ webhookId: hook.webhookId, deliveryId: d.deliveryId })}>
-                      Retry
-                    </Button>
-                  </Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-          <LoadMore hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()} />
+          <Th>Event</Th>
+          <Th>Result</Th>
+          <Th>Duration</Th>
+          <Th>Error / next retry</Th>
+          <Th>When</Th>
+          <Th className="text-right">
+            <span className="sr-only">Actions</span>
+          </Th>
         </>
-      </ListBody>
+      }>
+        {q.rows.map((d) => (
+          <tr key={d.deliveryId} data-testid="webhook-delivery-row">
+            <Td>
+              <div className="font-mono text-xs">{d.event}</div>
+              <div className="font-mono text-[11px] text-slate-500" title="webhook-id">
+                {d.messageId} · #{d.attempt}
+                {d.manual ? " · manual" : ""}
+              </div>
+            </Td>
+            <Td>
+              <Badge color={d.success ? "green" : "red"}>{d.statusCode ?? (d.success ? "OK" : "failed")}</Badge>
+            </Td>
+            <Td className="text-xs whitespace-nowrap">{d.durationMs} ms</Td>
+            <Td className="max-w-72 text-xs">
+              {d.error && <div className="truncate text-rose-700" title={d.error}>{d.error}</div>}
+              {d.nextRetryAt && <div className="text-slate-500">Next retry {formatDateTime(d.nextRetryAt)}</div>}
+              {!d.error && !d.nextRetryAt && <span className="text-slate-500">—</span>}
+            </Td>
+            <Td className="text-xs whitespace-nowrap">{timeAgo(d.createdAt)}</Td>
+            <Td className="text-right">
+              <Button variant="secondary" size="sm" loading={retry.isPending && retry.variables?.deliveryId === d.deliveryId} onClick={() => retry.mutate({ webhookId: hook.webhookId, deliveryId: d.deliveryId })}>
+                Retry
+              </Button>
+            </Td>
+          </tr>
+        ))}
+      </DataList>
     </Card>
   );
 }
@@ -370,69 +332,64 @@ export function WebhooksPage() {
           </Card>
         )}
         <Card bodyClassName="p-5 pt-0" title={`${env === "TEST" ? "Test" : "Live"} endpoints`}>
-          <ListBody loading={hooks.isLoading} error={hooks.error} onRetry={() => hooks.refetch()} isEmpty={list.length === 0} label="endpoints" rows={2} empty={
+          <DataList query={hooks} isEmpty={list.length === 0} itemsLabel="endpoints" skeleton={2} empty={
             <EmptyState icon={<Icon name="pulse" className="h-8 w-8" />} title={`No ${env.toLowerCase()} endpoints yet`} action={isOwner && <Button onClick={() => setCreating(true)}>Add an endpoint</Button>}>
               Add an endpoint to be told when referrals and rewards happen.
             </EmptyState>
+          } label="Webhook endpoints" head={
+            <>
+              <Th>Endpoint</Th>
+              <Th>Events</Th>
+              <Th>Status</Th>
+              <Th>Last success</Th>
+              <Th className="text-right">
+                <span className="sr-only">Actions</span>
+              </Th>
+            </>
           }>
-            <Table label="Webhook endpoints">
-              <thead>
-                <tr>
-                  <Th>Endpoint</Th>
-                  <Th>Events</Th>
-                  <Th>Status</Th>
-                  <Th>Last success</Th>
-                  <Th className="text-right">
-                    <span className="sr-only">Actions</span>
-                  </Th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {list.map((w) => (
-                  <tr key={w.webhookId} data-testid="webhook-row" data-webhook-id={w.webhookId}>
-                    <Td className="max-w-80">
-                      <div className="truncate font-mono text-xs text-slate-900" title={w.url}>{w.url}</div>
-                      {w.description && <div className="text-xs text-slate-500">{w.description}</div>}
-                      <div className="font-mono text-[11px] text-slate-500">{w.secretPrefix}…</div>
-                      {w.previousSecretExpiresAt && <div className="text-xs text-amber-700">Old secret signs until {formatDateTime(w.previousSecretExpiresAt)}</div>}
-                    </Td>
-                    <Td className="max-w-56 text-xs">{w.events.length ? w.events.join(", ") : "All events"}</Td>
-                    <Td>
-                      <Badge color={w.enabled ? (w.failingSince ? "amber" : "green") : "red"}>{w.enabled ? (w.failingSince ? "Failing" : "Enabled") : "Disabled"}</Badge>
-                      {w.failingSince && w.enabled && <div className="mt-1 text-xs text-amber-700">since {timeAgo(w.failingSince)}</div>}
-                    </Td>
-                    <Td className="text-xs whitespace-nowrap">{timeAgo(w.lastSuccessAt)}</Td>
-                    <Td className="text-right whitespace-nowrap">
-                      <div className="flex justify-end gap-1.5">
-                        <Button variant="ghost" size="sm" onClick={() => setLogOf(w)}>
-                          Deliveries
+            {list.map((w) => (
+              <tr key={w.webhookId} data-testid="webhook-row" data-webhook-id={w.webhookId}>
+                <Td className="max-w-80">
+                  <div className="truncate font-mono text-xs text-slate-900" title={w.url}>{w.url}</div>
+                  {w.description && <div className="text-xs text-slate-500">{w.description}</div>}
+                  <div className="font-mono text-[11px] text-slate-500">{w.secretPrefix}…</div>
+                  {w.previousSecretExpiresAt && <div className="text-xs text-amber-700">Old secret signs until {formatDateTime(w.previousSecretExpiresAt)}</div>}
+                </Td>
+                <Td className="max-w-56 text-xs">{w.events.length ? w.events.join(", ") : "All events"}</Td>
+                <Td>
+                  <Badge color={w.enabled ? (w.failingSince ? "amber" : "green") : "red"}>{w.enabled ? (w.failingSince ? "Failing" : "Enabled") : "Disabled"}</Badge>
+                  {w.failingSince && w.enabled && <div className="mt-1 text-xs text-amber-700">since {timeAgo(w.failingSince)}</div>}
+                </Td>
+                <Td className="text-xs whitespace-nowrap">{timeAgo(w.lastSuccessAt)}</Td>
+                <Td className="text-right whitespace-nowrap">
+                  <div className="flex justify-end gap-1.5">
+                    <Button variant="ghost" size="sm" onClick={() => setLogOf(w)}>
+                      Deliveries
+                    </Button>
+                    <Button variant="secondary" size="sm" loading={test.isPending && test.variables?.webhookId === w.webhookId} onClick={() => test.mutate({ webhookId: w.webhookId })}>
+                      Send test
+                    </Button>
+                    {isOwner && (
+                      <>
+                        <Button variant="secondary" size="sm" onClick={() => toggle.mutate({ webhookId: w.webhookId, enabled: !w.enabled })}>
+                          {w.enabled ? "Disable" : "Enable"}
                         </Button>
-                        <Button variant="secondary" size="sm" loading={test.isPending && test.variables?.webhookId === w.webhookId} onClick={() => test.mutate({ webhookId: w.webhookId })}>
-                          Send test
+                        <Button variant="secondary" size="sm" onClick={() => setEditing(w)}>
+                          Edit
                         </Button>
-                        {isOwner && (
-                          <>
-                            <Button variant="secondary" size="sm" onClick={() => toggle.mutate({ webhookId: w.webhookId, enabled: !w.enabled })}>
-                              {w.enabled ? "Disable" : "Enable"}
-                            </Button>
-                            <Button variant="secondary" size="sm" onClick={() => setEditing(w)}>
-                              Edit
-                            </Button>
-                            <Button variant="secondary" size="sm" onClick={() => setRotating(w)}>
-                              Rotate secret
-                            </Button>
-                            <Button variant="secondary" size="sm" className="!text-rose-700" onClick={() => setDeleting(w)}>
-                              Delete
-                            </Button>
-                          </>
-                        )}
-                      </div>
-                    </Td>
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
-          </ListBody>
+                        <Button variant="secondary" size="sm" onClick={() => setRotating(w)}>
+                          Rotate secret
+                        </Button>
+                        <Button variant="secondary" size="sm" className="!text-rose-700" onClick={() => setDeleting(w)}>
+                          Delete
+                        </Button>
+                      </>
+                    )}
+                  </div>
+                </Td>
+              </tr>
+            ))}
+          </DataList>
         </Card>
         {logOf && <Deliveries hook={logOf} onClose={() => setLogOf(null)} />}
       </div>
