@@ -48,7 +48,8 @@ const isEth = (text: string) => ethAmount.safeParse(text.trim()).success;
  * An ETH amount typed in ETH or, when a price is in force, in the default currency: the form keeps
  * ETH (`value`, `onChange`); an amount in the currency is converted at the price (rounded down to
  * the wei) and the conversion is shown before saving. Text that is no amount is passed on as
- * typed, for the server to refuse in the field's error.
+ * typed, for the server to refuse in the field's error. The unit is in the label: in brackets
+ * ("Minimum payout (ETH)"), or in place of the label's own "ETH" ("Max USD per user per day").
  */
 export function EthAmountField(props: { label: string; name?: string; value: string; onChange: (eth: string) => void; error?: string; hint?: ReactNode; disabled?: boolean; placeholder?: string; className?: string }) {
   const { label, value, onChange } = props;
@@ -67,7 +68,7 @@ export function EthAmountField(props: { label: string; name?: string; value: str
     setUnit(next);
   }
   return (
-    <Field label={`${label} (${fiat ? fiat.currency : "ETH"})`} error={props.error} hint={props.hint} className={props.className}>
+    <Field label={label.includes("ETH") ? label.replace("ETH", fiat ? fiat.currency : "ETH") : `${label} (${fiat ? fiat.currency : "ETH"})`} error={props.error} hint={props.hint} className={props.className}>
       {(p) => (
         <div className="space-y-1">
           <div className="flex gap-2">

@@ -47,7 +47,7 @@ test("amounts read rounded beside their USD value; a reward typed in USD is conv
   const spend = page.getByRole("form", { name: "Spend limits" });
   await spend.getByLabel("Low-pool alert: typed in").selectOption("USD");
   await spend.getByLabel("Low-pool alert (USD)").fill("300.441");
-  await expect(spend.getByTestId("amount-conversion").first()).toHaveText("= 0.1 ETH at 1 ETH = 3,004.41 USD");
+  await expect(spend.getByTestId("amount-conversion").filter({ hasText: "= 0.1 ETH" })).toHaveText("= 0.1 ETH at 1 ETH = 3,004.41 USD");
   await spend.getByRole("button", { name: "Save spend limits" }).click();
   await expect(page.getByText("Spend limits saved")).toBeVisible();
   expect((await (await page.request.get("/business/config?environment=TEST")).json()).spend.lowPoolAlertEth).toBe("0.1");

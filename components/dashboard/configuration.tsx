@@ -152,9 +152,9 @@ function SpendForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
       {top && <Notice tone="danger">{top}</Notice>}
       <fieldset disabled={!canEdit} className="space-y-4">
         <div className="grid gap-4 sm:grid-cols-3">
-          <EthAmountField label="Max per user per day" name="maxEthPerDayPerUser" error={errorFor(errs, "maxEthPerDayPerUser")} hint="Empty: no cap" value={v.maxEthPerDayPerUser} onChange={(eth) => setV((x) => ({ ...x, maxEthPerDayPerUser: eth }))} />
-          <EthAmountField label="Max referral reward per event" name="maxReferralEthPerEvent" error={errorFor(errs, "maxReferralEthPerEvent")} hint="Empty: no cap" value={v.maxReferralEthPerEvent} onChange={(eth) => setV((x) => ({ ...x, maxReferralEthPerEvent: eth }))} />
-          <EthAmountField label="Max bonus per event" name="maxBonusEthPerEvent" error={errorFor(errs, "maxBonusEthPerEvent")} hint="Empty: no cap" value={v.maxBonusEthPerEvent} onChange={(eth) => setV((x) => ({ ...x, maxBonusEthPerEvent: eth }))} />
+          <EthAmountField label="Max ETH per user per day" name="maxEthPerDayPerUser" error={errorFor(errs, "maxEthPerDayPerUser")} hint="Empty: no cap" value={v.maxEthPerDayPerUser} onChange={(eth) => setV((x) => ({ ...x, maxEthPerDayPerUser: eth }))} />
+          <EthAmountField label="Max referral ETH per event" name="maxReferralEthPerEvent" error={errorFor(errs, "maxReferralEthPerEvent")} hint="Empty: no cap" value={v.maxReferralEthPerEvent} onChange={(eth) => setV((x) => ({ ...x, maxReferralEthPerEvent: eth }))} />
+          <EthAmountField label="Max bonus ETH per event" name="maxBonusEthPerEvent" error={errorFor(errs, "maxBonusEthPerEvent")} hint="Empty: no cap" value={v.maxBonusEthPerEvent} onChange={(eth) => setV((x) => ({ ...x, maxBonusEthPerEvent: eth }))} />
           <EthAmountField label="Low-pool alert" name="lowPoolAlertEth" error={errorFor(errs, "lowPoolAlertEth")} hint="Alert when the pool drops below this." value={v.lowPoolAlertEth} onChange={(eth) => setV((x) => ({ ...x, lowPoolAlertEth: eth }))} />
           <EthAmountField label="Auto-refill amount" name="autoRefillAmountEth" error={errorFor(errs, "autoRefillAmountEth")} value={v.autoRefillAmountEth} onChange={(eth) => setV((x) => ({ ...x, autoRefillAmountEth: eth }))} />
         </div>

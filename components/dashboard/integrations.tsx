@@ -14,7 +14,7 @@ import { combinePages, useCursors } from "../paging";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
-import { Badge, Button, Card, Dialog, EmptyState, Field, Input, ListBody, LoadMore, Notice, PageHeader, Table, Td, Th, Toggle } from "../ui";
+import { Badge, Button, Card, DataList, Dialog, EmptyState, Field, Input, Notice, PageHeader, Td, Th, Toggle } from "../ui";
 
 type Stripe = RouterOutputs["integrations"]["getStripe"];
 const OUTCOME_COLOR = { PROCESSED: "green", IGNORED: "gray", FAILED: "red" } as const;
@@ -167,38 +167,32 @@ function Deliveries() {
   const list = combinePages(pages, add);
   return (
     <Card title="Recent Stripe deliveries" bodyClassName="p-5 pt-0">
-      <ListBody loading={list.isLoading} error={list.error} onRetry={list.refetch} isEmpty={list.rows.length === 0} label="deliveries" empty={<EmptyState title="No deliveries yet">Send a test event from Stripe (or `stripe trigger invoice.paid` with Stripe&apos;s CLI).</EmptyState>}>
-        <Table label="Stripe deliveries">
-          <thead>
-            <tr>
-              <Th>Received</Th>
-              <Th>Stripe event</Th>
-              <Th>Outcome</Th>
-              <Th>Recorded</Th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {list.rows.map((d) => (
-              <tr key={d.stripeEventId} data-testid="stripe-delivery">
-                <Td className="text-xs whitespace-nowrap">{formatDateTime(d.receivedAt)}</Td>
-                <Td>
-                  <div className="font-mono text-xs text-slate-900">{d.type}</div>
-                  <div className="font-mono text-[11px] text-slate-500">{d.stripeEventId}</div>
-                </Td>
-                <Td>
-                  <Badge color={OUTCOME_COLOR[d.outcome]}>{d.outcome}</Badge>
-                  {d.reason && <div className="mt-1 max-w-72 break-words text-xs text-slate-600">{d.reason}</div>}
-                </Td>
-                <Td className="text-xs">
-                  {d.eventId && <div className="font-mono">event {d.eventId}</div>}
-                  {d.referralId ? <Link className="text-indigo-700 hover:underline" href={`/dashboard/referrals/${d.referralId}`}>Open the referral</Link> : !d.eventId && "—"}
-                </Td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-        <LoadMore hasMore={list.hasNextPage} loading={list.isFetchingNextPage} onClick={list.fetchNextPage} />
-      </ListBody>
+      <DataList query={list} isEmpty={list.rows.length === 0} itemsLabel="deliveries" skeleton={2} empty={<EmptyState title="No deliveries yet">Send a test event from Stripe (or `stripe trigger invoice.paid` with Stripe&apos;s CLI).</EmptyState>} label="Stripe deliveries" head={
+        <>
+          <Th>Received</Th>
+          <Th>Stripe event</Th>
+          <Th>Outcome</Th>
+          <Th>Recorded</Th>
+        </>
+      }>
+        {list.rows.map((d) => (
+          <tr key={d.stripeEventId} data-testid="stripe-delivery">
+            <Td className="text-xs whitespace-nowrap">{formatDateTime(d.receivedAt)}</Td>
+            <Td>
+              <div className="font-mono text-xs text-slate-900">{d.type}</div>
+              <div className="font-mono text-[11px] text-slate-500">{d.stripeEventId}</div>
+            </Td>
+            <Td>
+              <Badge color={OUTCOME_COLOR[d.outcome]}>{d.outcome}</Badge>
+              {d.reason && <div className="mt-1 max-w-72 break-words text-xs text-slate-600">{d.reason}</div>}
+            </Td>
+            <Td className="text-xs">
+              {d.eventId && <div className="font-mono">event {d.eventId}</div>}
+              {d.referralId ? <Link className="text-indigo-700 hover:underline" href={`/dashboard/referrals/${d.referralId}`}>Open the referral</Link> : !d.eventId && "—"}
+            </Td>
+          </tr>
+        ))}
+      </DataList>
     </Card>
   );
 }
