@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { environment } from "../../shared/environment";
 import { listCursor, listLimit } from "../../shared/list-page";
-import { eventNameSchema } from "../tracking/schemas";
+import { eventNameSchema } from "../../shared/event-name";
 
 export const connectStripeInput = z.strictObject({
   environment,
