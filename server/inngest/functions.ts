@@ -107,10 +107,15 @@ const liabilityProofFunction = inngest.createFunction(
   async ({ event, step }) => executeJob(event.data?.jobId, step as unknown as Step),
 );
 
+const emailSendFunction = inngest.createFunction(
+  { id: "email-send", name: "EMAIL_SEND", retries: 0, triggers: [{ event: JOB_EVENTS.EMAIL_SEND }] },
+  async ({ event, step }) => executeJob(event.data?.jobId, step as unknown as Step),
+);
+
 /** Daily proofs of liabilities (the embedded schedule runs it with the retention sweep): queues the due ones hourly. */
 const dailyProofsFunction = inngest.createFunction(
   { id: "liability-proofs-daily", name: "Daily proofs of liabilities", retries: 2, triggers: [{ cron: "TZ=UTC 47 * * * *" }] },
   async ({ step }) => step.run("queue", async () => (await scheduleDailyProofs()).length),
 );
 
-export const functions = [eventProcessFunction, sdkReferralApplyFunction, webhookDeliverFunction, rewardPayoutFunction, retentionFunction, liabilityProofFunction, dailyProofsFunction];
+export const functions = [eventProcessFunction, sdkReferralApplyFunction, webhookDeliverFunction, rewardPayoutFunction, retentionFunction, liabilityProofFunction, dailyProofsFunction, emailSendFunction];

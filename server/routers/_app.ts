@@ -17,6 +17,7 @@ import { webhooksRouter } from "./webhooks";
 import { auditLogRouter } from "./audit-log";
 import { commissionRulesRouter } from "./commission-rules";
 import { proofsRouter } from "./proofs";
+import { emailsRouter } from "./emails";
 import { router } from "../trpc/init";
 
 export const appRouter = router({
@@ -37,6 +38,7 @@ export const appRouter = router({
   auditLog: auditLogRouter,
   commissionRules: commissionRulesRouter,
   proofs: proofsRouter,
+  emails: emailsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -11,6 +11,7 @@ import type { Environment } from "../../shared/environment";
 import { reverseForTrackedEvent } from "../reversals/reversals";
 import { emitWebhookEvent, fanOutRow, outboxRows, webhookMessagesFor, type OutboxRows, type SubscribedEndpoint } from "../webhooks/emit";
 import type { Decisions, Outcome } from "./decide";
+import { emailsForEvents, queueEmails } from "../email/queue";
 
 /** New rows that another transaction wrote first (a code taken, an identity seen meanwhile): the caller runs the item again. */
 export class RowsClashed extends Error {}
@@ -120,6 +121,9 @@ export async function writeDecisions(
   const outbox = !endpoints?.length || !d.webhooks.length ? null : deferWebhooks ? fanOutRow(d.webhooks, d.now) : outboxRows(webhookMessagesFor([...endpoints], d.webhooks), d.now);
   const after = writeAfter(sql, d, outbox);
   if (after) await send(after);
+  // The run's emails (email/queue.ts: one statement); on the other paths emitWebhookEvent writes them.
+  const emails = outbox && !deferWebhooks ? emailsForEvents(d.webhooks) : [];
+  if (emails.length) await send(queueEmails(sql, d, emails, d.now).then(() => undefined));
 
   const written = settled(writes);
   written.catch(() => undefined); // the caller's to answer

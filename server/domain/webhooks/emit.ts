@@ -17,6 +17,7 @@ import type { Environment } from "../../shared/environment";
 import type { QueuedJob } from "../jobs/queue";
 import type { WebhookEventType } from "./schemas";
 import { deliveryGroupSize } from "./deliver";
+import { emailsForEvents, queueEmails } from "../email/queue";
 import { commissionBasisOf, type CommissionBasisLike } from "../../shared/reward-basis";
 
 export interface WebhookEvent {
@@ -39,6 +40,9 @@ export async function emitWebhookEvent(tx: Tx, events: WebhookEvent | WebhookEve
   // One indexed query per call; nothing more when the business has no endpoint.
   const endpoints = await tx.webhookEndpoint.findMany({ where: { businessId, environment, enabled: true }, select: { id: true, events: true } });
   const jobs = new Map((await writeWebhookMessages(tx, webhookMessagesFor(endpoints, list))).map((m) => [m.job.id, m.job]));
+  // The emails the same events cause (email/queue.ts): one statement, none when no event mails anyone.
+  const emails = emailsForEvents(list);
+  if (emails.length) await queueEmails(await txSql(tx), { businessId, environment }, emails);
   return [...jobs.values()];
 }
 

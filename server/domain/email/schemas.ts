@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { environment } from "../../shared/environment";
+import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
+import { email } from "../participants/schemas";
+import { EMAIL_STATUSES, emailKind } from "./kinds";
+
+const referrerChoices = z.object({ REWARD_EARNED: z.boolean(), PAYOUT_SENT: z.boolean(), PAYOUT_FAILED: z.boolean(), WALLET_MISSING: z.boolean(), REWARD_REVERSED: z.boolean() });
+const staffChoices = z.object({ LOW_POOL: z.boolean(), REVIEW_QUEUE: z.boolean(), PAYOUT_RUN_FAILED: z.boolean(), WEBHOOK_DISABLED: z.boolean(), STRIPE_FAILED: z.boolean() });
+/** A sender name: one line of text (no CR/LF: never a header). */
+const fromName = z
+  .string()
+  .trim()
+  .max(100)
+  .regex(/^[^\r\n\u2028\u2029]*$/, "Must be one line of text");
+
+export const notificationsInput = z.strictObject({ environment: environment.default("LIVE") });
+export const notificationsOutput = z.object({ environment, referrer: referrerChoices, fromName: z.string().nullable(), replyTo: z.string().nullable() });
+export const updateNotificationsInput = z.strictObject({
+  environment: environment.default("LIVE"),
+  referrer: referrerChoices.partial().strict().optional(),
+  fromName: fromName.nullable().optional(),
+  replyTo: email.nullable().optional(),
+});
+
+export const memberNotificationsOutput = staffChoices;
+export const updateMemberNotificationsInput = staffChoices.partial().strict();
+
+/** The portal's preferences: the referrer emails this participant gets. */
+export const portalNotificationsOutput = referrerChoices;
+export const updatePortalNotificationsInput = referrerChoices.partial().strict();
+
+export const emailStatus = z.enum(EMAIL_STATUSES);
+export const listEmailsInput = z.strictObject({
+  environment: environment.default("LIVE"),
+  kind: emailKind.optional(),
+  to: z.string().trim().toLowerCase().max(254).optional(),
+  status: emailStatus.optional(),
+  limit: listLimit,
+  cursor: listCursor,
+});
+export const emailOutput = z.object({
+  emailId: z.string(),
+  kind: emailKind,
+  to: z.string(),
+  subject: z.string(),
+  status: emailStatus,
+  error: z.string().nullable(),
+  attempts: z.number().int(),
+  createdAt: z.string(),
+  sentAt: z.string().nullable(),
+});
+export const listEmailsOutput = pageOutput(emailOutput);
+export const emailIdInput = z.strictObject({ emailId: z.string().min(1).max(80) });
+export const emailDetailOutput = emailOutput.extend({ environment, text: z.string().nullable(), html: z.string().nullable() });
+
+export const signInInput = z.strictObject({ businessId: z.string().trim().min(1).max(64), email });
+export const signInOutput = z.object({ accepted: z.literal(true), message: z.string() });
+export const portalLinkOutput = z.object({ url: z.string(), expiresAt: z.string() });
+export const queuedEmailOutput = z.object({ queued: z.boolean(), emailId: z.string().nullable() });
