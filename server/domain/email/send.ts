@@ -128,7 +128,8 @@ export async function recordSent(tx: Tx, emailId: string, status: "SENT" | "NOT_
 
 /** The job's last attempt failed: the email is FAILED with the reason. */
 export async function recordFailed(tx: Tx, emailId: string, error: string): Promise<void> {
-  await tx.email.updateMany({ where: { id: emailId, status: "QUEUED" }, data: { status: "FAILED", error: oneLine(error, 500) } });
+  // The last attempt's own error (recordAttemptFailed) says more than the job's.
+  await tx.$executeRaw`UPDATE "Email" SET status = 'FAILED', error = COALESCE(error, ${oneLine(error, 500)}), "updatedAt" = now() WHERE id = ${emailId} AND status = 'QUEUED'`;
 }
 
 export const emailIdOf = (payload: unknown): string | null => {

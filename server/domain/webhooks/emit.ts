@@ -32,7 +32,7 @@ export interface WebhookEvent {
  * business and environment); returns the queued jobs (one per group of messages). Two statements whatever the number of
  * events and endpoints: the endpoints, then every message with its job (writeWebhookMessages).
  */
-export async function emitWebhookEvent(tx: Tx, events: WebhookEvent | WebhookEvent[]): Promise<QueuedJob[]> {
+export async function emitWebhookEvent(tx: Tx, events: WebhookEvent | WebhookEvent[], opts: { emails?: boolean } = {}): Promise<QueuedJob[]> {
   const list = Array.isArray(events) ? events : [events];
   if (list.length === 0) return [];
   const { businessId, environment } = list[0];
@@ -41,7 +41,8 @@ export async function emitWebhookEvent(tx: Tx, events: WebhookEvent | WebhookEve
   const endpoints = await tx.webhookEndpoint.findMany({ where: { businessId, environment, enabled: true }, select: { id: true, events: true } });
   const jobs = new Map((await writeWebhookMessages(tx, webhookMessagesFor(endpoints, list))).map((m) => [m.job.id, m.job]));
   // The emails the same events cause (email/queue.ts): one statement, none when no event mails anyone.
-  const emails = emailsForEvents(list);
+  // `emails: false`: the rules core's events, whose emails its run wrote (rules/write.ts).
+  const emails = opts.emails === false ? [] : emailsForEvents(list);
   if (emails.length) await queueEmails(await txSql(tx), { businessId, environment }, emails);
   return [...jobs.values()];
 }
@@ -172,6 +173,7 @@ export async function fanOutWebhookEvents(tx: Tx, scope: { businessId: string; e
   const jobs = await emitWebhookEvent(
     tx,
     events.map((e) => ({ ...scope, type: e.type, data: e.data })),
+    { emails: false },
   );
   return { events: events.length, deliveryJobs: jobs.length };
 }
