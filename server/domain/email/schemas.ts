@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { environment } from "../../shared/environment";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
-import { email } from "../participants/schemas";
+import { email } from "../../shared/email-address";
 import { EMAIL_STATUSES, emailKind } from "./kinds";
 
 const referrerChoices = z.object({ REWARD_EARNED: z.boolean(), PAYOUT_SENT: z.boolean(), PAYOUT_FAILED: z.boolean(), WALLET_MISSING: z.boolean(), REWARD_REVERSED: z.boolean() });
