@@ -10,6 +10,7 @@ import { formatDate, formatDateTime } from "../format";
 import { Badge, Button, Card, Notice, Table, Td, Th } from "../ui";
 import { countText } from "@/server/shared/display-money";
 import { Eth, PriceProvider } from "../money";
+import { EmailPreferences } from "./email-preferences";
 
 type Eip1193 = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
 
@@ -185,6 +186,7 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
           </dl>
         </Card>
         <WalletCard wallet={me.wallet} readOnly={data.readOnly} />
+        {!data.readOnly && <EmailPreferences />}
         <Card
           title="Your referrals"
           description={`${countText(me.clicks.clicks, "visit")} through your link (${me.clicks.last30Days} in the last 30 days); ${countText(me.referrals.total, "referral")} in all, ${me.referrals.qualified} qualified.`}
@@ -304,7 +306,7 @@ export function PortalSignedOut() {
   return (
     <main className="mx-auto max-w-md px-4 py-16 text-center">
       <h1 className="text-xl font-semibold text-slate-900">Your portal link has expired</h1>
-      <p className="mt-2 text-sm text-slate-600">Open the portal again from the site or app where you got your referral code: it gives you a new link.</p>
+      <p className="mt-2 text-sm text-slate-600">Open the portal again from the site or app where you got your referral code, or ask for a new link by email on the sign-in page your program shared with you.</p>
     </main>
   );
 }

@@ -92,7 +92,7 @@ export const SIGN_IN_PER_HOUR = 3;
  * SIGN_IN_PER_HOUR times this hour. Answers nothing either way: the caller learns nothing.
  */
 export async function requestPortalSignIn(input: { businessId: string; email: string }, now = new Date()): Promise<void> {
-  const businessId = await resolveBusiness(input.businessId);
+  const businessId = (await resolveBusiness(input.businessId))?.id;
   if (!businessId) return;
   const participants = await db.participant.findMany({ where: { businessId, email: input.email }, select: { id: true, environment: true } });
   for (const p of participants) {
@@ -107,11 +107,12 @@ export async function requestPortalSignIn(input: { businessId: string; email: st
 }
 
 /** A business named by id or by one of its participants' link handles (the /portal/sign-in page's `business`). */
-export async function resolveBusiness(idOrHandle: string): Promise<string | null> {
-  const b = await db.business.findUnique({ where: { id: idOrHandle }, select: { id: true } });
-  if (b) return b.id;
-  const h = await db.linkHandle.findFirst({ where: { handle: idOrHandle.toLowerCase() }, select: { businessId: true } });
-  return h?.businessId ?? null;
+export async function resolveBusiness(idOrHandle: string): Promise<{ id: string; name: string } | null> {
+  const select = { id: true, name: true };
+  const b = await db.business.findUnique({ where: { id: idOrHandle }, select });
+  if (b) return b;
+  const h = await db.linkHandle.findUnique({ where: { handle: idOrHandle.toLowerCase() }, select: { business: { select } } });
+  return h?.business ?? null;
 }
 
 /** Staff's "Email portal link": a PORTAL_SIGN_IN email to a participant of their business. */
