@@ -13,6 +13,7 @@ import { readUnsubscribeToken, unsubscribe, unsubscribeToken } from "./unsubscri
 import { emitWebhookEvent } from "../webhooks/emit";
 import { requestPortalSignIn, updateNotifications } from "./service";
 import { updateNotificationsInput } from "./schemas";
+import { scheduleEmailDigests } from "./schedule";
 
 let sink: SmtpSink;
 beforeAll(async () => {
@@ -82,6 +83,15 @@ describe("email", () => {
     expect(await unsubscribe(t)).toEqual({ businessName: "Domain test" });
     await trackReferral(scope, p.referralCode);
     expect(await emailsOf(p.participantId)).toHaveLength(2);
+  });
+
+  it("WALLET_MISSING goes to a referrer owed a payout with no wallet, at most once a week", async () => {
+    const { p } = await referrerWithReward("Wy");
+    await scheduleEmailDigests();
+    await scheduleEmailDigests();
+    const missing = (await emailsOf(p.participantId)).filter((e) => e.kind === "WALLET_MISSING");
+    expect(missing).toHaveLength(1);
+    expect(missing[0]).toMatchObject({ status: "QUEUED", data: { amountEth: "0.0123456789" } });
   });
 
   it("an unsubscribe token cannot be forged or moved to another participant or kind", async () => {

@@ -1,0 +1,149 @@
+// Email over HTTP against the production build, with its own app pointed at a real SMTP server
+// (tests/support/smtp.ts): a reward arrives once as an email to the referrer, whose
+// List-Unsubscribe link turns that kind off (POST, 200, idempotent; GET shows the choice); the
+// log and its detail, settings and each member's choices with their roles and ownership; sign-in
+// by email answers 202 alike for strangers and emails a single-use portal link; the dashboard's
+// portal links.
+import type { ParsedMail } from "mailparser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApp, type RunningApp } from "../support/app";
+import { request, signUp, uniqueEmail } from "../support/http";
+import { startSmtpSink, type SmtpSink } from "../support/smtp";
+import { addMember, participant, rewardsBusiness, trackReferral } from "./rewards-helpers";
+
+let sink: SmtpSink;
+let app: RunningApp;
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  app = await startApp({ SMTP_URL: sink.url, EMAIL_FROM: "Referrals <rewards@example.com>" });
+});
+afterAll(async () => {
+  await app?.stop();
+  await sink?.close();
+});
+
+const header = (m: ParsedMail, name: string) => m.headerLines.find((h) => h.key === name)?.line.replace(/^[^:]+:\s*/, "").replace(/\r?\n\s+/g, "");
+const addressOf = (m: ParsedMail) => (m.to as { value: { address: string }[] }).value[0].address;
+
+async function mailTo(address: string, n = 1, ms = 30_000): Promise<ParsedMail[]> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const got = sink.messages.filter((m) => addressOf(m) === address);
+    if (got.length >= n) return got;
+    if (Date.now() > end) throw new Error(`${address}: ${got.length} of ${n} emails\n${app.logs().slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("email over HTTP", () => {
+  it("a reward's email arrives once; its List-Unsubscribe link turns that kind off; the log shows it to its business only", async () => {
+    const { owner, secret } = await rewardsBusiness({ url: app.url, referralRewardEth: "0.01", fundEth: "1" });
+    const to = uniqueEmail("referrer");
+    const p = await participant(secret, { email: to, name: "Eve\r\nBcc: x@example.com" }, app.url);
+    expect((await trackReferral(secret, p.referralCode, { url: app.url })).status).toBeLessThan(300);
+    const [m] = await mailTo(to);
+    expect(m.subject).toBe("[TEST] You earned 0.01 ETH from Acme Test");
+    expect(m.text).toContain("You earned 0.01 ETH from Acme Test.");
+    expect(m.from?.value[0].address).toBe("rewards@example.com");
+    expect(m.headers.get("bcc")).toBeUndefined();
+    expect(header(m, "list-unsubscribe-post")).toBe("List-Unsubscribe=One-Click");
+    const unsub = header(m, "list-unsubscribe")!.slice(1, -1);
+    expect(unsub.startsWith(`${app.url}/email/unsubscribe?token=`)).toBe(true);
+
+    const page = await fetch(unsub);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<form method=\"post\"");
+    for (let i = 0; i < 2; i++) {
+      const r = await fetch(unsub, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
+      expect(r.status).toBe(200);
+    }
+    const forged = await fetch(unsub.replace(/token=[^.]+/, "token=someone-else"), { method: "POST" });
+    expect(forged.status).toBe(400);
+    expect((await forged.json()).error.code).toBe("VALIDATION_ERROR");
+
+    const list = await owner.call("GET", `/business/emails?environment=TEST&kind=REWARD_EARNED&to=${encodeURIComponent(to)}`);
+    expect(list.status, JSON.stringify(list.body)).toBe(200);
+    expect(list.body.data).toHaveLength(1);
+    const row = list.body.data[0];
+    expect(row).toMatchObject({ kind: "REWARD_EARNED", to, status: "SENT", attempts: 1, error: null });
+    const one = await owner.call("GET", `/business/emails/${row.emailId}`);
+    expect(one.status).toBe(200);
+    expect(one.body.html).toContain("Eve Bcc: x@example.com");
+    expect(one.body.text).toContain("0.01 ETH");
+    const stranger = await signUp({ url: app.url });
+    expect((await stranger.call("GET", `/business/emails/${row.emailId}`)).status).toBe(404);
+    expect((await stranger.call("GET", "/business/emails?environment=TEST")).body.data).toEqual([]);
+    expect((await request(app.url, "GET", "/business/emails")).status).toBe(401);
+    expect((await owner.call("GET", "/business/emails?status=LOST")).status).toBe(400);
+    expect((await owner.call("GET", "/business/emails?cursor=nope")).status).toBe(400);
+
+    // Unsubscribed: the next reward writes no email.
+    await trackReferral(secret, p.referralCode, { url: app.url });
+    const after = await owner.call("GET", `/business/emails?environment=TEST&kind=REWARD_EARNED&to=${encodeURIComponent(to)}`);
+    expect(after.body.data).toHaveLength(1);
+  });
+
+  it("settings: members read, owners and admins write; each member's own choices; bad input is 400 and changes nothing", async () => {
+    const owner = await signUp({ url: app.url });
+    const got = await owner.call("GET", "/business/notifications?environment=TEST");
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual({ environment: "TEST", referrer: { REWARD_EARNED: true, PAYOUT_SENT: true, PAYOUT_FAILED: true, WALLET_MISSING: true, REWARD_REVERSED: true }, fromName: null, replyTo: null });
+    const set = await owner.call("PATCH", "/business/notifications", { environment: "TEST", referrer: { PAYOUT_SENT: false }, fromName: "Acme Rewards", replyTo: "Help@Example.com" });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body).toMatchObject({ referrer: { PAYOUT_SENT: false, REWARD_EARNED: true }, fromName: "Acme Rewards", replyTo: "help@example.com" });
+    for (const bad of [{ environment: "TEST", fromName: "A\r\nBcc: x@example.com" }, { environment: "TEST", replyTo: "not-an-email" }, { environment: "TEST", referrer: { PORTAL_SIGN_IN: false } }, { environment: "NOPE" }]) {
+      const r = await owner.call("PATCH", "/business/notifications", bad);
+      expect(r.status, JSON.stringify(bad)).toBe(400);
+      expect(r.body.error.code).toBe("VALIDATION_ERROR");
+    }
+    expect((await owner.call("GET", "/business/notifications?environment=TEST")).body).toEqual(set.body);
+    expect((await owner.call("GET", "/business/notifications?environment=LIVE")).body.referrer.PAYOUT_SENT).toBe(true);
+
+    const member = await addMember(owner);
+    expect((await member.call("GET", "/business/notifications?environment=TEST")).body).toEqual(set.body);
+    expect((await member.call("PATCH", "/business/notifications", { environment: "TEST", fromName: "x" })).status).toBe(403);
+    const mine = await member.call("PATCH", "/business/members/me/notifications", { LOW_POOL: false });
+    expect(mine.status).toBe(200);
+    expect(mine.body).toEqual({ LOW_POOL: false, REVIEW_QUEUE: true, PAYOUT_RUN_FAILED: true, WEBHOOK_DISABLED: true, STRIPE_FAILED: true });
+    expect((await owner.call("GET", "/business/members/me/notifications")).body.LOW_POOL).toBe(true);
+    expect((await member.call("PATCH", "/business/members/me/notifications", { LOW_POOL: "no" })).status).toBe(400);
+  });
+
+  it("sign-in by email: 202 alike for a stranger; the referrer gets a link that opens their portal once", async () => {
+    const { owner, secret } = await rewardsBusiness({ url: app.url });
+    const to = uniqueEmail("signin");
+    const p = await participant(secret, { email: to }, app.url);
+    const me = await owner.call("GET", "/business/me");
+    const businessId = me.body.business.businessId as string;
+    const known = await request(app.url, "POST", "/portal/api/sign-in", { businessId, email: to.toUpperCase() });
+    const unknown = await request(app.url, "POST", "/portal/api/sign-in", { businessId, email: uniqueEmail("nobody") });
+    const nobiz = await request(app.url, "POST", "/portal/api/sign-in", { businessId: "no-such-business", email: to });
+    expect([known.status, unknown.status, nobiz.status]).toEqual([202, 202, 202]);
+    expect(unknown.body).toEqual(known.body);
+    expect(nobiz.body).toEqual(known.body);
+    expect((await request(app.url, "POST", "/portal/api/sign-in", { businessId, email: "x" })).status).toBe(400);
+
+    const [m] = await mailTo(to);
+    expect(m.subject).toBe("[TEST] Your link to Acme Test's referral portal");
+    const link = /http:\/\/127\.0\.0\.1:\d+\/portal\/open\?token=pt_test_[0-9A-Za-z]{43}/.exec(m.text ?? "")![0];
+    const open = await fetch(link, { redirect: "manual" });
+    expect(open.status).toBe(303);
+    expect(open.headers.get("set-cookie")).toMatch(/pt_test_/);
+    const again = await fetch(link, { redirect: "manual" });
+    expect(again.headers.get("set-cookie")).not.toMatch(/pt_test_/);
+
+    // The dashboard's links: a fresh one to copy (owner), or the same by email (any member).
+    const copy = await owner.call("POST", `/business/participants/${p.participantId}/portal-link`);
+    expect(copy.status, JSON.stringify(copy.body)).toBe(200);
+    expect(copy.body.url).toMatch(/\/portal\/open\?token=pt_test_/);
+    expect(Date.parse(copy.body.expiresAt)).toBeGreaterThan(Date.now());
+    const member = await addMember(owner);
+    expect((await member.call("POST", `/business/participants/${p.participantId}/portal-link`)).status).toBe(403);
+    const mailed = await member.call("POST", `/business/participants/${p.participantId}/portal-link/email`);
+    expect(mailed.status, JSON.stringify(mailed.body)).toBe(200);
+    await mailTo(to, 2);
+    const stranger = await signUp({ url: app.url });
+    expect((await stranger.call("POST", `/business/participants/${p.participantId}/portal-link`)).status).toBe(404);
+    expect((await stranger.call("POST", `/business/participants/${p.participantId}/portal-link/email`)).status).toBe(404);
+  });
+});
