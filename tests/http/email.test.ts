@@ -7,9 +7,9 @@
 import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/app";
-import { request, signUp, uniqueEmail } from "../support/http";
+import { request, signUp, uniqueEmail, type Owner } from "../support/http";
 import { startSmtpSink, type SmtpSink } from "../support/smtp";
-import { addMember, participant, rewardsBusiness, trackReferral } from "./rewards-helpers";
+import { participant, rewardsBusiness, trackReferral } from "./rewards-helpers";
 
 let sink: SmtpSink;
 let app: RunningApp;
@@ -21,6 +21,14 @@ afterAll(async () => {
   await app?.stop();
   await sink?.close();
 });
+
+/** Invites a member into the owner's business on this test's app and signs them up through the link. */
+async function addMember(owner: Owner, role: "MEMBER" | "ADMIN" = "MEMBER") {
+  const email = uniqueEmail("member");
+  const r = await owner.call("POST", "/business/members", { email, role });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return signUp({ url: app.url, email, inviteUrl: r.body.inviteUrl });
+}
 
 const header = (m: ParsedMail, name: string) => m.headerLines.find((h) => h.key === name)?.line.replace(/^[^:]+:\s*/, "").replace(/\r?\n\s+/g, "");
 const addressOf = (m: ParsedMail) => (m.to as { value: { address: string }[] }).value[0].address;
@@ -99,6 +107,8 @@ describe("email over HTTP", () => {
     expect((await owner.call("GET", "/business/notifications?environment=TEST")).body).toEqual(set.body);
     expect((await owner.call("GET", "/business/notifications?environment=LIVE")).body.referrer.PAYOUT_SENT).toBe(true);
 
+    const admin = await addMember(owner, "ADMIN");
+    expect((await admin.call("PATCH", "/business/notifications", { environment: "TEST", fromName: "Acme Rewards" })).status).toBe(200);
     const member = await addMember(owner);
     expect((await member.call("GET", "/business/notifications?environment=TEST")).body).toEqual(set.body);
     expect((await member.call("PATCH", "/business/notifications", { environment: "TEST", fromName: "x" })).status).toBe(403);

@@ -1,11 +1,17 @@
 import { z } from "zod";
 import { environment } from "../../shared/environment";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
+import { strictBoolean } from "../../shared/strict-types";
 import { email } from "../../shared/email-address";
 import { EMAIL_STATUSES, emailKind } from "./kinds";
 
-const referrerChoices = z.object({ REWARD_EARNED: z.boolean(), PAYOUT_SENT: z.boolean(), PAYOUT_FAILED: z.boolean(), WALLET_MISSING: z.boolean(), REWARD_REVERSED: z.boolean() });
-const staffChoices = z.object({ LOW_POOL: z.boolean(), REVIEW_QUEUE: z.boolean(), PAYOUT_RUN_FAILED: z.boolean(), WEBHOOK_DISABLED: z.boolean(), STRIPE_FAILED: z.boolean() });
+/** Each kind on or off: outputs say booleans, inputs take JSON booleans only (strictBoolean). */
+const referrerShape = <T extends z.ZodType>(b: T) => ({ REWARD_EARNED: b, PAYOUT_SENT: b, PAYOUT_FAILED: b, WALLET_MISSING: b, REWARD_REVERSED: b });
+const staffShape = <T extends z.ZodType>(b: T) => ({ LOW_POOL: b, REVIEW_QUEUE: b, PAYOUT_RUN_FAILED: b, WEBHOOK_DISABLED: b, STRIPE_FAILED: b });
+const referrerChoices = z.object(referrerShape(z.boolean()));
+const staffChoices = z.object(staffShape(z.boolean()));
+const referrerChange = z.strictObject(referrerShape(strictBoolean.optional()));
+const staffChange = z.strictObject(staffShape(strictBoolean.optional()));
 /** A sender name: one line of text (no CR/LF: never a header). */
 const fromName = z
   .string()
@@ -17,17 +23,17 @@ export const notificationsInput = z.strictObject({ environment: environment.defa
 export const notificationsOutput = z.object({ environment, referrer: referrerChoices, fromName: z.string().nullable(), replyTo: z.string().nullable() });
 export const updateNotificationsInput = z.strictObject({
   environment: environment.default("LIVE"),
-  referrer: referrerChoices.partial().strict().optional(),
+  referrer: referrerChange.optional(),
   fromName: fromName.nullable().optional(),
   replyTo: email.nullable().optional(),
 });
 
 export const memberNotificationsOutput = staffChoices;
-export const updateMemberNotificationsInput = staffChoices.partial().strict();
+export const updateMemberNotificationsInput = staffChange;
 
 /** The portal's preferences: the referrer emails this participant gets. */
 export const portalNotificationsOutput = referrerChoices;
-export const updatePortalNotificationsInput = referrerChoices.partial().strict();
+export const updatePortalNotificationsInput = referrerChange;
 
 export const emailStatus = z.enum(EMAIL_STATUSES);
 export const listEmailsInput = z.strictObject({
