@@ -15,7 +15,7 @@ export interface EmailContent {
   action?: { label: string; url: string };
 }
 
-export interface ContentFacts {
+interface ContentFacts {
   kind: EmailKind;
   environment: "TEST" | "LIVE";
   businessId: string;
@@ -32,7 +32,7 @@ export const oneLine = (s: string, max = 200) => s.replace(/[\r\n\t\u2028\u2029]
 
 const str = (v: unknown, fallback = "") => (typeof v === "string" ? v : fallback);
 /** The hosted page where a referrer asks for a link to their portal. */
-export const portalSignInUrl = (businessId: string) => `${env.appUrl}/portal/sign-in?business=${encodeURIComponent(businessId)}`;
+const portalSignInUrl = (businessId: string) => `${env.appUrl}/portal/sign-in?business=${encodeURIComponent(businessId)}`;
 /** Stands for the one-time portal link of a PORTAL_SIGN_IN email: made when it is sent, never kept. */
 export const PORTAL_LINK_SLOT = "__PORTAL_LINK__";
 

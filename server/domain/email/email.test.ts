@@ -14,6 +14,7 @@ import { emitWebhookEvent } from "../webhooks/emit";
 import { requestPortalSignIn, updateNotifications } from "./service";
 import { updateNotificationsInput } from "./schemas";
 import { scheduleEmailDigests } from "./schedule";
+import { eraseParticipant } from "../participants/privacy";
 
 let sink: SmtpSink;
 beforeAll(async () => {
@@ -92,6 +93,19 @@ describe("email", () => {
     const missing = (await emailsOf(p.participantId)).filter((e) => e.kind === "WALLET_MISSING");
     expect(missing).toHaveLength(1);
     expect(missing[0]).toMatchObject({ status: "QUEUED", data: { amountEth: "0.0123456789" } });
+  });
+
+  it("erasing a participant scrubs their emails from the log, and a queued one is not sent", async () => {
+    process.env.SMTP_URL = sink.url;
+    const { businessId, p, to } = await referrerWithReward("Erin Erased");
+    const [queued] = await emailsOf(p.participantId);
+    await eraseParticipant(businessId, p.participantId);
+    const kept = await db.email.findUniqueOrThrow({ where: { id: queued.id } });
+    expect(kept.to).not.toContain(to);
+    const before = sink.messages.length;
+    expect((await send(queued.id)).status).toBe("SUCCEEDED");
+    expect(await db.email.findUniqueOrThrow({ where: { id: queued.id } })).toMatchObject({ status: "SUPPRESSED", error: "The participant was erased or has no email" });
+    expect(sink.messages.length).toBe(before);
   });
 
   it("an unsubscribe token cannot be forged or moved to another participant or kind", async () => {

@@ -5,7 +5,7 @@ import { z } from "zod";
 export const REFERRER_KINDS = ["REWARD_EARNED", "PAYOUT_SENT", "PAYOUT_FAILED", "WALLET_MISSING", "REWARD_REVERSED"] as const;
 /** Sent to members of the business who want them (each member's own choice). */
 export const STAFF_KINDS = ["LOW_POOL", "REVIEW_QUEUE", "PAYOUT_RUN_FAILED", "WEBHOOK_DISABLED", "STRIPE_FAILED"] as const;
-export const EMAIL_KINDS = [...REFERRER_KINDS, "PORTAL_SIGN_IN", ...STAFF_KINDS] as const;
+const EMAIL_KINDS = [...REFERRER_KINDS, "PORTAL_SIGN_IN", ...STAFF_KINDS] as const;
 export const EMAIL_STATUSES = ["QUEUED", "SENT", "FAILED", "SUPPRESSED", "NOT_CONFIGURED"] as const;
 
 export type ReferrerKind = (typeof REFERRER_KINDS)[number];
@@ -13,7 +13,6 @@ export type StaffKind = (typeof STAFF_KINDS)[number];
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 
 export const emailKind = z.enum(EMAIL_KINDS);
-export const referrerKind = z.enum(REFERRER_KINDS);
 
 export const isReferrerKind = (k: string): k is ReferrerKind => (REFERRER_KINDS as readonly string[]).includes(k);
 export const isStaffKind = (k: string): k is StaffKind => (STAFF_KINDS as readonly string[]).includes(k);

@@ -21,7 +21,7 @@ export interface EmailIntent {
 }
 
 /** A domain event as the webhook outbox carries it (webhooks/emit.ts WebhookEvent). */
-export interface DomainEvent {
+interface DomainEvent {
   type: string;
   data: unknown;
 }

@@ -35,7 +35,7 @@ export const updateMemberNotificationsInput = staffChange;
 export const portalNotificationsOutput = referrerChoices;
 export const updatePortalNotificationsInput = referrerChange;
 
-export const emailStatus = z.enum(EMAIL_STATUSES);
+const emailStatus = z.enum(EMAIL_STATUSES);
 export const listEmailsInput = z.strictObject({
   environment: environment.default("LIVE"),
   kind: emailKind.optional(),
@@ -44,7 +44,7 @@ export const listEmailsInput = z.strictObject({
   limit: listLimit,
   cursor: listCursor,
 });
-export const emailOutput = z.object({
+const emailOutput = z.object({
   emailId: z.string(),
   kind: emailKind,
   to: z.string(),
@@ -60,6 +60,5 @@ export const emailIdInput = z.strictObject({ emailId: z.string().min(1).max(80) 
 export const emailDetailOutput = emailOutput.extend({ environment, text: z.string().nullable(), html: z.string().nullable() });
 
 export const signInInput = z.strictObject({ businessId: z.string().trim().min(1).max(64), email });
-export const signInOutput = z.object({ accepted: z.literal(true), message: z.string() });
 export const portalLinkOutput = z.object({ url: z.string(), expiresAt: z.string() });
 export const queuedEmailOutput = z.object({ queued: z.boolean(), emailId: z.string().nullable() });

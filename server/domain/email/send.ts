@@ -14,7 +14,7 @@ import { renderEmail } from "./render";
 import { smtpTransport } from "./transport";
 import { unsubscribeUrl } from "./unsubscribe";
 
-export interface PreparedEmail {
+interface PreparedEmail {
   email: Email;
   from: { name: string; address: string };
   replyTo: string | null;
@@ -24,7 +24,7 @@ export interface PreparedEmail {
 const HOUR_MS = 3_600_000;
 
 /** The Message-ID of an email: stable across retries, so a receiver can drop a second copy. */
-export const messageIdOf = (emailId: string) => `<${emailId}@${new URL(env.appUrl).hostname || "localhost"}>`;
+const messageIdOf = (emailId: string) => `<${emailId}@${new URL(env.appUrl).hostname || "localhost"}>`;
 
 /** EMAIL_FROM's address and name, the business's fromName replacing the name. */
 function sender(fromName: string | null | undefined): { name: string; address: string } {

@@ -84,7 +84,7 @@ export async function getEmail(businessId: string, emailId: string) {
 }
 
 /** Sign-in requests answered with an email per address per hour, at most. */
-export const SIGN_IN_PER_HOUR = 3;
+const SIGN_IN_PER_HOUR = 3;
 
 /**
  * POST /portal/api/sign-in: emails a portal link to the participants of the business (given by

@@ -13,7 +13,7 @@ export const newPortalToken = (environment: "TEST" | "LIVE") => `pt_${environmen
 export const portalOpenUrl = (token: string) => `${env.appUrl}/portal/open?token=${encodeURIComponent(token)}`;
 
 /** How long a link made without a key (sign-in by email, the dashboard's portal link) can be opened. */
-export const PORTAL_LINK_TTL_SECONDS = 24 * 3600;
+const PORTAL_LINK_TTL_SECONDS = 24 * 3600;
 
 /**
  * A portal link made without an API key: by the referrer's sign-in request or by staff from the
