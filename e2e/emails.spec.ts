@@ -5,7 +5,7 @@
 // NOT_CONFIGURED, which the page says. Axe clean and no sideways scroll at 1440 and 390 px.
 import { expect, test } from "@playwright/test";
 import { expectPageHealthy } from "./a11y";
-import { readSecret, sdk, signUpInBrowser, uniqueEmail } from "./support";
+import { readSecret, sdk, signUpInBrowser, snap, uniqueEmail } from "./support";
 
 test("portal links from the dashboard, the Emails page with a preview and settings, the sign-in page and the portal's preferences", async ({ page, request, browser }) => {
   test.setTimeout(180_000);
@@ -25,6 +25,7 @@ test("portal links from the dashboard, the Emails page with a preview and settin
   await page.getByTestId("email-portal-link").click();
   await expect(page.getByText(`A portal link is on its way to ${referrer}`)).toBeVisible();
   await expectPageHealthy(page, "participant page with portal links");
+  await snap(page, "participant-portal-links");
 
   // The Emails page: the message, kept NOT_CONFIGURED, previewed in a sandboxed frame.
   await page.goto("/dashboard/emails");
@@ -36,12 +37,14 @@ test("portal links from the dashboard, the Emails page with a preview and settin
   }).toPass({ timeout: 30_000 });
   await expect(row).toContainText("[TEST] Your link to Letterpress Cafe's referral portal");
   await expectPageHealthy(page, "emails page");
+  await snap(page, "emails", { mobile: true });
   await row.getByRole("button", { name: "Preview" }).click();
   const dialog = page.getByRole("dialog", { name: "Email preview" });
   await expect(dialog.getByTestId("preview-subject")).toHaveText("[TEST] Your link to Letterpress Cafe's referral portal");
   const frame = dialog.frameLocator("iframe");
   await expect(frame.getByText("Hello Rita <Reader>,")).toBeVisible();
   await expect(dialog.locator("iframe")).toHaveAttribute("sandbox", "");
+  await snap(page, "emails-preview");
   await dialog.getByRole("button", { name: "Close" }).click();
 
   // Settings: a referrer kind off, and one of your own.
@@ -64,6 +67,7 @@ test("portal links from the dashboard, the Emails page with a preview and settin
   await rita.goto(`/portal/sign-in?business=${businessId}`);
   await expect(rita.getByRole("heading", { level: 1, name: "Sign in to your referral portal" })).toBeVisible();
   await expectPageHealthy(rita, "portal sign-in page");
+  await snap(rita, "portal-sign-in", { mobile: true });
   await rita.getByLabel("Your email").fill(referrer);
   await rita.getByRole("button", { name: "Email me a link" }).click();
   await expect(rita.getByText("Check your inbox")).toBeVisible();

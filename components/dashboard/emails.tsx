@@ -157,8 +157,8 @@ function EmailLog({ environment }: { environment: "TEST" | "LIVE" }) {
               <tr key={e.emailId} data-testid="email-row">
                 <Td className="whitespace-nowrap">{formatDateTime(e.createdAt)}</Td>
                 <Td><code className="text-xs">{e.kind}</code></Td>
-                <Td className="break-all">{e.to}</Td>
-                <Td>{e.subject}</Td>
+                <Td className="min-w-48 break-all">{e.to}</Td>
+                <Td className="min-w-56">{e.subject}</Td>
                 <Td><Badge color={STATUS_COLOR[e.status]}>{e.status}</Badge>{e.error ? <p className="mt-1 max-w-xs text-xs text-slate-500">{e.error}</p> : null}</Td>
                 <Td><Button size="sm" variant="secondary" onClick={() => setOpen(e.emailId)}>Preview</Button></Td>
               </tr>

@@ -3,12 +3,14 @@
 // hand over (owner), or the same link emailed to them (PORTAL_SIGN_IN, when they have an email).
 import { useState } from "react";
 import { formatDateTime } from "../format";
+import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc } from "../trpc";
 import { Button, Card } from "../ui";
 
 export function PortalLinkCard({ participantId, email }: { participantId: string; email: string | null }) {
   const toast = useToast();
+  const { isOwner } = useMe();
   const [link, setLink] = useState<{ url: string; expiresAt: string } | null>(null);
   const make = trpc.participants.portalLink.useMutation({
     onSuccess: async (l) => {
@@ -26,9 +28,11 @@ export function PortalLinkCard({ participantId, email }: { participantId: string
   return (
     <Card title="Portal access" description="Referrers see their link, rewards and payouts, and set their wallet, in their portal. Each link opens it once and works for 24 hours.">
       <div className="flex flex-wrap gap-2">
-        <Button variant="secondary" loading={make.isPending} onClick={() => make.mutate({ participantId })} data-testid="copy-portal-link">
-          Copy portal link
-        </Button>
+        {isOwner ? (
+          <Button variant="secondary" loading={make.isPending} onClick={() => make.mutate({ participantId })} data-testid="copy-portal-link">
+            Copy portal link
+          </Button>
+        ) : null}
         {email ? (
           <Button variant="secondary" loading={send.isPending} onClick={() => send.mutate({ participantId })} data-testid="email-portal-link">
             Email portal link

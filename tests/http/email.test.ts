@@ -141,6 +141,11 @@ describe("email over HTTP", () => {
     expect(open.headers.get("set-cookie")).toMatch(/pt_test_/);
     const again = await fetch(link, { redirect: "manual" });
     expect(again.headers.get("set-cookie")).not.toMatch(/pt_test_/);
+    // The log's copy never holds the link.
+    const logged = (await owner.call("GET", `/business/emails?environment=TEST&kind=PORTAL_SIGN_IN&to=${encodeURIComponent(to)}`)).body.data[0];
+    const copy0 = await owner.call("GET", `/business/emails/${logged.emailId}`);
+    expect(copy0.body.text).toContain("[the one-time link, not kept]");
+    expect(JSON.stringify(copy0.body)).not.toMatch(/pt_test_|__PORTAL_LINK__/);
 
     // The dashboard's links: a fresh one to copy (owner), or the same by email (any member).
     const copy = await owner.call("POST", `/business/participants/${p.participantId}/portal-link`);

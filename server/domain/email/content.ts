@@ -36,6 +36,11 @@ const portalSignInUrl = (businessId: string) => `${env.appUrl}/portal/sign-in?bu
 /** Stands for the one-time portal link of a PORTAL_SIGN_IN email: made when it is sent, never kept. */
 export const PORTAL_LINK_SLOT = "__PORTAL_LINK__";
 
+/** The kept copy as the log shows it: the link's place says it was not kept (its button leads to the sign-in page). */
+export function withoutPortalLink(body: string | null, businessId: string): string | null {
+  return body === null ? null : body.replaceAll(`href="${PORTAL_LINK_SLOT}"`, `href="${portalSignInUrl(businessId)}"`).replaceAll(PORTAL_LINK_SLOT, "[the one-time link, not kept]");
+}
+
 const REWARD_KIND_WORDS: Record<string, string> = { REFERRAL: "a referral", BONUS: "a welcome bonus", COMMISSION: "a commission", MANUAL: "a reward from the team" };
 
 export function emailContent(f: ContentFacts): EmailContent {

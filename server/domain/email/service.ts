@@ -7,6 +7,7 @@ import type { Environment } from "../../shared/environment";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { choices, offAfter, REFERRER_KINDS, STAFF_KINDS, type ReferrerKind, type StaffKind } from "./kinds";
 import { queueEmails } from "./queue";
+import { withoutPortalLink } from "./content";
 import type { z } from "zod";
 import type { listEmailsInput, updateNotificationsInput } from "./schemas";
 
@@ -80,7 +81,7 @@ export async function listEmails(businessId: string, q: z.infer<typeof listEmail
 export async function getEmail(businessId: string, emailId: string) {
   const e = await db.email.findFirst({ where: { id: emailId, businessId } });
   if (!e) throw notFound("Email");
-  return { ...toEmailOutput(e), environment: e.environment, text: e.text, html: e.html };
+  return { ...toEmailOutput(e), environment: e.environment, text: withoutPortalLink(e.text, businessId), html: withoutPortalLink(e.html, businessId) };
 }
 
 /** Sign-in requests answered with an email per address per hour, at most. */
