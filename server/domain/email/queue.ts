@@ -39,17 +39,23 @@ export function emailsOfRun(run: { rewards: readonly { row: { participantId: str
   return out;
 }
 
-/** The emails some domain events cause (pure): earned rewards (one digest per participant), reversals, payouts, a low pool. */
+/** The emails some domain events cause (pure): earned rewards (one digest per participant), reversals, payouts, a low pool. The rules core's own events are not passed here (its run writes its emails: emailsOfRun). */
 export function emailsForEvents(events: readonly DomainEvent[]): EmailIntent[] {
   const out: EmailIntent[] = [];
   const earned = new Set<string>();
   for (const e of events) {
     const d = rec(e.data);
     const pid = typeof d.participantId === "string" ? d.participantId : undefined;
-    if (e.type === "reward.created" && d.status === "PAID" && pid && !earned.has(pid)) {
-      earned.add(pid);
-      out.push({ kind: "REWARD_EARNED", participantId: pid, data: {} });
-    } else if (e.type === "reward.reversed" && pid) {
+    // An earned reward: made by hand (reward.created), or released from review (event.reviewed's rewards).
+    const paid = e.type === "reward.created" ? [d] : e.type === "event.reviewed" && Array.isArray(d.rewards) ? d.rewards.map(rec) : [];
+    for (const r of paid) {
+      const to = typeof r.participantId === "string" ? r.participantId : null;
+      if (r.status !== "PAID" || !to || earned.has(to)) continue;
+      earned.add(to);
+      out.push({ kind: "REWARD_EARNED", participantId: to, data: {} });
+    }
+    if (e.type === "reward.created" || e.type === "event.reviewed") continue;
+    if (e.type === "reward.reversed" && pid) {
       const reversal = rec(d.reversal);
       out.push({ kind: "REWARD_REVERSED", participantId: pid, data: { rewardId: d.rewardId, amountEth: reversal.amountEth ?? d.amountEth, reason: reversal.reason ?? d.reversalReason ?? null } });
     } else if (e.type === "payout.sent" && pid) {

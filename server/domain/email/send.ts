@@ -42,17 +42,17 @@ async function suppressedBecause(tx: Tx, e: Email, referrerOff: string[]): Promi
   return optOut ? "The recipient unsubscribed from this email" : null;
 }
 
-/** Gathers a digest's rewards: earned since the previous digest gathered (or the hour before this one was written). */
+/** Gathers a digest's rewards: earned (paid into the balance, `paidAt`) since the previous digest gathered, or the hour before this one was written. */
 async function gatherRewards(tx: Tx, e: Email, now: Date) {
   const prev = await tx.email.findFirst({ where: { participantId: e.participantId, kind: "REWARD_EARNED", gatheredAt: { not: null } }, orderBy: { gatheredAt: "desc" }, select: { gatheredAt: true } });
   const since = prev?.gatheredAt ?? new Date(e.createdAt.getTime() - HOUR_MS);
   const rows = await tx.reward.findMany({
-    where: { participantId: e.participantId!, businessId: e.businessId, environment: e.environment, status: "PAID", createdAt: { gt: since, lte: now } },
-    orderBy: { createdAt: "asc" },
+    where: { participantId: e.participantId!, businessId: e.businessId, environment: e.environment, status: "PAID", paidAt: { gt: since, lte: now } },
+    orderBy: { paidAt: "asc" },
     take: 200,
-    select: { id: true, amountWei: true, kind: true, createdAt: true },
+    select: { id: true, amountWei: true, kind: true, paidAt: true },
   });
-  return rows.map((r) => ({ rewardId: r.id, amountEth: weiToEth(r.amountWei), kind: r.kind, createdAt: r.createdAt }));
+  return rows.map((r) => ({ rewardId: r.id, amountEth: weiToEth(r.amountWei), kind: r.kind, createdAt: r.paidAt! }));
 }
 
 /** Readies a due email (null: nothing to send: already done, or suppressed now). */
