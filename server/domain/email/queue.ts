@@ -86,13 +86,14 @@ const QUEUED_SUBJECT: Record<EmailKind, string> = {
 };
 
 /**
- * Writes the emails and their EMAIL_SEND jobs in one statement of the caller's transaction.
- * `to`: PORTAL_SIGN_IN only, which goes to the address asked for (the participant's own).
+ * Writes the emails and their EMAIL_SEND jobs in one statement of the caller's transaction;
+ * answers the ids of those queued to be sent.
  */
-export async function queueEmails(sql: DirectSql, scope: { businessId: string; environment: Environment }, intents: readonly EmailIntent[], now = new Date()): Promise<number> {
-  if (intents.length === 0) return 0;
+export async function queueEmails(sql: DirectSql, scope: { businessId: string; environment: Environment }, intents: readonly EmailIntent[], now = new Date()): Promise<string[]> {
+  if (intents.length === 0) return [];
   const rows = intents.map((i) => ({ id: `em_${newId()}`, kind: i.kind, pid: i.participantId ?? null, staff: isStaffKind(i.kind), subject: QUEUED_SUBJECT[i.kind], data: i.data }));
-  return sql.execute(QUEUE_SQL, JSON.stringify(rows), scope.businessId, scope.environment, now.toISOString(), env.jobMaxAttempts);
+  const queued = await sql.query<{ emailId: string }>(QUEUE_SQL, JSON.stringify(rows), scope.businessId, scope.environment, now.toISOString(), env.jobMaxAttempts);
+  return queued.map((q) => q.emailId);
 }
 
 const QUEUE_SQL = `
@@ -122,4 +123,5 @@ e AS (
 )
 INSERT INTO "Job" (id, "businessId", environment, "apiKeyId", type, status, payload, "maxAttempts", "runAt", "createdAt", "updatedAt")
 SELECT 'job_' || e.id, $2, $3::"Environment", NULL, 'EMAIL_SEND', 'QUEUED', jsonb_build_object('emailId', e.id), $5::int, e."sendAt", $4::timestamp(3), $4::timestamp(3)
-  FROM e WHERE e.status = 'QUEUED'`;
+  FROM e WHERE e.status = 'QUEUED'
+RETURNING payload->>'emailId' AS "emailId"`;

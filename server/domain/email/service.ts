@@ -121,9 +121,6 @@ export async function emailPortalLink(businessId: string, participantId: string)
   const p = await db.participant.findFirst({ where: { id: participantId, businessId }, select: { id: true, environment: true, email: true } });
   if (!p) throw notFound("Participant");
   if (!p.email) throw new AppError("VALIDATION_ERROR", "This participant has no email address", [{ path: "participantId", message: "No email address" }]);
-  await db.$transaction(async (tx) => {
-    await queueEmails(await txSql(tx), { businessId, environment: p.environment }, [{ kind: "PORTAL_SIGN_IN", participantId: p.id, data: { requestedBy: "STAFF" } }]);
-  });
-  const e = await db.email.findFirst({ where: { businessId, participantId: p.id, kind: "PORTAL_SIGN_IN" }, orderBy: { createdAt: "desc" }, select: { id: true } });
-  return { queued: true, emailId: e?.id ?? null };
+  const [emailId] = await db.$transaction(async (tx) => queueEmails(await txSql(tx), { businessId, environment: p.environment }, [{ kind: "PORTAL_SIGN_IN", participantId: p.id, data: { requestedBy: "STAFF" } }]));
+  return { queued: emailId !== undefined, emailId: emailId ?? null };
 }
