@@ -3,8 +3,7 @@
 // (the referrer's email preferences), and /email/unsubscribe (the link of every referrer email:
 // GET a page with the choice, POST the RFC 8058 one-click unsubscribe, 200 and idempotent).
 import { signInInput, portalNotificationsOutput, updatePortalNotificationsInput } from "../domain/email/schemas";
-import { getParticipantNotifications, requestPortalSignIn } from "../domain/email/service";
-import { updateParticipantNotifications } from "../domain/email/service";
+import { getParticipantNotifications, requestPortalSignIn, updateParticipantNotifications } from "../domain/email/service";
 import { readUnsubscribeToken, unsubscribe } from "../domain/email/unsubscribe";
 import { consumeRateLimit } from "../sdk/rate-limit";
 import { readJson } from "../sdk/with-sdk-key";
