@@ -8,7 +8,8 @@ import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/app";
 import { request, signUp, uniqueEmail, type Owner } from "../support/http";
-import { startSmtpSink, type SmtpSink } from "../support/smtp";
+import { startHangingSmtp, startSmtpSink, type SmtpSink } from "../support/smtp";
+import { startReceiver } from "../support/webhook-receiver";
 import { participant, rewardsBusiness, trackReferral } from "./rewards-helpers";
 
 let sink: SmtpSink;
@@ -160,5 +161,44 @@ describe("email over HTTP", () => {
     const stranger = await signUp({ url: app.url });
     expect((await stranger.call("POST", `/business/participants/${p.participantId}/portal-link`)).status).toBe(404);
     expect((await stranger.call("POST", `/business/participants/${p.participantId}/portal-link/email`)).status).toBe(404);
+  });
+});
+
+describe("an SMTP server that hangs", () => {
+  it("holds up neither events nor webhooks: they are done while the email still waits for the server", async () => {
+    const hanging = await startHangingSmtp();
+    const rx = await startReceiver();
+    const slow = await startApp({ SMTP_URL: hanging.url, SMTP_TIMEOUT_MS: "60000" });
+    try {
+      const { owner, secret } = await rewardsBusiness({ url: slow.url, referralRewardEth: "0.01", fundEth: "1", general: { eventProcessing: "ASYNC" } });
+      const hook = await owner.call("POST", "/business/webhooks", { url: `${rx.url}/hanging`, environment: "TEST", events: ["reward.created"] });
+      expect(hook.status, JSON.stringify(hook.body)).toBe(200);
+      const to = uniqueEmail("waiting");
+      const p = await participant(secret, { email: to }, slow.url);
+      // Several referrals, each a reward and an email that waits for the server.
+      for (let i = 0; i < 3; i++) expect((await trackReferral(secret, p.referralCode, { url: slow.url })).status).toBeLessThan(300);
+      const started = Date.now();
+      for (;;) {
+        const events = await owner.call("GET", "/business/events?environment=TEST");
+        const delivered = rx.received.filter((r) => r.path === "/hanging").length;
+        if (events.body.data.length === 3 && events.body.data.every((e: { status: string }) => e.status !== "QUEUED") && delivered >= 1) break;
+        if (Date.now() - started > 30_000) throw new Error(`events or webhooks held up: ${JSON.stringify(events.body.data.map((e: { status: string }) => e.status))}, ${delivered} deliveries`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const emails = await owner.call("GET", `/business/emails?environment=TEST&to=${encodeURIComponent(to)}`);
+      expect(emails.body.data.length).toBeGreaterThan(0);
+      expect(emails.body.data.every((e: { status: string; sentAt: string | null }) => e.status === "QUEUED" && e.sentAt === null)).toBe(true);
+      // The first digest's job is running: its attempt waits on the server, in the email pool only
+      // (the rewards after it gather in the next digest, due an hour after it).
+      const first = emails.body.data[emails.body.data.length - 1];
+      const job = await request(slow.url, "GET", `/sdk/jobs/job_${first.emailId}`, undefined, { "x-api-key": secret });
+      expect(job.status, JSON.stringify(job.body)).toBe(200);
+      expect(job.body).toMatchObject({ jobType: "EMAIL_SEND", status: "RUNNING" });
+    } finally {
+      await slow.kill();
+      await slow.stop();
+      await rx.close();
+      await hanging.close();
+    }
   });
 });
