@@ -108,6 +108,26 @@ describe("email", () => {
     expect(sink.messages.length).toBe(before);
   });
 
+  it("the run that takes the pool below its threshold emails the members who want LOW_POOL, with the alert", async () => {
+    const { scope, businessId } = await domainBusiness({ referralRewardEth: "0.4", fundEth: "1", spend: { lowPoolAlertEth: "0.5" } });
+    const staff = async (tag: string, off: string[]) => {
+      const id = `u-${tag}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+      const email = uniqueEmail(tag);
+      await db.user.create({ data: { id, name: tag, email } });
+      await db.member.create({ data: { businessId, userId: id, email, role: "ADMIN", notificationsOff: off } });
+      return email;
+    };
+    const wants = await staff("wants", []);
+    const declines = await staff("declines", ["LOW_POOL"]);
+    const p = await participant(scope, { email: uniqueEmail("r") });
+    await trackReferral(scope, p.referralCode);
+    await trackReferral(scope, p.referralCode);
+    const low = await db.email.findMany({ where: { businessId, kind: "LOW_POOL" } });
+    expect(low.map((e) => e.to)).toEqual([wants]);
+    expect(low.map((e) => e.to)).not.toContain(declines);
+    expect(low[0].data).toMatchObject({ thresholdEth: "0.5" });
+  });
+
   it("an unsubscribe token cannot be forged or moved to another participant or kind", async () => {
     const good = unsubscribeToken("p1", "PAYOUT_SENT");
     expect(readUnsubscribeToken(good)).toEqual({ participantId: "p1", kind: "PAYOUT_SENT" });
