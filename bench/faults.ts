@@ -27,6 +27,7 @@ import path from "node:path";
 import pg from "pg";
 import { ensureBuild, ensurePrismaClient } from "../scripts/ensure.mjs";
 import { freePort, ROOT, startApp, type RunningApp } from "../tests/support/app";
+import { UNCAPPED_INTAKE } from "./app";
 import { http, owner, sleep, startChain, startCluster, tally, type Body, type Cluster } from "./faults/kit";
 import { lostAnswerFault, payoutKillFault, pinnedXminFault, restartMidBatchFault, terminateFault, webhookFault, workerKillFault, type Outcome } from "./faults/suite";
 
@@ -194,7 +195,8 @@ async function suite(size: (typeof SIZES)["full"], only: Set<string> | null) {
     out[name] = await run();
     console.log(JSON.stringify({ ...out[name], seconds: Math.round((Date.now() - t0) / 1000) }, null, 2));
   };
-  const base = { DATABASE_URL: cluster.url, CHAIN_RPC_URL_TEST: chain.rpc, PAYOUT_INTERVAL_MS: "0", JOB_POLL_MS: "100", JOB_LEASE_MS: "5000" };
+  // Intake limits lifted: the experiments load a backlog fast; per-key fairness is not what they test.
+  const base = { ...UNCAPPED_INTAKE, DATABASE_URL: cluster.url, CHAIN_RPC_URL_TEST: chain.rpc, PAYOUT_INTERVAL_MS: "0", JOB_POLL_MS: "100", JOB_LEASE_MS: "5000" };
   try {
     let app = await startApp(base);
     await step("lostAnswer", () => lostAnswerFault(app, base, chain.rpc, size.lost));

@@ -1,5 +1,6 @@
 // Outline icons (24px grid, stroke = currentColor) used by the navigation and empty states.
 const PATHS = {
+  mail: "M3 6.5A1.5 1.5 0 0 1 4.5 5h15A1.5 1.5 0 0 1 21 6.5v11a1.5 1.5 0 0 1-1.5 1.5h-15A1.5 1.5 0 0 1 3 17.5v-11Zm0 .5 9 6 9-6",
   home: "M3 10.5 12 3l9 7.5V20a1 1 0 0 1-1 1h-5v-6H9v6H4a1 1 0 0 1-1-1v-9.5Z",
   key: "M15 7a4 4 0 1 1-3.9 4.9L4 19v2h3v-2h2v-2h2l1.6-1.6A4 4 0 0 1 15 7Zm1.5 2.5h.01",
   bolt: "M13 2 4 14h7l-1 8 9-12h-7l1-8Z",

@@ -30,6 +30,7 @@ const NAV: Array<{ href: string; label: string; icon: IconName }> = [
   { href: "/dashboard/api-keys", label: "API keys", icon: "key" },
   { href: "/dashboard/webhooks", label: "Webhooks", icon: "pulse" },
   { href: "/dashboard/integrations", label: "Integrations", icon: "plug" },
+  { href: "/dashboard/emails", label: "Emails", icon: "mail" },
   { href: "/dashboard/events", label: "Events", icon: "bolt" },
   { href: "/dashboard/referrals", label: "Referrals", icon: "users" },
   { href: "/dashboard/participants", label: "Participants", icon: "person" },

@@ -22,7 +22,7 @@ test("every dashboard page at desktop and phone width", async ({ page, request }
   await sdk(request, secret, "POST", "/sdk/referrals/apply", { referralCode: alice.body.referralCode, referredUserId: "u-b", referredUserEmail: "bob@example.com", referredUserName: "Bob", source: "web" });
   await sdk(request, secret, "POST", "/track", { eventName: "purchase", metadata: { referredUserId: "u-b" }, source: "web" });
 
-  const pages = ["/dashboard", "/dashboard/get-started", "/dashboard/api-keys", "/dashboard/events", "/dashboard/referrals", "/dashboard/participants", "/dashboard/rewards", "/dashboard/balance", "/dashboard/configuration", "/dashboard/referral-settings", "/dashboard/commission-rules", "/dashboard/members", "/dashboard/webhooks", "/dashboard/integrations"];
+  const pages = ["/dashboard", "/dashboard/get-started", "/dashboard/api-keys", "/dashboard/events", "/dashboard/referrals", "/dashboard/participants", "/dashboard/rewards", "/dashboard/balance", "/dashboard/configuration", "/dashboard/referral-settings", "/dashboard/commission-rules", "/dashboard/members", "/dashboard/webhooks", "/dashboard/integrations", "/dashboard/emails"];
   for (const path of pages) {
     await page.goto(path);
     await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();

@@ -1,6 +1,7 @@
 "use client";
 // Referrals and participants as lists to search (filters, cursor paging) and as detail pages:
 // who referred whom, through which key and source, and everything that happened on one timeline.
+import { PortalLinkCard } from "./portal-link";
 import { ParticipantClicks } from "./funnel";
 import { CommissionAnalyticsCard } from "./commission-analytics";
 import Link from "next/link";
@@ -443,6 +444,7 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
               </dl>
             </Card>
             <WalletCard participantId={p.participantId} walletAddress={p.walletAddress} walletVerified={p.walletVerified} />
+            <PortalLinkCard participantId={p.participantId} email={p.email} />
             <Card title="Referral link">
               <ParticipantClicks participantId={p.participantId} />
             </Card>

@@ -12,6 +12,7 @@ import { WalletCard } from "./wallet-card";
 import { Badge, Button, Card, Notice, Table, Td, Th } from "../ui";
 import { countText } from "@/server/shared/display-money";
 import { Eth, PriceProvider } from "../money";
+import { EmailPreferences } from "./email-preferences";
 
 function Amount({ label, value, children }: { label: string; value: string; children?: ReactNode }) {
   return (
@@ -179,6 +180,7 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
         </Card>
         <ProofLine proof={me.proof} />
         {!customer && wallet}
+        {!data.readOnly && <EmailPreferences />}
         {customer && <ShareCard me={me} />}
         {(!customer || referrals.data.length > 0) && <Card
           title="Your referrals"
@@ -301,7 +303,7 @@ export function PortalSignedOut() {
   return (
     <main className="mx-auto max-w-md px-4 py-16 text-center">
       <h1 className="text-xl font-semibold text-slate-900">Your portal link has expired</h1>
-      <p className="mt-2 text-sm text-slate-600">Open the portal again from the site or app where you got your referral code: it gives you a new link.</p>
+      <p className="mt-2 text-sm text-slate-600">Open the portal again from the site or app where you got your referral code, or ask for a new link by email on the sign-in page your program shared with you.</p>
     </main>
   );
 }

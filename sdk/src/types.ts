@@ -2016,7 +2016,7 @@ export interface operations {
                     "application/json": {
                         jobId: string;
                         /** @enum {string} */
-                        jobType: "EVENT_PROCESS" | "SDK_REFERRAL_APPLY" | "REWARD_PAYOUT" | "WEBHOOK_DELIVER" | "LIABILITY_PROOF";
+                        jobType: "EVENT_PROCESS" | "SDK_REFERRAL_APPLY" | "REWARD_PAYOUT" | "WEBHOOK_DELIVER" | "LIABILITY_PROOF" | "EMAIL_SEND";
                         /** @enum {string} */
                         status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED";
                         attempts: number;

@@ -11,4 +11,5 @@ export const JOB_EVENTS = {
   REWARD_PAYOUT: "rts/job.reward-payout",
   WEBHOOK_DELIVER: "rts/job.webhook-deliver",
   LIABILITY_PROOF: "rts/job.liability-proof",
+  EMAIL_SEND: "rts/job.email-send",
 } as const;

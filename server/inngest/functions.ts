@@ -7,6 +7,7 @@
 // the job's runAt with a durable step.sleepUntil and tries again. An infrastructure failure (the
 // database unreachable) ends the run; the job keeps its row and lease, and the re-dispatch loop
 // (server/inngest/dispatch.ts) sends it again once the lease has expired.
+import { scheduleEmailDigests } from "../domain/email/schedule";
 import { NonRetriableError } from "inngest";
 import { env } from "../shared/env";
 import { runJob, type RunOutcome } from "../jobs/execute";
@@ -107,10 +108,21 @@ const liabilityProofFunction = inngest.createFunction(
   async ({ event, step }) => executeJob(event.data?.jobId, step as unknown as Step),
 );
 
+/** WALLET_MISSING and REVIEW_QUEUE emails (the embedded schedule runs it with the daily proofs): hourly. */
+const emailScheduleFunction = inngest.createFunction(
+  { id: "email-schedule", name: "Scheduled emails", retries: 2, triggers: [{ cron: "TZ=UTC 23 * * * *" }] },
+  async ({ step }) => step.run("queue", () => scheduleEmailDigests()),
+);
+
+const emailSendFunction = inngest.createFunction(
+  { id: "email-send", name: "EMAIL_SEND", retries: 0, triggers: [{ event: JOB_EVENTS.EMAIL_SEND }] },
+  async ({ event, step }) => executeJob(event.data?.jobId, step as unknown as Step),
+);
+
 /** Daily proofs of liabilities (the embedded schedule runs it with the retention sweep): queues the due ones hourly. */
 const dailyProofsFunction = inngest.createFunction(
   { id: "liability-proofs-daily", name: "Daily proofs of liabilities", retries: 2, triggers: [{ cron: "TZ=UTC 47 * * * *" }] },
   async ({ step }) => step.run("queue", async () => (await scheduleDailyProofs()).length),
 );
 
-export const functions = [eventProcessFunction, sdkReferralApplyFunction, webhookDeliverFunction, rewardPayoutFunction, retentionFunction, liabilityProofFunction, dailyProofsFunction];
+export const functions = [eventProcessFunction, sdkReferralApplyFunction, webhookDeliverFunction, rewardPayoutFunction, retentionFunction, liabilityProofFunction, dailyProofsFunction, emailSendFunction, emailScheduleFunction];

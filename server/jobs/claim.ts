@@ -8,7 +8,7 @@ import { db, rawRows } from "../db/client";
 import type { Job, JobType } from "../db/generated";
 import { env } from "../shared/env";
 
-const ALL_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY", "WEBHOOK_DELIVER", "REWARD_PAYOUT", "LIABILITY_PROOF"];
+const ALL_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY", "WEBHOOK_DELIVER", "REWARD_PAYOUT", "LIABILITY_PROOF", "EMAIL_SEND"];
 
 /**
  * Where a loop's claims take turns among businesses (claimDueJobs' `turns`): the last business

@@ -12,6 +12,7 @@ import { runPayouts } from "../domain/payouts/run";
 import { publishLiabilityProof } from "../domain/trust/proofs";
 import type { ProofReason } from "../domain/jobs/proof-schedule";
 import { fanOutEventsOf, fanOutWebhookEvents } from "../domain/webhooks/emit";
+import { emailIdOf, prepareEmail, recordAttemptFailed, recordFailed, recordSent, sendPrepared } from "../domain/email/send";
 import { deliveryJobResult, deliveryPayloadsOf, recordWebhookAttempts, sendWebhookMessages, type WebhookAttempt } from "../domain/webhooks/deliver";
 
 export interface JobHandler {
@@ -81,6 +82,30 @@ export const handlers: Record<JobType, JobHandler> = {
       const events = fanOutEventsOf(job.payload);
       if (events) return fanOutWebhookEvents(tx, scopeOf(job), events);
       return deliveryJobResult(await recordWebhookAttempts(tx, performed as WebhookAttempt[]));
+    },
+  },
+  EMAIL_SEND: {
+    // Rendered and checked in a transaction of its own, sent outside any (the email pool), marked in the job's.
+    async perform(job) {
+      const emailId = emailIdOf(job.payload);
+      if (!emailId) return null;
+      const prepared = await prepareEmail(emailId);
+      if (!prepared) return null;
+      try {
+        return { emailId, status: await sendPrepared(prepared) };
+      } catch (e) {
+        await recordAttemptFailed(emailId, (e as Error).message);
+        throw e;
+      }
+    },
+    async run(tx, _job, performed) {
+      const p = performed as { emailId: string; status: "SENT" | "NOT_CONFIGURED" } | null;
+      if (p) await recordSent(tx, p.emailId, p.status);
+      return p ?? { skipped: true };
+    },
+    async onFailed(tx, job, error) {
+      const emailId = emailIdOf(job.payload);
+      if (emailId) await recordFailed(tx, emailId, error.message);
     },
   },
   REWARD_PAYOUT: {

@@ -4,7 +4,7 @@
 // - the event loop claims EVENT_PROCESS and SDK_REFERRAL_APPLY jobs, up to JOB_BATCH_SIZE at a
 //   time, and executes them (events of one business+environment as one batch: lanes.ts
 //   executeClaimedJobs);
-// - the webhook pool and the payout pool each claim their own kind of job, as many as they have
+// - the webhook, payout, proof and email pools each claim their own kind of job, as many as they have
 //   free places (WEBHOOK_CONCURRENCY, PAYOUT_CONCURRENCY), and run each job on its own (a
 //   delivery's attempt is recorded with the others that ended meanwhile: webhook-pool.ts). A
 //   delivery can wait up to 10 s for an endpoint and a payout run for the chain: in their own
@@ -60,6 +60,8 @@ const POOLS: { name: string; types: readonly JobType[]; size: () => number; star
   { name: "webhooks", types: ["WEBHOOK_DELIVER"], size: () => env.webhookConcurrency, start: deliverClaimed, weight: { of: deliveryWeight, usual: deliveryGroupSize }, yieldMs: () => env.webhookYieldMs, slowMs: SLOW_ENDPOINT_MS },
   { name: "payouts", types: ["REWARD_PAYOUT"], size: () => env.payoutConcurrency, start: alone },
   { name: "proofs", types: ["LIABILITY_PROOF"], size: () => 1, start: alone },
+  // An SMTP server that hangs holds its attempts here only, each ended by the transport's timeouts.
+  { name: "emails", types: ["EMAIL_SEND"], size: () => env.emailConcurrency, start: alone },
 ];
 
 /** Claims a runner executes at once (PostgreSQL, with a backlog): one running, the next one claimed. */

@@ -1,9 +1,10 @@
 // What a process that drains jobs runs: the embedded runner, the retention schedule and the
-// schedule of daily proofs of liabilities. The web server starts it in-process by default (server/runtime.ts; JOB_RUNNER=off for a web-only
+// schedule of daily proofs of liabilities (with the scheduled emails). The web server starts it in-process by default (server/runtime.ts; JOB_RUNNER=off for a web-only
 // instance) and `npm run worker` (scripts/worker.ts) runs it alone. With Inngest configured the
 // web server does not start it: Inngest runs the jobs and the retention cron function.
 import { sweepRetention } from "./retention";
 import { scheduleDailyProofs } from "../domain/jobs/proof-schedule";
+import { scheduleEmailDigests } from "../domain/email/schedule";
 import { env } from "../shared/env";
 import { startEmbeddedRunner, type EmbeddedRunner } from "./runner";
 
@@ -46,6 +47,8 @@ function startProofSchedule(): { stop(): void } {
   if (every <= 0) return { stop() {} };
   const timer = setInterval(() => {
     scheduleDailyProofs().catch((e) => console.warn("[proofs] daily scheduling failed; will retry:", (e as Error).message));
+    // The same hourly beat: WALLET_MISSING and REVIEW_QUEUE emails (email/schedule.ts).
+    scheduleEmailDigests().catch((e) => console.warn("[email] scheduling failed; will retry:", (e as Error).message));
   }, every).unref();
   return { stop: () => clearInterval(timer) };
 }

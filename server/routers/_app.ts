@@ -18,6 +18,7 @@ import { auditLogRouter } from "./audit-log";
 import { commissionRulesRouter } from "./commission-rules";
 import { proofsRouter } from "./proofs";
 import { integrationsRouter } from "./integrations";
+import { emailsRouter } from "./emails";
 import { router } from "../trpc/init";
 
 export const appRouter = router({
@@ -39,6 +40,7 @@ export const appRouter = router({
   commissionRules: commissionRulesRouter,
   proofs: proofsRouter,
   integrations: integrationsRouter,
+  emails: emailsRouter,
 });
 
 export type AppRouter = typeof appRouter;

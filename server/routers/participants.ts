@@ -7,9 +7,22 @@ import { eraseParticipant, exportParticipant } from "../domain/participants/priv
 import { participantErasedOutput, participantExportOutput } from "../domain/participants/schemas";
 import { participantProofInput, participantProofOutput } from "../domain/trust/schemas";
 import { getParticipantProof } from "../domain/trust/proofs";
+import { participantPortalLink } from "../domain/portal-links/links";
+import { portalLinkOutput, queuedEmailOutput } from "../domain/email/schemas";
+import { emailPortalLink } from "../domain/email/service";
 import { businessProcedure, ownerProcedure, router } from "../trpc/init";
 
 export const participantsRouter = router({
+  portalLink: ownerProcedure
+    .meta({ openapi: { method: "POST", path: "/business/participants/{participantId}/portal-link", tags: ["participants"], summary: "A fresh single-use link to the participant's portal, valid 24 hours (owner)", protect: true } })
+    .input(participantIdInput)
+    .output(portalLinkOutput)
+    .mutation(({ ctx, input }) => participantPortalLink(ctx.businessId, input.participantId)),
+  emailPortalLink: businessProcedure
+    .meta({ openapi: { method: "POST", path: "/business/participants/{participantId}/portal-link/email", tags: ["participants"], summary: "Email the participant a single-use link to their portal (PORTAL_SIGN_IN)", protect: true } })
+    .input(participantIdInput)
+    .output(queuedEmailOutput)
+    .mutation(({ ctx, input }) => emailPortalLink(ctx.businessId, input.participantId)),
   list: businessProcedure
     .meta({ openapi: { method: "GET", path: "/business/participants", tags: ["participants"], summary: "List participants (referrers and referred users; search, cursor pagination)", protect: true } })
     .input(listBusinessParticipantsInput)

@@ -152,6 +152,27 @@ export const env = {
    * Webhook deliveries a runner has in flight at once, in their own pool beside the event loop
    * (1–100); one business holds at most half of them (runner.ts jobPool).
    */
+  /** smtp://user:pass@host:port or smtps://…: where emails are sent; unset: they are kept as NOT_CONFIGURED (docs/email.md). */
+  get smtpUrl(): string | undefined {
+    const u = process.env.SMTP_URL;
+    return u && /^smtps?:\/\//.test(u) ? u : undefined;
+  },
+  /** "1": accept the SMTP server's certificate without verifying it (a local relay). */
+  get smtpTlsInsecure() {
+    return process.env.SMTP_TLS_INSECURE === "1";
+  },
+  /** The sender of every email; a business's fromName replaces the name. */
+  get emailFrom() {
+    return process.env.EMAIL_FROM || "Referrals <no-reply@localhost>";
+  },
+  /** Longest wait for the SMTP server to connect, greet or answer (ms). */
+  get smtpTimeoutMs() {
+    return Math.min(60_000, Math.max(500, int(process.env.SMTP_TIMEOUT_MS, 10_000)));
+  },
+  /** Emails being sent at once (their own pool: a hanging server holds up no other job). */
+  get emailConcurrency() {
+    return Math.min(50, Math.max(1, int(process.env.EMAIL_CONCURRENCY, 4)));
+  },
   get webhookConcurrency() {
     return Math.min(100, Math.max(1, int(process.env.WEBHOOK_CONCURRENCY, 32)));
   },

@@ -74,6 +74,8 @@ const COPIES: Copies[] = [
   { table: "Payout", text: ["error"], about: OF_PARTICIPANT, rows: OWN },
   { table: "LinkClick", text: ["refererHost", "utmSource", "utmMedium", "utmCampaign", "utmTerm", "utmContent"], about: OF_PARTICIPANT, rows: OWN },
   { table: "PortalSession", text: ["returnUrl"], about: OF_PARTICIPANT, rows: OWN },
+  // The email log: the participant's own emails, and staff emails that name them.
+  { table: "Email", text: ["to", "subject", "text", "html", "error"], about: `t."participantId" = $5 OR ${mentions(`COALESCE(t."text", '') || ' ' || t."to"`)}`, rows: OWN },
   { table: "Alert", text: ["message"], about: `strpos(t."message", $5) > 0 OR ${mentions(`t."message"`)}`, rows: OWN },
   // Deliveries before their messages: a message still names the email that makes it about them.
   {

@@ -3,7 +3,9 @@ import { z } from "zod";
 import { getAddress, isAddress } from "viem";
 import type { Participant } from "../../db/generated";
 
-export const email = z.string().trim().max(254).toLowerCase().pipe(z.email({ message: "Must be a valid email address" }));
+import { email } from "../../shared/email-address";
+
+export { email };
 export const externalUserId = z.string().trim().min(1).max(128);
 /** Handles are case-insensitive (stored lower-case) and URL-safe so they can be shared. */
 const handle = z

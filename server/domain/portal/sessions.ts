@@ -5,16 +5,14 @@
 // revoked or expired, is refused on the very next request (no cache).
 import { db } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
-import { env } from "../../shared/env";
-import { randomBase62, sha256Hex } from "../../shared/ids";
+import { sha256Hex } from "../../shared/ids";
 import type { PortalAuth } from "../../shared/portal-auth";
+import { newPortalToken, portalOpenUrl } from "../portal-links/links";
 import type { Scope } from "../../shared/scope";
 import type { CreatePortalSessionInput, PortalSessionOutput } from "./schemas";
 
 const TOKEN_RE = /^pt_(test|live)_[0-9A-Za-z]{43}$/;
 
-/** Where a session token is opened: exchanged for the portal cookie, then redirected to /portal. */
-const portalOpenUrl = (token: string) => `${env.appUrl}/portal/open?token=${encodeURIComponent(token)}`;
 
 export async function createPortalSession(scope: Scope, input: CreatePortalSessionInput, now = new Date()): Promise<PortalSessionOutput> {
   if (!scope.apiKeyId) throw new AppError("FORBIDDEN", "Portal sessions are created with a secret API key");
@@ -24,7 +22,7 @@ export async function createPortalSession(scope: Scope, input: CreatePortalSessi
     select: { id: true },
   });
   if (!participant) throw notFound("Participant");
-  const token = `pt_${scope.environment.toLowerCase()}_${randomBase62(43)}`;
+  const token = newPortalToken(scope.environment);
   const expiresAt = new Date(now.getTime() + input.expiresInSeconds * 1000);
   await db.portalSession.create({
     data: { ...where, tokenHash: sha256Hex(token), participantId: participant.id, apiKeyId: scope.apiKeyId, returnUrl: input.returnUrl ?? null, expiresAt, createdAt: now },
@@ -48,11 +46,20 @@ export async function authenticatePortalToken(token: string | null | undefined, 
   if (!token || !TOKEN_RE.test(token)) return null;
   const [s] = await db.$queryRaw<Array<{ id: string; businessId: string; environment: "TEST" | "LIVE"; participantId: string; returnUrl: string | null; expiresAt: Date }>>`
     SELECT s."id", s."businessId", s."environment"::text AS "environment", s."participantId", s."returnUrl", s."expiresAt"
-      FROM "PortalSession" s JOIN "ApiKey" k ON k."id" = s."apiKeyId"
+      FROM "PortalSession" s LEFT JOIN "ApiKey" k ON k."id" = s."apiKeyId"
      WHERE s."tokenHash" = ${sha256Hex(token)} AND s."revokedAt" IS NULL AND s."expiresAt" > ${now}
-       AND k."status" = 'ACTIVE' AND (k."expiresAt" IS NULL OR k."expiresAt" > ${now})`;
+       AND (s."apiKeyId" IS NULL OR (k."status" = 'ACTIVE' AND (k."expiresAt" IS NULL OR k."expiresAt" > ${now})))`;
   if (!s) return null;
   return { sessionId: s.id, businessId: s.businessId, environment: s.environment, participantId: s.participantId, returnUrl: s.returnUrl, expiresAt: new Date(s.expiresAt), readOnly: false };
+}
+
+/** /portal/open's check: a single-use link opens once (the first opening marks it); any other session opens while it lasts. */
+export async function takePortalOpening(sessionId: string, now = new Date()): Promise<boolean> {
+  const s = await db.portalSession.findUnique({ where: { id: sessionId }, select: { singleUse: true } });
+  if (!s) return false;
+  if (!s.singleUse) return true;
+  const r = await db.portalSession.updateMany({ where: { id: sessionId, openedAt: null }, data: { openedAt: now } });
+  return r.count === 1;
 }
 
 /** Remembers the device (visitor hash) that opened a session: the referrer's own, for SAME_VISITOR. */

@@ -11,6 +11,7 @@ import type { Environment } from "../../shared/environment";
 import { reverseForTrackedEvent } from "../reversals/reversals";
 import { emitWebhookEvent, fanOutRow, outboxRows, webhookMessagesFor, type OutboxRows, type SubscribedEndpoint } from "../webhooks/emit";
 import type { Decisions, Outcome } from "./decide";
+import { emailsOfRun, queueEmails } from "../email/queue";
 
 /** New rows that another transaction wrote first (a code taken, an identity seen meanwhile): the caller runs the item again. */
 export class RowsClashed extends Error {}
@@ -120,6 +121,9 @@ export async function writeDecisions(
   const outbox = !endpoints?.length || !d.webhooks.length ? null : deferWebhooks ? fanOutRow(d.webhooks, d.now) : outboxRows(webhookMessagesFor([...endpoints], d.webhooks), d.now);
   const after = writeAfter(sql, d, outbox);
   if (after) await send(after);
+  // The run's emails (email/queue.ts): one statement, none when nobody earned and no alert rose.
+  const emails = emailsOfRun(d);
+  if (emails.length) await send(queueEmails(sql, d, emails, d.now).then(() => undefined));
 
   const written = settled(writes);
   written.catch(() => undefined); // the caller's to answer
@@ -133,7 +137,7 @@ export async function writeDecisions(
       reversal.reason = r ? `REVERSED:${r.reversals.length}` : null;
       await (await txSql(tx)).execute(`UPDATE "TrackedEvent" SET reason = $2 WHERE id = $1`, event.id, reversal.reason);
     }
-    if (!outbox) await emitWebhookEvent(tx, d.webhooks);
+    if (!outbox) await emitWebhookEvent(tx, d.webhooks, { emails: false });
   }
   return { outcomes: d.outcomes, written };
 }

@@ -19,6 +19,7 @@ import { newId } from "../../shared/ids";
 import { storableText } from "../../shared/json-guard";
 import { postWebhook, type PostOutcome } from "./destination";
 import { decryptSecret, signatureHeader } from "./secrets";
+import { queueEmails } from "../email/queue";
 
 /** Attempts per message: the first plus 12 retries. */
 export const MAX_WEBHOOK_ATTEMPTS = 13;
@@ -250,14 +251,7 @@ async function disableIfFailingForDays(tx: Tx, endpointId: string, now: Date) {
     data: { enabled: false, disabledAt: now, disabledReason: reason },
   });
   if (count !== 1) return;
-  await tx.alert.create({
-    data: {
-      businessId: ep.businessId,
-      environment: ep.environment,
-      kind: "WEBHOOK_DISABLED",
-      message: `Webhook endpoint ${ep.url} was disabled: ${reason}. Fix it, then re-enable it on the Webhooks page.`,
-      balanceWei: "0",
-      thresholdWei: "0",
-    },
-  });
+  const message = `Webhook endpoint ${ep.url} was disabled: ${reason}. Fix it, then re-enable it on the Webhooks page.`;
+  await tx.alert.create({ data: { businessId: ep.businessId, environment: ep.environment, kind: "WEBHOOK_DISABLED", message, balanceWei: "0", thresholdWei: "0" } });
+  await queueEmails(await txSql(tx), { businessId: ep.businessId, environment: ep.environment }, [{ kind: "WEBHOOK_DISABLED", data: { endpointId: ep.id, message } }]);
 }

@@ -17,6 +17,7 @@ import type { QueuedJob } from "../jobs/queue";
 import type { WebhookEventType } from "./schemas";
 import { deliveryGroupSize } from "./deliver";
 import { rewardWebhook, trackedEventWebhook, type WebhookEvent } from "./events";
+import { emailsForEvents, queueEmails } from "../email/queue";
 
 // The payload builders are pure (webhooks/events.ts), so that the rules core can build its events without a database.
 export * from "./events";
@@ -26,7 +27,7 @@ export * from "./events";
  * business and environment); returns the queued jobs (one per group of messages). Two statements whatever the number of
  * events and endpoints: the endpoints, then every message with its job (writeWebhookMessages).
  */
-export async function emitWebhookEvent(tx: Tx, events: WebhookEvent | WebhookEvent[]): Promise<QueuedJob[]> {
+export async function emitWebhookEvent(tx: Tx, events: WebhookEvent | WebhookEvent[], opts: { emails?: boolean } = {}): Promise<QueuedJob[]> {
   const list = Array.isArray(events) ? events : [events];
   if (list.length === 0) return [];
   const { businessId, environment } = list[0];
@@ -34,6 +35,10 @@ export async function emitWebhookEvent(tx: Tx, events: WebhookEvent | WebhookEve
   // One indexed query per call; nothing more when the business has no endpoint.
   const endpoints = await tx.webhookEndpoint.findMany({ where: { businessId, environment, enabled: true }, select: { id: true, events: true } });
   const jobs = new Map((await writeWebhookMessages(tx, webhookMessagesFor(endpoints, list))).map((m) => [m.job.id, m.job]));
+  // The emails the same events cause (email/queue.ts): one statement, none when no event mails anyone.
+  // `emails: false`: the rules core's events, whose emails its run wrote (rules/write.ts).
+  const emails = opts.emails === false ? [] : emailsForEvents(list);
+  if (emails.length) await queueEmails(await txSql(tx), { businessId, environment }, emails);
   return [...jobs.values()];
 }
 
@@ -163,6 +168,7 @@ export async function fanOutWebhookEvents(tx: Tx, scope: { businessId: string; e
   const jobs = await emitWebhookEvent(
     tx,
     events.map((e) => ({ ...scope, type: e.type, data: e.data })),
+    { emails: false },
   );
   return { events: events.length, deliveryJobs: jobs.length };
 }

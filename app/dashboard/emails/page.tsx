@@ -1,0 +1,6 @@
+import { EmailsPage } from "@/components/dashboard/emails";
+
+export const metadata = { title: "Emails · Referral Tracking" };
+export default function Page() {
+  return <EmailsPage />;
+}
