@@ -143,7 +143,7 @@ function staffContent(f: ContentFacts, biz: string): EmailContent {
         subject: `${biz}: the Stripe connection failed`,
         heading: "The Stripe connection failed",
         paragraphs: [oneLine(str(d.message, "Stripe refused a request."), 500)],
-        action: dashboard("/configuration", "See the configuration"),
+        action: dashboard("/integrations", "See the Stripe deliveries"),
       };
   }
 }

@@ -71,13 +71,21 @@ describe("Stripe deliveries", () => {
     expect(await reversedWei(businessId)).toEqual(["500000000000000", "2000000000000000"]);
   });
 
-  it("a delivery the rules refuse is FAILED, and processed again when Stripe sends it again", async () => {
+  it("a delivery the rules refuse is FAILED (staff get one STRIPE_FAILED email), and processed again when Stripe sends it again", async () => {
     const { businessId, scope, send } = await connected();
+    const userId = `u-stripe-${hex()}`;
+    const staffEmail = uniqueEmail("staff");
+    await db.user.create({ data: { id: userId, name: "Staff", email: staffEmail } });
+    await db.member.create({ data: { businessId, userId, email: staffEmail, role: "ADMIN", notificationsOff: [] } });
     const handle = `later${hex()}`;
     const id = `evt_${hex()}`;
     const session = { client_reference_id: handle, customer: `cus_${hex()}`, customer_details: { email: uniqueEmail("buyer") } };
     const failed = await send("checkout.session.completed", session, id);
     expect(failed).toMatchObject({ outcome: "FAILED", duplicate: false });
+    expect(await send("checkout.session.completed", session, id)).toMatchObject({ outcome: "FAILED" });
+    const mails = await db.email.findMany({ where: { businessId, kind: "STRIPE_FAILED" } });
+    expect(mails.map((m) => m.to)).toEqual([staffEmail]);
+    expect(JSON.stringify(mails[0].data)).toContain(id);
     expect(await db.referral.count({ where: { businessId } })).toBe(0);
     await participant(scope, { handle });
     expect(await send("checkout.session.completed", session, id)).toMatchObject({ outcome: "PROCESSED", duplicate: false });

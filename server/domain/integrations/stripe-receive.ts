@@ -6,13 +6,15 @@
 // whose effect was refused is recorded FAILED (a later copy of it is tried again).
 import Stripe from "stripe";
 import { z } from "zod";
-import { db, type Tx } from "../../db/client";
+import { db, txSql, type Tx } from "../../db/client";
 import { transactionRetried } from "../../db/retry";
 import type { StripeIntegration } from "../../db/generated";
 import { AppError, toAppError } from "../../shared/errors";
 import { newId } from "../../shared/ids";
 import type { Scope } from "../../shared/scope";
 import { decryptSecret } from "../webhooks/secrets";
+import { queueEmails } from "../email/queue";
+
 import { stripeTokenHash } from "./stripe-connection";
 import { onCheckoutCompleted, onCustomer, type StripeResult } from "./stripe-customers";
 import { onChargeRefunded, onDisputeCreated, onInvoicePaid, onInvoicePaymentPaid } from "./stripe-payments";
@@ -121,7 +123,11 @@ export async function receiveStripeEvent(integration: StripeIntegration, event: 
     const reason = `${err.code}: ${err.message}`.slice(0, 500);
     const failed: StripeResult = { outcome: "FAILED", reason };
     await transactionRetried(async (tx) => {
-      if (await claim(tx, integration, event, failed)) await tx.stripeIntegration.updateMany({ where: { id: integration.id }, data: { lastEventAt: new Date() } });
+      const retried = await tx.stripeEvent.count({ where: { integrationId: integration.id, stripeEventId: event.id } });
+      if (!(await claim(tx, integration, event, failed))) return;
+      await tx.stripeIntegration.updateMany({ where: { id: integration.id }, data: { lastEventAt: new Date() } });
+      // Staff who want it hear of a failed delivery once (not again on each of Stripe's retries).
+      if (!retried) await queueEmails(await txSql(tx), scope, [{ kind: "STRIPE_FAILED", data: { message: `Stripe's ${event.type} (${event.id}) could not be processed: ${reason}` } }]);
     });
     if (err.status >= 500) throw err;
     return { received: true, duplicate: false, outcome: "FAILED", reason };
