@@ -11,7 +11,7 @@ import type { ParsedMail } from "mailparser";
 import { startHangingSmtp, startSmtpSink, type SmtpSink } from "../../../tests/support/smtp";
 import { readUnsubscribeToken, unsubscribe, unsubscribeToken } from "./unsubscribe";
 import { emitWebhookEvent } from "../webhooks/emit";
-import { requestPortalSignIn, updateNotifications } from "./service";
+import { getEmail, requestPortalSignIn, updateNotifications } from "./service";
 import { updateNotificationsInput } from "./schemas";
 import { scheduleEmailDigests } from "./schedule";
 import { eraseParticipant } from "../participants/privacy";
@@ -157,6 +157,18 @@ describe("email", () => {
     expect(kept.subject).toBe("[TEST] A payout from Domain test failed");
     expect(kept.text).toContain("could not send you 0.5 ETH: the wallet refused the transfer X-Evil: 1.");
     expect(kept.text).toContain("/portal/sign-in?business=");
+  });
+
+  it("without SMTP_URL nothing is queued to send: emails are kept NOT_CONFIGURED at once (one earned-reward email per participant and hour) and read rendered", async () => {
+    delete process.env.SMTP_URL;
+    const { scope, p } = await referrerWithReward("Di");
+    await trackReferral(scope, p.referralCode);
+    const kept = await emailsOf(p.participantId);
+    expect(kept.map((e) => [e.kind, e.status])).toEqual([["REWARD_EARNED", "NOT_CONFIGURED"]]);
+    expect(await db.job.count({ where: { type: "EMAIL_SEND", businessId: scope.businessId } })).toBe(0);
+    const read = await getEmail(scope.businessId, kept[0].id);
+    expect(read.html).toContain("0.01235");
+    expect(read.text).toContain("Di");
   });
 
   it("sign-in by email: a link for a participant, nothing for a stranger, at most 3 an hour", async () => {

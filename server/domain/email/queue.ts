@@ -87,16 +87,20 @@ const QUEUED_SUBJECT: Record<EmailKind, string> = {
 
 /**
  * Writes the emails and their EMAIL_SEND jobs in one statement of the caller's transaction;
- * answers the ids of those queued to be sent.
+ * answers the ids of those queued to be sent. Without SMTP_URL nothing is sent, so no job is
+ * queued: the emails are kept NOT_CONFIGURED at once (rendered when read, service.ts), an earned
+ * reward's at most once per participant and hour, as the digest would send them.
  */
 export async function queueEmails(sql: DirectSql, scope: { businessId: string; environment: Environment }, intents: readonly EmailIntent[], now = new Date()): Promise<string[]> {
   if (intents.length === 0) return [];
   const rows = intents.map((i) => ({ id: `em_${newId()}`, kind: i.kind, pid: i.participantId ?? null, staff: isStaffKind(i.kind), subject: QUEUED_SUBJECT[i.kind], data: i.data }));
-  const queued = await sql.query<{ emailId: string }>(QUEUE_SQL, JSON.stringify(rows), scope.businessId, scope.environment, now.toISOString(), env.jobMaxAttempts);
+  const args = [JSON.stringify(rows), scope.businessId, scope.environment, now.toISOString()];
+  const queued = env.smtpUrl ? await sql.query<{ emailId: string }>(QUEUE_SQL, ...args, env.jobMaxAttempts) : await sql.query<{ emailId: string }>(KEEP_SQL, ...args);
   return queued.map((q) => q.emailId);
 }
 
-const QUEUE_SQL = `
+/** Who each intent goes to and why it may not (shared by the two statements below). */
+const RECIPIENTS_SQL = `
 WITH t AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(id text, kind text, pid text, staff boolean, subject text, data jsonb)),
 off AS (SELECT "referrerOff" AS kinds FROM "NotificationSettings" WHERE "businessId" = $2 AND environment = $3::"Environment"),
 r AS (
@@ -108,7 +112,9 @@ r AS (
     LEFT JOIN "Participant" p ON NOT t.staff AND p.id = t.pid AND p."businessId" = $2 AND p.environment = $3::"Environment"
     LEFT JOIN "Member" m ON t.staff AND m."businessId" = $2 AND m.status = 'ACTIVE' AND m."userId" IS NOT NULL AND NOT (t.kind = ANY(m."notificationsOff"))
    WHERE COALESCE(p.email, m.email) IS NOT NULL
-),
+)`;
+
+const QUEUE_SQL = `${RECIPIENTS_SQL},
 e AS (
   INSERT INTO "Email" (id, "businessId", environment, kind, "participantId", "memberId", "to", subject, status, error, data, "sendAt", "createdAt", "updatedAt")
   SELECT r.id, $2, $3::"Environment", r.kind::"EmailKind", r.pid, r.mid, r."to", r.subject,
@@ -125,3 +131,15 @@ INSERT INTO "Job" (id, "businessId", environment, "apiKeyId", type, status, payl
 SELECT 'job_' || e.id, $2, $3::"Environment", NULL, 'EMAIL_SEND', 'QUEUED', jsonb_build_object('emailId', e.id), $5::int, e."sendAt", $4::timestamp(3), $4::timestamp(3)
   FROM e WHERE e.status = 'QUEUED'
 RETURNING payload->>'emailId' AS "emailId"`;
+
+const NOT_SENT = "SMTP_URL is not set: the email was not sent";
+const KEEP_SQL = `${RECIPIENTS_SQL}
+INSERT INTO "Email" (id, "businessId", environment, kind, "participantId", "memberId", "to", subject, status, error, data, "sendAt", "gatheredAt", "createdAt", "updatedAt")
+SELECT r.id, $2, $3::"Environment", r.kind::"EmailKind", r.pid, r.mid, r."to", r.subject,
+       (CASE WHEN r.reason IS NULL THEN 'NOT_CONFIGURED' ELSE 'SUPPRESSED' END)::"EmailStatus", COALESCE(r.reason, '${NOT_SENT}'), r.data,
+       $4::timestamp(3), CASE WHEN r.kind = 'REWARD_EARNED' THEN $4::timestamp(3) END, $4::timestamp(3), $4::timestamp(3)
+  FROM r
+ WHERE NOT (r.kind = 'REWARD_EARNED' AND (r.reason IS NOT NULL OR EXISTS (
+         SELECT 1 FROM "Email" x WHERE x."participantId" = r.pid AND x.kind = 'REWARD_EARNED' AND x."createdAt" > $4::timestamp(3) - interval '1 hour')))
+ON CONFLICT DO NOTHING
+RETURNING id AS "emailId"`;

@@ -55,6 +55,30 @@ async function gatherRewards(tx: Tx, e: Email, now: Date) {
   return rows.map((r) => ({ rewardId: r.id, amountEth: weiToEth(r.amountWei), kind: r.kind, createdAt: r.paidAt! }));
 }
 
+/**
+ * What an email kept NOT_CONFIGURED (no SMTP_URL: nothing was sent, nothing rendered) says, rendered
+ * when staff read it; an earned reward's gathers the rewards of its hour, as the digest would.
+ */
+export async function renderKept(e: Email): Promise<{ html: string; text: string }> {
+  const [business, participant] = await Promise.all([
+    db.business.findUniqueOrThrow({ where: { id: e.businessId }, select: { name: true } }),
+    e.participantId ? db.participant.findUnique({ where: { id: e.participantId }, select: { name: true } }) : null,
+  ]);
+  const rows =
+    e.kind === "REWARD_EARNED" && e.participantId
+      ? await db.reward.findMany({
+          where: { participantId: e.participantId, businessId: e.businessId, environment: e.environment, status: "PAID", paidAt: { gte: new Date(e.createdAt.getTime() - 60_000), lt: new Date(e.createdAt.getTime() + HOUR_MS) } },
+          orderBy: { paidAt: "asc" },
+          take: 200,
+          select: { id: true, amountWei: true, kind: true, paidAt: true },
+        })
+      : [];
+  const rewards = rows.length ? rows.map((r) => ({ rewardId: r.id, amountEth: weiToEth(r.amountWei), kind: r.kind, createdAt: r.paidAt! })) : undefined;
+  const content = emailContent({ kind: e.kind, environment: e.environment, businessId: e.businessId, businessName: business.name, name: participant?.name ?? null, data: e.data as Record<string, unknown>, rewards });
+  const unsub = e.participantId && isReferrerKind(e.kind) ? unsubscribeUrl(e.participantId, e.kind) : null;
+  return renderEmail({ content, unsubscribeUrl: unsub, footer: `${oneLine(business.name, 100)} sent you this email through its referral program.` });
+}
+
 /** Readies a due email (null: nothing to send: already done, or suppressed now). */
 export async function prepareEmail(emailId: string, now = new Date()): Promise<PreparedEmail | null> {
   return db.$transaction(async (tx) => {

@@ -8,6 +8,7 @@ import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { choices, offAfter, REFERRER_KINDS, STAFF_KINDS, type ReferrerKind, type StaffKind } from "./kinds";
 import { queueEmails } from "./queue";
 import { withoutPortalLink } from "./content";
+import { renderKept } from "./send";
 import type { z } from "zod";
 import type { listEmailsInput, updateNotificationsInput } from "./schemas";
 
@@ -81,7 +82,8 @@ export async function listEmails(businessId: string, q: z.infer<typeof listEmail
 export async function getEmail(businessId: string, emailId: string) {
   const e = await db.email.findFirst({ where: { id: emailId, businessId } });
   if (!e) throw notFound("Email");
-  return { ...toEmailOutput(e), environment: e.environment, text: withoutPortalLink(e.text, businessId), html: withoutPortalLink(e.html, businessId) };
+  const shown = e.html === null && e.status === "NOT_CONFIGURED" ? await renderKept(e) : { html: e.html, text: e.text };
+  return { ...toEmailOutput(e), environment: e.environment, text: withoutPortalLink(shown.text, businessId), html: withoutPortalLink(shown.html, businessId) };
 }
 
 /** Sign-in requests answered with an email per address per hour, at most. */
