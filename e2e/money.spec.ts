@@ -46,11 +46,11 @@ test("amounts read rounded beside their USD value; a reward typed in USD is conv
   // Every ETH input takes the default currency too: a spend limit typed in USD.
   const spend = page.getByRole("form", { name: "Spend limits" });
   await spend.getByLabel("Low-pool alert: typed in").selectOption("USD");
-  await spend.getByLabel("Low-pool alert (USD)").fill("300.441");
-  await expect(spend.getByTestId("amount-conversion").filter({ hasText: "= 0.1 ETH" })).toHaveText("= 0.1 ETH at 1 ETH = 3,004.41 USD");
+  await spend.getByLabel("Low-pool alert (USD)").fill("3004.41");
+  await expect(spend.getByTestId("amount-conversion").filter({ hasText: "= 1 ETH" })).toHaveText("= 1 ETH at 1 ETH = 3,004.41 USD");
   await spend.getByRole("button", { name: "Save spend limits" }).click();
   await expect(page.getByText("Spend limits saved")).toBeVisible();
-  expect((await (await page.request.get("/business/config?environment=TEST")).json()).spend.lowPoolAlertEth).toBe("0.1");
+  expect((await (await page.request.get("/business/config?environment=TEST")).json()).spend.lowPoolAlertEth).toBe("1");
 
   const alice = await sdk(request, secret, "POST", "/sdk/participants", { userId: "u-alice", email: "alice@example.com", name: "Alice" });
   expect((await sdk(request, secret, "POST", "/sdk/referrals/apply", { referralCode: alice.body.referralCode, referredUserId: "u-bob", referredUserEmail: "bob@example.com" })).status).toBe(200);

@@ -371,7 +371,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR / INVALID_JSON / INVALID_CHALLENGE */
+            /** @description VALIDATION_ERROR / INVALID_JSON / INVALID_SIGNATURE / INVALID_CHALLENGE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -380,7 +380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description UNAUTHENTICATED / INVALID_API_KEY / INVALID_SIGNATURE */
+            /** @description UNAUTHENTICATED / INVALID_API_KEY */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -468,7 +468,7 @@ export interface operations {
                     environment: "TEST" | "LIVE";
                     webhookSecret: string;
                     purchaseEventName?: string;
-                    enabled?: boolean;
+                    enabled?: true | false;
                 };
             };
         };
@@ -492,7 +492,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR / INVALID_JSON / INVALID_CHALLENGE */
+            /** @description VALIDATION_ERROR / INVALID_JSON / INVALID_SIGNATURE / INVALID_CHALLENGE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -501,7 +501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description UNAUTHENTICATED / INVALID_API_KEY / INVALID_SIGNATURE */
+            /** @description UNAUTHENTICATED / INVALID_API_KEY */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -623,7 +623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR / INVALID_JSON / INVALID_CHALLENGE */
+            /** @description VALIDATION_ERROR / INVALID_JSON / INVALID_SIGNATURE / INVALID_CHALLENGE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -632,7 +632,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description UNAUTHENTICATED / INVALID_API_KEY / INVALID_SIGNATURE */
+            /** @description UNAUTHENTICATED / INVALID_API_KEY */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -740,7 +740,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_ERROR / INVALID_JSON / INVALID_CHALLENGE */
+            /** @description VALIDATION_ERROR / INVALID_JSON / INVALID_SIGNATURE / INVALID_CHALLENGE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -749,7 +749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description UNAUTHENTICATED / INVALID_API_KEY / INVALID_SIGNATURE */
+            /** @description UNAUTHENTICATED / INVALID_API_KEY */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -84,7 +84,7 @@ describe.skipIf(onPglite)("faults on a private PostgreSQL cluster (PostgreSQL la
   }, 300_000);
 
   it("workers SIGKILLed every few seconds during a drain", async () => {
-    const r = await workerKillFault(web, cluster, rpc, 1000, 1000);
+    const r = await workerKillFault(web, cluster, rpc, 3000, 3000);
     expect(r.broken, JSON.stringify(r.figures)).toEqual([]);
     expect(r.figures.kills).toBeGreaterThan(0);
   }, 180_000);

@@ -167,6 +167,7 @@ describe("email", () => {
     expect(kept.map((e) => [e.kind, e.status])).toEqual([["REWARD_EARNED", "NOT_CONFIGURED"]]);
     expect(await db.job.count({ where: { type: "EMAIL_SEND", businessId: scope.businessId } })).toBe(0);
     const read = await getEmail(scope.businessId, kept[0].id);
+    expect(read.subject).toMatch(/^\[TEST\] You earned 0\.02469 ETH from /);
     expect(read.html).toContain("0.01235");
     expect(read.text).toContain("Di");
   });

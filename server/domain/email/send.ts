@@ -55,15 +55,9 @@ async function gatherRewards(tx: Tx, e: Email, now: Date) {
   return rows.map((r) => ({ rewardId: r.id, amountEth: weiToEth(r.amountWei), kind: r.kind, createdAt: r.paidAt! }));
 }
 
-/**
- * What an email kept NOT_CONFIGURED (no SMTP_URL: nothing was sent, nothing rendered) says, rendered
- * when staff read it; an earned reward's gathers the rewards of its hour, as the digest would.
- */
-export async function renderKept(e: Email): Promise<{ html: string; text: string }> {
-  const [business, participant] = await Promise.all([
-    db.business.findUniqueOrThrow({ where: { id: e.businessId }, select: { name: true } }),
-    e.participantId ? db.participant.findUnique({ where: { id: e.participantId }, select: { name: true } }) : null,
-  ]);
+/** What an email kept NOT_CONFIGURED says (no SMTP_URL: nothing was sent, nothing stored rendered); an earned reward's gathers the rewards of its hour, as the digest would. */
+async function keptContent(e: Email, businessName: string) {
+  const participant = e.participantId ? await db.participant.findUnique({ where: { id: e.participantId }, select: { name: true } }) : null;
   const rows =
     e.kind === "REWARD_EARNED" && e.participantId
       ? await db.reward.findMany({
@@ -74,9 +68,26 @@ export async function renderKept(e: Email): Promise<{ html: string; text: string
         })
       : [];
   const rewards = rows.length ? rows.map((r) => ({ rewardId: r.id, amountEth: weiToEth(r.amountWei), kind: r.kind, createdAt: r.paidAt! })) : undefined;
-  const content = emailContent({ kind: e.kind, environment: e.environment, businessId: e.businessId, businessName: business.name, name: participant?.name ?? null, data: e.data as Record<string, unknown>, rewards });
+  return emailContent({ kind: e.kind, environment: e.environment, businessId: e.businessId, businessName, name: participant?.name ?? null, data: e.data as Record<string, unknown>, rewards });
+}
+
+const businessNameOf = async (businessId: string) => (await db.business.findUniqueOrThrow({ where: { id: businessId }, select: { name: true } })).name;
+
+/** An email kept NOT_CONFIGURED, rendered when staff read it. */
+export async function renderKept(e: Email): Promise<{ html: string; text: string }> {
+  const name = await businessNameOf(e.businessId);
   const unsub = e.participantId && isReferrerKind(e.kind) ? unsubscribeUrl(e.participantId, e.kind) : null;
-  return renderEmail({ content, unsubscribeUrl: unsub, footer: `${oneLine(business.name, 100)} sent you this email through its referral program.` });
+  return renderEmail({ content: await keptContent(e, name), unsubscribeUrl: unsub, footer: `${oneLine(name, 100)} sent you this email through its referral program.` });
+}
+
+/** The subjects of listed emails kept NOT_CONFIGURED (the others carry the subject they were sent with). */
+export async function keptSubjects(rows: readonly Email[]): Promise<Map<string, string>> {
+  const kept = rows.filter((e) => e.html === null && e.status === "NOT_CONFIGURED");
+  const out = new Map<string, string>();
+  if (!kept.length) return out;
+  const name = await businessNameOf(kept[0].businessId);
+  for (const e of kept) out.set(e.id, (await keptContent(e, name)).subject);
+  return out;
 }
 
 /** Readies a due email (null: nothing to send: already done, or suppressed now). */

@@ -8,7 +8,7 @@ import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { choices, offAfter, REFERRER_KINDS, STAFF_KINDS, type ReferrerKind, type StaffKind } from "./kinds";
 import { queueEmails } from "./queue";
 import { withoutPortalLink } from "./content";
-import { renderKept } from "./send";
+import { keptSubjects, renderKept } from "./send";
 import type { z } from "zod";
 import type { listEmailsInput, updateNotificationsInput } from "./schemas";
 
@@ -76,14 +76,17 @@ export async function listEmails(businessId: string, q: z.infer<typeof listEmail
   const where = { businessId, environment: q.environment, kind: q.kind, status: q.status, ...(q.to ? { to: { equals: q.to, mode: "insensitive" as const } } : {}) };
   await checkCursor(q.cursor, (id) => db.email.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));
   const rows = await db.email.findMany({ where, ...pageArgs(q.limit, q.cursor) });
-  return toPage(rows, q.limit, toEmailOutput);
+  const subjects = await keptSubjects(rows);
+  return toPage(rows, q.limit, (e) => ({ ...toEmailOutput(e), subject: subjects.get(e.id) ?? e.subject }));
 }
 
 export async function getEmail(businessId: string, emailId: string) {
   const e = await db.email.findFirst({ where: { id: emailId, businessId } });
   if (!e) throw notFound("Email");
-  const shown = e.html === null && e.status === "NOT_CONFIGURED" ? await renderKept(e) : { html: e.html, text: e.text };
-  return { ...toEmailOutput(e), environment: e.environment, text: withoutPortalLink(shown.text, businessId), html: withoutPortalLink(shown.html, businessId) };
+  const kept = e.html === null && e.status === "NOT_CONFIGURED";
+  const shown = kept ? await renderKept(e) : { html: e.html, text: e.text };
+  const subject = kept ? ((await keptSubjects([e])).get(e.id) ?? e.subject) : e.subject;
+  return { ...toEmailOutput(e), subject, environment: e.environment, text: withoutPortalLink(shown.text, businessId), html: withoutPortalLink(shown.html, businessId) };
 }
 
 /** Sign-in requests answered with an email per address per hour, at most. */

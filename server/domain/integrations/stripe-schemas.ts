@@ -2,6 +2,7 @@
 // GET /business/integrations/stripe/events): inputs and answers. docs/integrations.md.
 import { z } from "zod";
 import { environment } from "../../shared/environment";
+import { strictBoolean } from "../../shared/strict-types";
 import { listCursor, listLimit } from "../../shared/list-page";
 import { eventNameSchema } from "../../shared/event-name";
 
@@ -10,7 +11,7 @@ export const connectStripeInput = z.strictObject({
   /** Stripe's signing secret of the endpoint (Developers → Webhooks → the endpoint → Signing secret). */
   webhookSecret: z.string().trim().min(10).max(200).regex(/^whsec_[A-Za-z0-9+/=_-]+$/, "Stripe's signing secret, starting with whsec_"),
   purchaseEventName: eventNameSchema.optional(),
-  enabled: z.boolean().optional(),
+  enabled: strictBoolean.optional(),
 });
 export type ConnectStripeInput = z.infer<typeof connectStripeInput>;
 
