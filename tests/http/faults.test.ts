@@ -62,17 +62,17 @@ describe.skipIf(onPglite)("faults on a private PostgreSQL cluster (PostgreSQL la
   const base = () => ({ DATABASE_URL: cluster.url, CHAIN_RPC_URL_TEST: rpc, PAYOUT_INTERVAL_MS: "0", JOB_POLL_MS: "100", JOB_LEASE_MS: "5000" });
 
   it("a lost answer: /track, /track/batch and /sdk/referrals/apply retried with the same key are recorded once", async () => {
+    // Each app with an embedded runner stops with its experiment: left running on the cluster, it
+    // would drain the next experiments' backlogs itself.
     const app = await startApp(base());
-    cleanups.push(() => app.stop());
-    const r = await lostAnswerFault(app, base(), rpc, 20);
+    const r = await lostAnswerFault(app, base(), rpc, 20).finally(() => app.stop());
     expect(r.broken, JSON.stringify(r.figures)).toEqual([]);
     expect((r.figures.proxy as { dropped: number }).dropped).toBeGreaterThanOrEqual(20);
   }, 300_000);
 
   it("a webhook receiver that resets connections or answers after the timeout: every message delivered, none recorded twice", async () => {
     const app = await startApp(base());
-    cleanups.push(() => app.stop());
-    const r = await webhookFault(app, base(), rpc, 3, 1, 90_000);
+    const r = await webhookFault(app, base(), rpc, 3, 1, 90_000).finally(() => app.stop());
     expect(r.broken, JSON.stringify(r.figures)).toEqual([]);
     const rx = r.figures.receiver as { resets: number; late: number };
     expect(rx.resets + rx.late).toBeGreaterThan(0);
@@ -101,8 +101,7 @@ describe.skipIf(onPglite)("faults on a private PostgreSQL cluster (PostgreSQL la
 
   it("pg_terminate_backend on the app's connections several times a second during intake and a drain", async () => {
     const app = await startApp(base());
-    cleanups.push(() => app.stop());
-    const r = await terminateFault(app, cluster, rpc, 200, 250, 5000);
+    const r = await terminateFault(app, cluster, rpc, 200, 250, 5000).finally(() => app.stop());
     expect(r.broken, JSON.stringify(r.figures)).toEqual([]);
     expect(r.figures.terminated).toBeGreaterThan(0);
   }, 180_000);
