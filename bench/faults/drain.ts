@@ -17,10 +17,11 @@ export async function queueBacklog(s: Shop, n: number, tag: string, batch = 100)
     for (let attempt = 0; ; attempt++) {
       const r = await s.sdk("POST", "/track/batch", body);
       if (r.status === 200 && r.body?.results?.every((x) => x.success)) break;
-      if (r.status !== 0 && r.status !== 503) throw new Error(`batch ${r.status} ${JSON.stringify(r.body)}`);
-      answers503++;
+      // A client that honours the service: a 429 (the key's rate) waits and resends, like a 503.
+      if (r.status !== 0 && r.status !== 503 && r.status !== 429) throw new Error(`batch ${r.status} ${JSON.stringify(r.body)}`);
+      if (r.status !== 429) answers503++;
       if (attempt > 50) throw new Error("batch never accepted");
-      await sleep(200);
+      await sleep(r.status === 429 ? 1000 : 200);
     }
     keys.push(...part);
   }
