@@ -42,12 +42,10 @@ async function suppressedBecause(tx: Tx, e: Email, referrerOff: string[]): Promi
   return optOut ? "The recipient unsubscribed from this email" : null;
 }
 
-/** Gathers a digest's rewards: earned (paid into the balance, `paidAt`) since the previous digest gathered, or the hour before this one was written. */
-async function gatherRewards(tx: Tx, e: Email, now: Date) {
-  const prev = await tx.email.findFirst({ where: { participantId: e.participantId, kind: "REWARD_EARNED", gatheredAt: { not: null } }, orderBy: { gatheredAt: "desc" }, select: { gatheredAt: true } });
-  const since = prev?.gatheredAt ?? new Date(e.createdAt.getTime() - HOUR_MS);
-  const rows = await tx.reward.findMany({
-    where: { participantId: e.participantId!, businessId: e.businessId, environment: e.environment, status: "PAID", paidAt: { gt: since, lte: now } },
+/** A participant's rewards paid into the balance in (`after`, `until`], as a digest lists them. */
+async function paidRewards(client: Tx, e: Email, after: Date, until: Date) {
+  const rows = await client.reward.findMany({
+    where: { participantId: e.participantId!, businessId: e.businessId, environment: e.environment, status: "PAID", paidAt: { gt: after, lte: until } },
     orderBy: { paidAt: "asc" },
     take: 200,
     select: { id: true, amountWei: true, kind: true, paidAt: true },
@@ -55,34 +53,36 @@ async function gatherRewards(tx: Tx, e: Email, now: Date) {
   return rows.map((r) => ({ rewardId: r.id, amountEth: weiToEth(r.amountWei), kind: r.kind, createdAt: r.paidAt! }));
 }
 
+/** Gathers a digest's rewards: earned (paid into the balance, `paidAt`) since the previous digest gathered, or the hour before this one was written. */
+async function gatherRewards(tx: Tx, e: Email, now: Date) {
+  const prev = await tx.email.findFirst({ where: { participantId: e.participantId, kind: "REWARD_EARNED", gatheredAt: { not: null } }, orderBy: { gatheredAt: "desc" }, select: { gatheredAt: true } });
+  return paidRewards(tx, e, prev?.gatheredAt ?? new Date(e.createdAt.getTime() - HOUR_MS), now);
+}
+
 /** What an email kept NOT_CONFIGURED says (no SMTP_URL: nothing was sent, nothing stored rendered); an earned reward's gathers the rewards of its hour, as the digest would. */
 async function keptContent(e: Email, businessName: string) {
   const participant = e.participantId ? await db.participant.findUnique({ where: { id: e.participantId }, select: { name: true } }) : null;
-  const rows =
-    e.kind === "REWARD_EARNED" && e.participantId
-      ? await db.reward.findMany({
-          where: { participantId: e.participantId, businessId: e.businessId, environment: e.environment, status: "PAID", paidAt: { gte: new Date(e.createdAt.getTime() - 60_000), lt: new Date(e.createdAt.getTime() + HOUR_MS) } },
-          orderBy: { paidAt: "asc" },
-          take: 200,
-          select: { id: true, amountWei: true, kind: true, paidAt: true },
-        })
-      : [];
-  const rewards = rows.length ? rows.map((r) => ({ rewardId: r.id, amountEth: weiToEth(r.amountWei), kind: r.kind, createdAt: r.paidAt! })) : undefined;
-  return emailContent({ kind: e.kind, environment: e.environment, businessId: e.businessId, businessName, name: participant?.name ?? null, data: e.data as Record<string, unknown>, rewards });
+  const rows = e.kind === "REWARD_EARNED" && e.participantId ? await paidRewards(db, e, new Date(e.createdAt.getTime() - 60_000), new Date(e.createdAt.getTime() + HOUR_MS)) : [];
+  return emailContent({ kind: e.kind, environment: e.environment, businessId: e.businessId, businessName, name: participant?.name ?? null, data: e.data as Record<string, unknown>, rewards: rows.length ? rows : undefined });
 }
 
 const businessNameOf = async (businessId: string) => (await db.business.findUniqueOrThrow({ where: { id: businessId }, select: { name: true } })).name;
 
+/** Whether an email was kept NOT_CONFIGURED without being rendered (its subject and body are made when read). */
+export const isKept = (e: Email) => e.html === null && e.status === "NOT_CONFIGURED";
+
 /** An email kept NOT_CONFIGURED, rendered when staff read it. */
-export async function renderKept(e: Email): Promise<{ html: string; text: string }> {
+export async function renderKept(e: Email): Promise<{ subject: string; html: string; text: string }> {
   const name = await businessNameOf(e.businessId);
+  const content = await keptContent(e, name);
   const unsub = e.participantId && isReferrerKind(e.kind) ? unsubscribeUrl(e.participantId, e.kind) : null;
-  return renderEmail({ content: await keptContent(e, name), unsubscribeUrl: unsub, footer: `${oneLine(name, 100)} sent you this email through its referral program.` });
+  const { html, text } = await renderEmail({ content, unsubscribeUrl: unsub, footer: `${oneLine(name, 100)} sent you this email through its referral program.` });
+  return { subject: content.subject, html, text };
 }
 
 /** The subjects of listed emails kept NOT_CONFIGURED (the others carry the subject they were sent with). */
 export async function keptSubjects(rows: readonly Email[]): Promise<Map<string, string>> {
-  const kept = rows.filter((e) => e.html === null && e.status === "NOT_CONFIGURED");
+  const kept = rows.filter(isKept);
   const out = new Map<string, string>();
   if (!kept.length) return out;
   const name = await businessNameOf(kept[0].businessId);

@@ -8,7 +8,7 @@ import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { choices, offAfter, REFERRER_KINDS, STAFF_KINDS, type ReferrerKind, type StaffKind } from "./kinds";
 import { queueEmails } from "./queue";
 import { withoutPortalLink } from "./content";
-import { keptSubjects, renderKept } from "./send";
+import { isKept, keptSubjects, renderKept } from "./send";
 import type { z } from "zod";
 import type { listEmailsInput, updateNotificationsInput } from "./schemas";
 
@@ -83,10 +83,8 @@ export async function listEmails(businessId: string, q: z.infer<typeof listEmail
 export async function getEmail(businessId: string, emailId: string) {
   const e = await db.email.findFirst({ where: { id: emailId, businessId } });
   if (!e) throw notFound("Email");
-  const kept = e.html === null && e.status === "NOT_CONFIGURED";
-  const shown = kept ? await renderKept(e) : { html: e.html, text: e.text };
-  const subject = kept ? ((await keptSubjects([e])).get(e.id) ?? e.subject) : e.subject;
-  return { ...toEmailOutput(e), subject, environment: e.environment, text: withoutPortalLink(shown.text, businessId), html: withoutPortalLink(shown.html, businessId) };
+  const shown = isKept(e) ? await renderKept(e) : { subject: e.subject, html: e.html, text: e.text };
+  return { ...toEmailOutput(e), subject: shown.subject, environment: e.environment, text: withoutPortalLink(shown.text, businessId), html: withoutPortalLink(shown.html, businessId) };
 }
 
 /** Sign-in requests answered with an email per address per hour, at most. */
