@@ -14,6 +14,17 @@ async function start() {
   await startJobs();
   startPayoutSchedule();
   await startClickWriter();
+  deployLocalContracts();
+}
+
+/** The local TEST chain's contracts (the test stablecoin): deployed once when missing, in the background. */
+function deployLocalContracts() {
+  void (async () => {
+    const { chainTarget } = await import("./chain/clients");
+    const { ensureLocalDeployments } = await import("./chain/local-deploy");
+    const target = chainTarget("TEST");
+    if (!("problem" in target)) await ensureLocalDeployments(target.rpcUrl);
+  })().catch((e: unknown) => console.warn("[chain] local contracts not deployed:", (e as Error).message.split("\n")[0]));
 }
 
 /** Link clicks are buffered in memory and written in batches: the buffer is flushed before exit. */

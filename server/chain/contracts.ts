@@ -1,0 +1,23 @@
+// The project's own Solidity contracts (contracts/*.sol), compiled by scripts/compile-contracts.mjs
+// into contracts/build/<Name>.json: each contract's ABI and creation bytecode, for deployment
+// (local-deploy.ts, the tests) and for typed calls. ERC-20 reads and transfers use viem's erc20Abi.
+import { parseAbi, type Abi, type Hex } from "viem";
+import TestTokenBuild from "../../contracts/build/TestToken.json";
+import TestUSDCBuild from "../../contracts/build/TestUSDC.json";
+
+export interface ContractBuild {
+  abi: Abi;
+  bytecode: Hex;
+}
+
+/** An ERC-20 with a public mint (a faucet) and an owner's blacklist: TestToken(name, symbol, decimals). */
+export const TestToken: ContractBuild = { abi: TestTokenBuild.abi as Abi, bytecode: TestTokenBuild.bytecode as Hex };
+/** The local TEST chain's stablecoin: a TestToken of 6 decimals named USDC. */
+export const TestUSDC: ContractBuild = { abi: TestUSDCBuild.abi as Abi, bytecode: TestUSDCBuild.bytecode as Hex };
+
+/** The TestToken functions the app and the tests call beyond ERC-20 (typed for viem). */
+export const testTokenAbi = parseAbi([
+  "function mint(address to, uint256 amount)",
+  "function setBlacklisted(address account, bool blacklisted)",
+  "function isBlacklisted(address account) view returns (bool)",
+]);

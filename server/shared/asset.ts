@@ -1,0 +1,30 @@
+// The asset an environment's program counts its money in: the chain's native ETH (the default) or
+// one ERC-20 token. Every amount is stored as an integer of the asset's base unit (wei for ETH, the
+// token's smallest unit otherwise) and crosses the API as a decimal string with at most the asset's
+// decimals. The rules core never looks at the asset: it counts base units.
+import { z } from "zod";
+import type { Address } from "viem";
+
+export interface Asset {
+  asset: "ETH" | "ERC20";
+  /** The token contract; null for ETH. */
+  tokenAddress: Address | null;
+  symbol: string;
+  decimals: number;
+}
+
+export const ETH_ASSET: Asset = { asset: "ETH", tokenAddress: null, symbol: "ETH", decimals: 18 };
+
+/** True for the chain's native coin, which pays its own gas. */
+export const isNative = (a: Asset) => a.asset === "ETH";
+
+/** What every answer that carries amounts says about them. */
+export const assetTag = z.object({
+  symbol: z.string(),
+  decimals: z.number().int(),
+  /** The ERC-20 contract; null for ETH. */
+  tokenAddress: z.string().nullable(),
+});
+export type AssetTag = z.infer<typeof assetTag>;
+
+export const assetTagOf = (a: Asset): AssetTag => ({ symbol: a.symbol, decimals: a.decimals, tokenAddress: a.tokenAddress });
