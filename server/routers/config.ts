@@ -3,6 +3,8 @@ import { assertCanChangeMoney } from "../domain/members/service";
 import { getConfig, updateGeneralConfig, updateSpendConfig } from "../domain/config/service";
 import { getPricingInput, pricingOutput, updatePricingInput } from "../domain/commissions/schemas";
 import { getPricing, updatePricing } from "../domain/commissions/pricing";
+import { assetOutput, getAssetInput, updateAssetInput } from "../domain/assets/schemas";
+import { getAsset, updateAsset } from "../domain/assets/service";
 import { adminProcedure, businessProcedure, ownerProcedure, router } from "../trpc/init";
 
 export const configRouter = router({
@@ -34,4 +36,14 @@ export const configRouter = router({
     .input(updatePricingInput)
     .output(pricingOutput)
     .mutation(({ ctx, input }) => updatePricing(ctx.businessId, input)),
+  asset: businessProcedure
+    .meta({ openapi: { method: "GET", path: "/business/config/asset", tags: ["config"], summary: "The asset an environment's program counts its money in: ETH or an ERC-20 token (?environment=TEST|LIVE, default LIVE)", protect: true } })
+    .input(getAssetInput)
+    .output(assetOutput)
+    .query(({ ctx, input }) => getAsset(ctx.businessId, input.environment)),
+  updateAsset: adminProcedure
+    .meta({ openapi: { method: "PATCH", path: "/business/config/asset", tags: ["config"], summary: "Choose an environment's asset: ETH or an ERC-20 token by address; locked once the environment has a ledger entry (owner or admin)", protect: true } })
+    .input(updateAssetInput)
+    .output(assetOutput)
+    .mutation(({ ctx, input }) => updateAsset(ctx.businessId, input)),
 });

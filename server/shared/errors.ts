@@ -40,6 +40,8 @@ export const ERROR_CODES = {
   INVALID_TRANSITION: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
   TIER_OVERLAP: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
   FUNDING_REJECTED: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  // An environment's asset once it has a ledger entry: a program's money stays in one asset.
+  ASSET_LOCKED: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
   RATE_LIMITED: { status: 429, trpc: "TOO_MANY_REQUESTS" },
   INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
   SERVICE_UNAVAILABLE: { status: 503, trpc: "SERVICE_UNAVAILABLE" },

@@ -35,6 +35,29 @@ export function toBigInt(v: bigint | { toFixed(): string } | string | number): b
   return BigInt(v.toFixed().split(".")[0]);
 }
 
+/** An amount of an asset with `decimals` decimals ("12.5", 6) → base units (12500000n); throws when malformed or finer than its decimals. */
+export function toBaseUnits(amount: string, decimals: number): bigint {
+  if (!ETH_RE.test(amount)) throw new Error(`Invalid amount: ${amount}`);
+  return unitsAt(amount, decimals);
+}
+
+/** Base units of an asset with `decimals` decimals → its decimal string (12500000n, 6 → "12.5"); negative values keep their sign. */
+export function fromBaseUnits(units: bigint | { toFixed(): string } | string | number, decimals: number): string {
+  const v = toBigInt(units);
+  return v < 0n ? `-${decimalOfUnits(-v, decimals)}` : decimalOfUnits(v, decimals);
+}
+
+/** Why `amount` is not an amount of an asset with `decimals` decimals, or null. */
+export function assetAmountProblem(amount: string, decimals: number, symbol: string): string | null {
+  if (!ETH_RE.test(amount)) return `Must be a non-negative decimal amount, e.g. "0.05"`;
+  return decimalsOf(amount) > decimals ? (decimals === 0 ? `${symbol} amounts have no decimals` : `${symbol} amounts have at most ${decimals} decimals`) : null;
+}
+
+/** base units of one asset re-expressed in another's decimals, the decimal number kept and rounded down ("0.01" stays "0.01"). */
+export function rescaleUnits(units: bigint, from: number, to: number): bigint {
+  return to >= from ? units * 10n ** BigInt(to - from) : units / 10n ** BigInt(from - to);
+}
+
 /** bigint wei → the string Prisma accepts for a Decimal column. */
 export const weiToDb = (wei: bigint) => wei.toString();
 
@@ -118,14 +141,15 @@ export function decimalText(v: { toFixed(): string } | string): string {
 }
 
 /**
- * What `base` (an amount in `currency`) is worth in wei, rounded down, optionally a `percent` of
- * it (a decimal string, e.g. "10" or "2.5"). `rate`: the price of 1 ETH in `currency` (ignored
- * for ETH; required otherwise, positive). One computation for every commission: floor of
- * base × percent / 100 × 10^18 / rate, in integers.
+ * What `base` (an amount in `currency`) is worth in base units of the program's asset (wei for
+ * ETH; `unitDecimals` is the asset's decimals), rounded down, optionally a `percent` of it (a
+ * decimal string, e.g. "10" or "2.5"). `rate`: the price of one unit of the asset in `currency`
+ * (null when `currency` is the asset itself). One computation for every commission: floor of
+ * base × percent / 100 × 10^decimals / rate, in integers.
  */
-export function weiOf(base: string, currency: Currency, rate: string | null, percent?: string): bigint {
+export function weiOf(base: string, currency: Currency, rate: string | null, percent?: string, unitDecimals = 18): bigint {
   const a = parseDecimal(base);
-  let num = a.units * WEI_PER_ETH;
+  let num = a.units * 10n ** BigInt(unitDecimals);
   let den = 10n ** BigInt(a.scale);
   if (percent !== undefined) {
     const p = parseDecimal(percent);

@@ -9,6 +9,7 @@ import { txScope, type TxScope } from "../db/tx-hooks";
 import { inApiWords } from "../domain/audit/changes";
 import { hashIp, recordAudit } from "../domain/audit/service";
 import { readConfigView } from "../domain/config/service";
+import { readAsset } from "../domain/assets/read";
 import type { ConfigOutput } from "../domain/config/schemas";
 import { referralSettingsView } from "../domain/referral-settings/service";
 import { CLIENT_IP_HEADER } from "../shared/client-ip";
@@ -62,6 +63,11 @@ const SETTINGS: Record<string, SettingsView> = {
   "config.updateGeneral": configSnapshot,
   "config.updateSpend": configSnapshot,
   "referrals.updateSettings": (client, businessId) => referralSettingsView(client, businessId),
+  // The token's address under `contract`: a key naming "token" is kept out of the log as a secret.
+  "config.updateAsset": async (client, businessId, environment) => {
+    const a = await readAsset(client, businessId, environment ?? "LIVE");
+    return { asset: a.asset, symbol: a.symbol, decimals: a.decimals, contract: a.tokenAddress };
+  },
 };
 
 // Never in the log: secrets and their hashes; and, outside staff records, a participant's personal

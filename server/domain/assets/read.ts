@@ -1,0 +1,31 @@
+// The asset of one business's environment (EnvironmentAsset; no row: ETH), read by everything
+// that turns base units into words or moves them on chain. The rules core never reads it, except
+// commissions, which convert an event's amount into the asset's base units.
+import { getAddress } from "viem";
+import type { Db, Tx } from "../../db/client";
+import { ETH_ASSET, type Asset } from "../../shared/asset";
+import type { Environment } from "../../shared/environment";
+import { AppError } from "../../shared/errors";
+import { assetAmountProblem, fromBaseUnits, toBaseUnits } from "../../shared/money";
+
+export async function readAsset(client: Tx | Db, businessId: string, environment: Environment): Promise<Asset> {
+  const row = await client.environmentAsset.findUnique({ where: { businessId_environment: { businessId, environment } } });
+  if (!row || row.asset !== "ERC20" || !row.tokenAddress) return ETH_ASSET;
+  return { asset: "ERC20", tokenAddress: getAddress(row.tokenAddress), symbol: row.symbol, decimals: row.decimals };
+}
+
+/** Both environments' assets of a business. */
+export async function readAssets(client: Tx | Db, businessId: string): Promise<Record<Environment, Asset>> {
+  const [TEST, LIVE] = await Promise.all([readAsset(client, businessId, "TEST"), readAsset(client, businessId, "LIVE")]);
+  return { TEST, LIVE };
+}
+
+/** An amount typed in the asset → its base units; 400 VALIDATION_ERROR (naming `field`) when it has more decimals than the asset. */
+export function unitsOfInput(amount: string, asset: Asset, field: string): bigint {
+  const problem = assetAmountProblem(amount, asset.decimals, asset.symbol);
+  if (problem) throw new AppError("VALIDATION_ERROR", "Request validation failed", [{ path: field, message: problem }]);
+  return toBaseUnits(amount, asset.decimals);
+}
+
+/** Base units of the asset → the decimal string the API answers. */
+export const amountOf = (units: bigint | { toFixed(): string } | string, asset: Asset): string => fromBaseUnits(units, asset.decimals);
