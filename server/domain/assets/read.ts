@@ -6,7 +6,7 @@ import type { Db, Tx } from "../../db/client";
 import { ETH_ASSET, type Asset } from "../../shared/asset";
 import type { Environment } from "../../shared/environment";
 import { AppError } from "../../shared/errors";
-import { assetAmountProblem, fromBaseUnits, toBaseUnits } from "../../shared/money";
+import { assetAmountProblem, fromBaseUnits, rescaleUnits, toBaseUnits, toBigInt } from "../../shared/money";
 
 export async function readAsset(client: Tx | Db, businessId: string, environment: Environment): Promise<Asset> {
   const row = await client.environmentAsset.findUnique({ where: { businessId_environment: { businessId, environment } } });
@@ -29,3 +29,9 @@ export function unitsOfInput(amount: string, asset: Asset, field: string): bigin
 
 /** Base units of the asset → the decimal string the API answers. */
 export const amountOf = (units: bigint | { toFixed(): string } | string, asset: Asset): string => fromBaseUnits(units, asset.decimals);
+
+/**
+ * A business-wide amount (minPayoutWei, tier amounts: one number for both environments, stored at
+ * ETH's 18 decimals) in base units of an environment's asset, rounded down.
+ */
+export const sharedAmountUnits = (stored: bigint | { toFixed(): string }, asset: Asset): bigint => rescaleUnits(toBigInt(stored), 18, asset.decimals);

@@ -15,6 +15,8 @@ import { utcDayStart } from "../rules/screen";
 import { pricesOf, readPricing } from "../rules/prices";
 import type { SimulateInput, SimulateOutput } from "./schemas";
 import { QUALIFIED_SQL, tierFor } from "../../shared/referral-rules";
+import { isNative } from "../../shared/asset";
+import { amountOf, readAsset } from "../assets/read";
 
 const PAGE = 5_000;
 /** Events read at most: a simulation is a preview, bounded like every input. */
@@ -35,10 +37,11 @@ interface Row {
 export async function simulateRule(businessId: string, input: SimulateInput): Promise<SimulateOutput> {
   const environment: Environment = input.environment;
   const now = new Date();
-  const [cfgRow, pricing, tiers] = await Promise.all([
+  const [cfgRow, pricing, tiers, asset] = await Promise.all([
     db.$transaction((tx) => loadConfig(tx, businessId, environment)),
     readPricing(db, businessId, environment),
     db.tier.findMany({ where: { businessId }, orderBy: { minReferrals: "desc" } }),
+    readAsset(db, businessId, environment),
   ]);
   const cfg = ruleConfigOf(cfgRow);
   const r = input.rule;
@@ -58,6 +61,7 @@ export async function simulateRule(businessId: string, input: SimulateInput): Pr
       },
     ],
     prices: await pricesOf(environment, pricing, now),
+    unit: { decimals: asset.decimals, native: isNative(asset) },
     counts: new Map(),
   };
   const counts = new Map<string, number>();
@@ -138,7 +142,7 @@ export async function simulateRule(businessId: string, input: SimulateInput): Pr
   return {
     events,
     rewards,
-    totalEth: weiToEth(total),
-    topParticipants: top.map(([participantId, wei]) => ({ participantId, name: names.get(participantId) ?? null, totalEth: weiToEth(wei) })),
+    totalEth: amountOf(total, asset),
+    topParticipants: top.map(([participantId, wei]) => ({ participantId, name: names.get(participantId) ?? null, totalEth: amountOf(wei, asset) })),
   };
 }

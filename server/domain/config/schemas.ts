@@ -2,6 +2,7 @@ import { z } from "zod";
 import { currencyCode, ethAmount } from "../../shared/money";
 import { strictBoolean, strictNumber } from "../../shared/strict-types";
 import { environment } from "../../shared/environment";
+import { assetTag } from "../../shared/asset";
 
 const generalConfigOutput = z.object({
   businessName: z.string(),
@@ -48,6 +49,8 @@ const spendConfigOutput = z.object({
 });
 
 export const configOutput = z.object({
+  /** The asset every amount below is in (GET /business/config/asset). */
+  asset: assetTag,
   /** The environment whose values `general.referralRewardEth`, `general.bonusEth` and `spend` show. */
   environment,
   /** True when this environment has values of its own; false when it uses the business-wide ones. */

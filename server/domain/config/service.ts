@@ -5,38 +5,45 @@
 import { db, type Db, type Tx } from "../../db/client";
 import type { Prisma } from "../../db/generated";
 import { notFound } from "../../shared/errors";
-import { ethToWei, weiToDb, weiToEth, type Currency } from "../../shared/money";
+import { weiToDb, weiToEth, type Currency } from "../../shared/money";
+import { assetTagOf, ETH_ASSET, type Asset } from "../../shared/asset";
+import { amountOf, readAsset, readAssets, unitsOfInput } from "../assets/read";
 import { rearmLowPoolAlerts } from "../ledger/service";
 import { forgetLinkTargets } from "../links/resolve";
 import type { Environment } from "../../shared/environment";
 import { ENVIRONMENT_FIELDS, loadConfig, readConfig, type EffectiveConfig } from "../effective-config/load";
 import type { ConfigOutput, UpdateGeneralInput, UpdateSpendInput } from "./schemas";
 
-const ethOrNull = (v: { toFixed(): string } | null) => (v === null ? null : weiToEth(v));
-
 export async function getConfig(businessId: string, environment: Environment = "LIVE"): Promise<ConfigOutput> {
   const b = await db.business.findUnique({ where: { id: businessId } });
   if (!b) throw notFound("Business");
-  const c = await db.$transaction((tx) => loadConfig(tx, businessId, environment));
-  return configOutput(b, c);
+  const [c, asset] = await Promise.all([db.$transaction((tx) => loadConfig(tx, businessId, environment)), readAsset(db, businessId, environment)]);
+  return configOutput(b, c, asset);
 }
 
 /** The configuration as GET /business/config shows it, read with `client` (a transaction sees its own writes); null before the first save. */
 export async function readConfigView(client: Tx | Db, businessId: string, environment: Environment): Promise<ConfigOutput | null> {
-  const [b, c] = [await client.business.findUnique({ where: { id: businessId } }), await readConfig(client, businessId, environment)];
-  return b && c ? configOutput(b, c) : null;
+  const [b, c, asset] = [await client.business.findUnique({ where: { id: businessId } }), await readConfig(client, businessId, environment), await readAsset(client, businessId, environment)];
+  return b && c ? configOutput(b, c, asset) : null;
 }
 
-function configOutput(b: { name: string; website: string | null }, c: EffectiveConfig): ConfigOutput {
+/**
+ * The environment's amounts in its asset. minPayoutEth is business-wide: one number for both
+ * environments, stored at ETH's 18 decimals and read in each environment's asset (payouts).
+ */
+function configOutput(b: { name: string; website: string | null }, c: EffectiveConfig, asset: Asset): ConfigOutput {
+  const amount = (v: { toFixed(): string }) => amountOf(v, asset);
+  const amountOrNull = (v: { toFixed(): string } | null) => (v === null ? null : amount(v));
   return {
+    asset: assetTagOf(asset),
     environment: c.environment,
     environmentSpecific: c.perEnvironment,
     general: {
       businessName: b.name,
       website: b.website,
       rewardStrategy: c.rewardStrategy,
-      referralRewardEth: weiToEth(c.referralRewardWei),
-      bonusEth: weiToEth(c.bonusWei),
+      referralRewardEth: amount(c.referralRewardWei),
+      bonusEth: amount(c.bonusWei),
       eventProcessing: c.eventProcessing,
       qualifyingEvents: c.qualifyingEvents,
       reversalEvents: c.reversalEvents,
@@ -48,12 +55,12 @@ function configOutput(b: { name: string; website: string | null }, c: EffectiveC
       bonusRequiresWallet: c.bonusRequiresWallet,
     },
     spend: {
-      maxEthPerDayPerUser: ethOrNull(c.maxEthPerDayPerUserWei),
-      maxReferralEthPerEvent: ethOrNull(c.maxReferralEthPerEventWei),
-      maxBonusEthPerEvent: ethOrNull(c.maxBonusEthPerEventWei),
-      lowPoolAlertEth: weiToEth(c.lowPoolAlertWei),
+      maxEthPerDayPerUser: amountOrNull(c.maxEthPerDayPerUserWei),
+      maxReferralEthPerEvent: amountOrNull(c.maxReferralEthPerEventWei),
+      maxBonusEthPerEvent: amountOrNull(c.maxBonusEthPerEventWei),
+      lowPoolAlertEth: amount(c.lowPoolAlertWei),
       autoRefillEnabled: c.autoRefillEnabled,
-      autoRefillAmountEth: weiToEth(c.autoRefillAmountWei),
+      autoRefillAmountEth: amount(c.autoRefillAmountWei),
       payoutHoldDays: c.payoutHoldDays,
       minPayoutEth: weiToEth(c.minPayoutWei),
       autoPayoutEnabled: c.autoPayoutEnabled,
@@ -63,9 +70,30 @@ function configOutput(b: { name: string; website: string | null }, c: EffectiveC
   };
 }
 
-const toDbOrNull = (eth: string | null) => (eth === null ? null : weiToDb(ethToWei(eth)));
-
 type EnvData = Partial<Record<(typeof ENVIRONMENT_FIELDS)[number], string | boolean | null>>;
+
+/** Amount fields as typed (decimal strings in the environment's asset; null: no cap), by column. */
+type Amounts = Partial<Record<"referralRewardWei" | "bonusWei" | "maxEthPerDayPerUserWei" | "maxReferralEthPerEventWei" | "maxBonusEthPerEventWei" | "lowPoolAlertWei" | "autoRefillAmountWei", string | null>>;
+
+/** Input names of the amount columns, for the 400's details. */
+const AMOUNT_INPUT: Record<keyof Amounts, string> = {
+  referralRewardWei: "referralRewardEth",
+  bonusWei: "bonusEth",
+  maxEthPerDayPerUserWei: "maxEthPerDayPerUser",
+  maxReferralEthPerEventWei: "maxReferralEthPerEvent",
+  maxBonusEthPerEventWei: "maxBonusEthPerEvent",
+  lowPoolAlertWei: "lowPoolAlertEth",
+  autoRefillAmountWei: "autoRefillAmountEth",
+};
+
+/** The amounts in base units of `asset` (400 when one has more decimals than the asset has). */
+function amountsIn(amounts: Amounts, asset: Asset): EnvData {
+  const out: EnvData = {};
+  for (const [k, v] of Object.entries(amounts) as Array<[keyof Amounts, string | null | undefined]>) {
+    if (v !== undefined) out[k] = v === null ? null : weiToDb(unitsOfInput(v, asset, AMOUNT_INPUT[k]));
+  }
+  return out;
+}
 
 /**
  * One settings change of a business at a time: an environment's own row is created from the
@@ -81,14 +109,21 @@ async function lockConfig(tx: Tx, businessId: string) {
  * in force so that the other fields keep them), or, without an environment, to the business-wide
  * row and to every environment's own row, so that both environments change.
  */
-async function writeEnvironmentFields(tx: Tx, businessId: string, environment: Environment | undefined, data: EnvData) {
-  const clean = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined)) as EnvData;
-  if (!Object.keys(clean).length) return;
+async function writeEnvironmentFields(tx: Tx, businessId: string, environment: Environment | undefined, data: EnvData, amounts: Amounts = {}) {
+  const keep = (d: EnvData) => Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined)) as EnvData;
+  const clean = keep(data);
+  if (!Object.keys(clean).length && !Object.keys(keep(amounts)).length) return;
   if (!environment) {
-    await tx.businessConfig.update({ where: { businessId }, data: clean as Prisma.BusinessConfigUpdateInput });
-    await tx.environmentConfig.updateMany({ where: { businessId }, data: clean as Prisma.EnvironmentConfigUpdateManyMutationInput });
+    // Business-wide amounts are ETH's; an environment's own row takes them in its asset.
+    const assets = await readAssets(tx, businessId);
+    const perEnvironment = { TEST: amountsIn(amounts, assets.TEST), LIVE: amountsIn(amounts, assets.LIVE) };
+    await tx.businessConfig.update({ where: { businessId }, data: { ...clean, ...amountsIn(amounts, ETH_ASSET) } as Prisma.BusinessConfigUpdateInput });
+    for (const env of ["TEST", "LIVE"] as const) {
+      await tx.environmentConfig.updateMany({ where: { businessId, environment: env }, data: { ...clean, ...perEnvironment[env] } as Prisma.EnvironmentConfigUpdateManyMutationInput });
+    }
     return;
   }
+  Object.assign(clean, amountsIn(amounts, await readAsset(tx, businessId, environment)));
   const current = await loadConfig(tx, businessId, environment);
   const seed = Object.fromEntries(ENVIRONMENT_FIELDS.map((f) => [f, current[f]]));
   await tx.environmentConfig.upsert({
@@ -118,31 +153,36 @@ export async function updateGeneralConfig(businessId: string, input: UpdateGener
       },
     });
     await writeEnvironmentFields(tx, businessId, input.environment, {
-      referralRewardWei: input.referralRewardEth === undefined ? undefined : weiToDb(ethToWei(input.referralRewardEth)),
-      bonusWei: input.bonusEth === undefined ? undefined : weiToDb(ethToWei(input.bonusEth)),
       linkDestinationUrl: input.linkDestinationUrl,
       linkParam: input.linkParam,
       attribution: input.attribution,
       leaderboardEnabled: input.leaderboardEnabled,
       defaultCurrency: input.defaultCurrency,
       bonusRequiresWallet: input.bonusRequiresWallet,
-    });
+    }, { referralRewardWei: input.referralRewardEth, bonusWei: input.bonusEth });
   });
   forgetLinkTargets(businessId);
   return getConfig(businessId, input.environment);
+}
+
+/** minPayoutEth applies in both environments' assets: at most the fewer decimals of the two (stored at 18). */
+async function minPayoutOfInput(tx: Tx, businessId: string, amount: string): Promise<string> {
+  const assets = await readAssets(tx, businessId);
+  const fewer = assets.TEST.decimals <= assets.LIVE.decimals ? assets.TEST : assets.LIVE;
+  unitsOfInput(amount, fewer, "minPayoutEth");
+  return weiToDb(unitsOfInput(amount, ETH_ASSET, "minPayoutEth"));
 }
 
 export async function updateSpendConfig(businessId: string, input: UpdateSpendInput): Promise<ConfigOutput> {
   await db.$transaction(async (tx) => {
     await loadConfig(tx, businessId, input.environment ?? "LIVE");
     await lockConfig(tx, businessId);
-    await writeEnvironmentFields(tx, businessId, input.environment, {
-        maxEthPerDayPerUserWei: input.maxEthPerDayPerUser === undefined ? undefined : toDbOrNull(input.maxEthPerDayPerUser),
-        maxReferralEthPerEventWei: input.maxReferralEthPerEvent === undefined ? undefined : toDbOrNull(input.maxReferralEthPerEvent),
-        maxBonusEthPerEventWei: input.maxBonusEthPerEvent === undefined ? undefined : toDbOrNull(input.maxBonusEthPerEvent),
-        lowPoolAlertWei: input.lowPoolAlertEth === undefined ? undefined : weiToDb(ethToWei(input.lowPoolAlertEth)),
-        autoRefillEnabled: input.autoRefillEnabled,
-        autoRefillAmountWei: input.autoRefillAmountEth === undefined ? undefined : weiToDb(ethToWei(input.autoRefillAmountEth)),
+    await writeEnvironmentFields(tx, businessId, input.environment, { autoRefillEnabled: input.autoRefillEnabled }, {
+      maxEthPerDayPerUserWei: input.maxEthPerDayPerUser,
+      maxReferralEthPerEventWei: input.maxReferralEthPerEvent,
+      maxBonusEthPerEventWei: input.maxBonusEthPerEvent,
+      lowPoolAlertWei: input.lowPoolAlertEth,
+      autoRefillAmountWei: input.autoRefillAmountEth,
     });
     // Payout settings are shared by TEST and LIVE (one payout policy per business).
     if (input.payoutHoldDays !== undefined || input.minPayoutEth !== undefined || input.autoPayoutEnabled !== undefined || input.reversalEvents !== undefined || input.requireVerifiedWallet !== undefined) {
@@ -150,7 +190,7 @@ export async function updateSpendConfig(businessId: string, input: UpdateSpendIn
         where: { businessId },
         data: {
           payoutHoldDays: input.payoutHoldDays,
-          minPayoutWei: input.minPayoutEth === undefined ? undefined : weiToDb(ethToWei(input.minPayoutEth)),
+          minPayoutWei: input.minPayoutEth === undefined ? undefined : await minPayoutOfInput(tx, businessId, input.minPayoutEth),
           autoPayoutEnabled: input.autoPayoutEnabled,
           requireVerifiedWallet: input.requireVerifiedWallet,
           reversalEvents: input.reversalEvents === undefined ? undefined : [...new Set(input.reversalEvents)],

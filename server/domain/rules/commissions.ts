@@ -24,8 +24,10 @@ export interface CommissionRuleFact {
 export interface CommissionState {
   /** Enabled rules of the environment. */
   rules: readonly CommissionRuleFact[];
-  /** Prices read before any lock (rules/prices.ts). */
+  /** Prices read before any lock (rules/prices.ts): of one unit of the program's asset. */
   prices: Prices;
+  /** The program's asset as the core counts it: its decimals, and whether it is ETH (an ETH amount needs no price). Absent: ETH. */
+  unit?: AssetUnit;
   /** Per `${ruleId} ${referralId}`: rewards of the rule on the referral that are not REFUSED. */
   counts: ReadonlyMap<string, number>;
 }
@@ -62,19 +64,25 @@ export interface CommissionPlan {
   rateAt: Date | null;
 }
 
+export interface AssetUnit {
+  decimals: number;
+  native: boolean;
+}
+const ETH_UNIT: AssetUnit = { decimals: 18, native: true };
+
 const ETH_PRICE = (now: Date): Price => ({ rate: "1", source: "FIXED", at: now });
 
-/** The currency whose price a rule needs for this event, or null (ETH, or nothing to convert). */
-function currencyNeeded(rule: CommissionRuleFact, e: EventMoney): Currency | null {
+/** The currency whose price a rule needs for this event, or null (the program's own ETH, or nothing to convert). */
+function currencyNeeded(rule: CommissionRuleFact, e: EventMoney, unit: AssetUnit): Currency | null {
   const c = rule.type === "FIXED" ? rule.currency : e.amount !== null ? e.currency : null;
-  return c && c !== "ETH" ? c : null;
+  return c && !(c === "ETH" && unit.native) ? c : null;
 }
 
 /** The first currency an event's matching rules need and have no usable price for: the event then waits (PRICE_UNAVAILABLE). */
 export function missingPrice(c: CommissionState, e: EventMoney): Currency | null {
   for (const rule of c.rules) {
     if (rule.eventName !== e.eventName) continue;
-    const need = currencyNeeded(rule, e);
+    const need = currencyNeeded(rule, e, c.unit ?? ETH_UNIT);
     const p = need ? c.prices.get(need) : undefined;
     if (need && !(p && "rate" in p)) return need;
   }
@@ -111,6 +119,7 @@ export const countKey = (ruleId: string, referralId: string) => `${ruleId} ${ref
 
 export function planCommissions(c: CommissionState, counts: ReadonlyMap<string, number>, e: EventMoney, r: ReferralFact, tierId: string | null, now: Date): CommissionPlan[] {
   const out: CommissionPlan[] = [];
+  const unit = c.unit ?? ETH_UNIT;
   for (const rule of c.rules) {
     if (rule.eventName !== e.eventName) continue;
     if (rule.durationMonths !== null && (!r.qualifiedAt || e.createdAt >= addMonthsUtc(r.qualifiedAt, rule.durationMonths))) continue;
@@ -122,12 +131,12 @@ export function planCommissions(c: CommissionState, counts: ReadonlyMap<string, 
       continue;
     }
     const base = rule.type === "PERCENT" ? { amount: e.amount!, currency: e.currency! } : { amount: rule.amount!, currency: rule.currency! };
-    const price = base.currency === "ETH" ? ETH_PRICE(now) : c.prices.get(base.currency);
+    const price = base.currency === "ETH" && unit.native ? ETH_PRICE(now) : c.prices.get(base.currency);
     if (!price || !("rate" in price)) throw new Error(`planCommissions: no price for ${base.currency} (call missingPrice first)`);
     const percent = rule.type === "PERCENT" ? ((tierId !== null ? rule.tierPercents[tierId] : undefined) ?? rule.percent!) : undefined;
     // A share of an amount of up to 60 digits at a rate below 1 can exceed what a reward row
     // holds: asked for as that much (the pool and the caps decide what is paid).
-    const worth = weiOf(base.amount, base.currency, base.currency === "ETH" ? null : price.rate, percent);
+    const worth = weiOf(base.amount, base.currency, base.currency === "ETH" && unit.native ? null : price.rate, percent, unit.decimals);
     const requestedWei = worth > MAX_STORED_WEI ? MAX_STORED_WEI : worth;
     out.push({
       rule,
@@ -137,7 +146,7 @@ export function planCommissions(c: CommissionState, counts: ReadonlyMap<string, 
       baseAmount: base.amount,
       baseCurrency: base.currency,
       rate: price.rate,
-      rateSource: base.currency === "ETH" ? "ETH" : price.source,
+      rateSource: base.currency === "ETH" && unit.native ? "ETH" : price.source,
       rateAt: price.at,
     });
   }

@@ -14,8 +14,10 @@ import { loadReferralSettings } from "../referral-settings/service";
 import { ruleConfigOf } from "./config";
 import { creditingClick, type ClickFact, type RuleConfig, type RuleItem, type RuleSettings, type RulesState, type TierRule } from "./decide";
 import { utcDayStart } from "./screen";
-import { countKey, ruleFact, type CommissionRuleFact, type CommissionState } from "./commissions";
+import { countKey, ruleFact, type AssetUnit, type CommissionRuleFact, type CommissionState } from "./commissions";
 import { pricesOf, readPricing, type Prices } from "./prices";
+import { readAsset, sharedAmountUnits } from "../assets/read";
+import { isNative } from "../../shared/asset";
 import type { SubscribedEndpoint } from "../webhooks/emit";
 import { isQualified, QUALIFIED_SQL } from "../../shared/referral-rules";
 
@@ -32,7 +34,7 @@ export interface LoadedRules {
   /** The enabled webhook endpoints and the types each takes (messages are built only when there is one). */
   endpoints: SubscribedEndpoint[];
   /** Enabled commission rules and the prices they need (read here, before any lock); null without rules. */
-  commissions: { rules: CommissionRuleFact[]; prices: Prices } | null;
+  commissions: { rules: CommissionRuleFact[]; prices: Prices; unit: AssetUnit } | null;
 }
 
 /**
@@ -48,15 +50,13 @@ export async function loadRules(tx: Tx, scope: RulesScope, create = true): Promi
     loadCommissionRules(tx, scope),
   ]);
   if (!cfg || !settings) return null;
-  const tiers =
+  const tierRows =
     cfg.rewardStrategy === "TIERED" || commissions?.rules.some((r) => Object.keys(r.tierPercents).length > 0)
-      ? (await tx.tier.findMany({ where: { businessId }, orderBy: { minReferrals: "desc" } })).map((t) => ({
-          id: t.id,
-          minReferrals: t.minReferrals,
-          referralWei: toBigInt(t.referralRewardWei),
-          bonusWei: toBigInt(t.bonusWei),
-        }))
+      ? await tx.tier.findMany({ where: { businessId }, orderBy: { minReferrals: "desc" } })
       : [];
+  // Tier amounts are business-wide (the number at 18 decimals): in base units of this environment's asset.
+  const asset = tierRows.length ? await readAsset(tx, businessId, environment) : null;
+  const tiers = tierRows.map((t) => ({ id: t.id, minReferrals: t.minReferrals, referralWei: sharedAmountUnits(t.referralRewardWei, asset!), bonusWei: sharedAmountUnits(t.bonusWei, asset!) }));
   return { cfg: ruleConfigOf(cfg), settings, tiers, endpoints, commissions };
 }
 
@@ -93,8 +93,8 @@ async function readCommissionRules(tx: Tx, scope: RulesScope): Promise<LoadedRul
   const rows = await tx.commissionRule.findMany({ where: { businessId: scope.businessId, environment: scope.environment, enabled: true, deletedAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   if (!rows.length) return null;
   const rules = rows.map(ruleFact);
-  const pricing = await readPricing(tx, scope.businessId, scope.environment);
-  return { rules, prices: await pricesOf(scope.environment, pricing, new Date()) };
+  const [pricing, asset] = await Promise.all([readPricing(tx, scope.businessId, scope.environment), readAsset(tx, scope.businessId, scope.environment)]);
+  return { rules, prices: await pricesOf(scope.environment, pricing, new Date()), unit: { decimals: asset.decimals, native: isNative(asset) } };
 }
 
 /** A queued or recorded event as an item of the rules core. */
@@ -406,7 +406,7 @@ async function loadCommissionState(sql: DirectSql, c: NonNullable<LoadedRules["c
           limited,
         )
       : [];
-  return { rules: c.rules, prices: c.prices, counts: new Map(rows.map((r) => [countKey(r.rule, r.ref), r.n])) };
+  return { rules: c.rules, prices: c.prices, unit: c.unit, counts: new Map(rows.map((r) => [countKey(r.rule, r.ref), r.n])) };
 }
 
 /** The pool balance, its low-balance flag and what each participant of the state was paid today (UTC), under the pool lock. */
