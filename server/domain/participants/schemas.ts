@@ -1,5 +1,6 @@
 // Participants: the business's end users (referrers and referred). Inputs of POST /sdk/participants.
 import { z } from "zod";
+import { assetTag } from "../../shared/asset";
 import { getAddress, isAddress } from "viem";
 import type { Participant } from "../../db/generated";
 
@@ -73,6 +74,8 @@ export const participantPayoutTotals = z.object({
   clawbackOwedEth: z.string(),
   /** owedEth − clawbackOwedEth. */
   balanceEth: z.string(),
+  /** The asset these amounts are in (the participant's environment's). */
+  asset: assetTag,
 });
 
 export const participantOutput = z.object({

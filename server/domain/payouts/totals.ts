@@ -13,6 +13,10 @@ import { depositAddressFor } from "../../chain/deposit-address";
 import type { Environment } from "../../shared/environment";
 import { toBigInt, weiToEth } from "../../shared/money";
 import { getBalanceWei } from "../ledger/service";
+import type { Address, PublicClient } from "viem";
+import { assetTagOf, type Asset } from "../../shared/asset";
+import { amountOf, readAsset, readAssets } from "../assets/read";
+import { assetBalanceOf, gasBalanceOf } from "./asset-transfer";
 
 /** Wallet and totals of one participant (the fields are described on participantPayoutTotals). */
 export type ParticipantTotals = z.infer<typeof participantPayoutTotals>;
@@ -20,6 +24,7 @@ export type ParticipantTotals = z.infer<typeof participantPayoutTotals>;
 /** A participant's sums as the database adds them up (wei as decimal strings). */
 export interface ParticipantSums {
   id: string;
+  environment: Environment;
   walletAddress: string | null;
   earned: string;
   owed: string;
@@ -41,7 +46,7 @@ export interface ParticipantSums {
  * its own business and environment, so the sums are the same, read from that tenant's rewards alone.
  */
 export const participantSumsCtes = (where: string, tenantRewards?: string) => `
-  p AS (SELECT p."id", p."walletAddress" FROM "Participant" p WHERE ${where}),
+  p AS (SELECT p."id", p."walletAddress", p."environment" FROM "Participant" p WHERE ${where}),
   rw AS (SELECT r."participantId" AS id,
            SUM(r."amountWei" - r."reversedWei") AS earned,
            SUM(r."amountWei" - r."returnedWei") FILTER (WHERE r."payoutStatus" IN ('ON_HOLD', 'PAYABLE', 'IN_PAYOUT')) AS owed
@@ -56,7 +61,7 @@ export const participantSumsCtes = (where: string, tenantRewards?: string) => `
          WHERE v."outcome" = 'CLAWBACK' GROUP BY v."participantId")`;
 
 export const participantSumsSelect = `
-  SELECT p."id", p."walletAddress",
+  SELECT p."id", p."walletAddress", p."environment"::text AS "environment",
     COALESCE(rw.earned, 0)::text AS earned, COALESCE(rw.owed, 0)::text AS owed, COALESCE(po."paidOut", 0)::text AS "paidOut",
     COALESCE(rv.clawback, 0)::text AS clawback, COALESCE(po."offset", 0)::text AS "offset"
   FROM p LEFT JOIN rw ON rw.id = p."id" LEFT JOIN po ON po.id = p."id" LEFT JOIN rv ON rv.id = p."id"`;
@@ -87,23 +92,28 @@ export async function participantTotals(businessId: string, participantIds: stri
     businessId,
     participantIds,
   );
+  const assets = await readAssets(db, businessId);
   for (const r of rows) {
     const o = owedOf(r);
+    const asset = assets[r.environment];
     out.set(r.id, {
       walletAddress: r.walletAddress,
-      earnedEth: weiToEth(r.earned),
-      owedEth: weiToEth(o.owedWei),
-      paidOutEth: weiToEth(r.paidOut),
-      clawbackOwedEth: weiToEth(o.owedBackWei),
-      balanceEth: weiToEth(o.balanceWei),
+      earnedEth: amountOf(r.earned, asset),
+      owedEth: amountOf(o.owedWei.toString(), asset),
+      paidOutEth: amountOf(r.paidOut, asset),
+      clawbackOwedEth: amountOf(o.owedBackWei.toString(), asset),
+      balanceEth: amountOf(o.balanceWei.toString(), asset),
+      asset: assetTagOf(asset),
     });
   }
   return out;
 }
 
 export interface PoolFigures {
-  /** The deposit address's balance on chain; null when the chain is not configured or not reachable. */
+  /** The deposit address's balance of the asset on chain (balanceOf for a token); null when the chain is not configured or not reachable. */
   onChainBalanceEth: string | null;
+  /** The deposit address's ETH, which pays the gas of payouts (for an ETH program, its pool's coin too); null when unreadable. */
+  gasBalanceEth: string | null;
   /** Earned by participants, not yet paid out (on hold, payable, in a payout). */
   owedEth: string;
   /** Sent to wallets by confirmed payouts. */
@@ -118,7 +128,8 @@ export interface PoolFigures {
   unreconciledEth: string | null;
 }
 
-export async function poolFigures(businessId: string, environment: Environment, depositIndex: number): Promise<PoolFigures> {
+export async function poolFigures(businessId: string, environment: Environment, depositIndex: number, known?: Asset): Promise<PoolFigures> {
+  const asset = known ?? (await readAsset(db, businessId, environment));
   const [availableWei, sums] = await Promise.all([
     getBalanceWei(db, businessId, environment),
     db.$queryRaw<Array<{ owed: string; paidOut: string; gas: string }>>`
@@ -128,25 +139,27 @@ export async function poolFigures(businessId: string, environment: Environment, 
         COALESCE((SELECT -SUM("amountWei") FROM "LedgerEntry" WHERE "businessId" = ${businessId} AND "environment" = ${environment}::"Environment" AND "kind" = 'GAS'), 0)::text AS "gas"`,
   ]);
   const owedWei = toBigInt(sums[0].owed);
-  const onChainWei = await onChainBalanceWei(environment, depositIndex);
+  const [onChainWei, gasWei] = await Promise.all([onChainRead(environment, depositIndex, (c, a) => assetBalanceOf(c, asset, a)), onChainRead(environment, depositIndex, gasBalanceOf)]);
+  const amount = (v: bigint | string) => amountOf(v.toString(), asset);
   return {
-    onChainBalanceEth: onChainWei === null ? null : weiToEth(onChainWei),
-    owedEth: weiToEth(owedWei),
-    paidOutEth: weiToEth(sums[0].paidOut),
+    onChainBalanceEth: onChainWei === null ? null : amount(onChainWei),
+    gasBalanceEth: gasWei === null ? null : weiToEth(gasWei),
+    owedEth: amount(owedWei),
+    paidOutEth: amount(sums[0].paidOut),
     gasSpentEth: weiToEth(sums[0].gas),
-    availableEth: weiToEth(availableWei),
+    availableEth: amount(availableWei),
     reconciled: onChainWei === null ? null : onChainWei === availableWei + owedWei,
-    unreconciledEth: onChainWei === null ? null : weiToEth(onChainWei - availableWei - owedWei),
+    unreconciledEth: onChainWei === null ? null : amount(onChainWei - availableWei - owedWei),
   };
 }
 
-/** The deposit address's on-chain balance, or null when the chain is not configured or down. */
-async function onChainBalanceWei(environment: Environment, depositIndex: number): Promise<bigint | null> {
+/** A read of the deposit address on chain, or null when the chain is not configured or down. */
+async function onChainRead(environment: Environment, depositIndex: number, read: (c: PublicClient, a: Address) => Promise<bigint>): Promise<bigint | null> {
   const target = chainTarget(environment);
   const address = depositAddressFor(environment, depositIndex);
   if ("problem" in target || !address) return null;
   try {
-    return await onChain(target, "getBalance", () => publicClientFor(target.rpcUrl).getBalance({ address }));
+    return await onChain(target, "balance", () => read(publicClientFor(target.rpcUrl), address));
   } catch {
     return null;
   }

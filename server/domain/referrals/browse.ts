@@ -2,6 +2,7 @@
 // Participants, GET /business/referrals…, /business/participants…): search, filters, cursor
 // pagination, and detail views that put a referral's events, rewards and reasons on one timeline.
 // Every lookup is scoped to the caller's business: another business's id is a 404.
+import { assetTagOf, ETH_ASSET } from "../../shared/asset";
 import { db, type Prisma } from "../../db/client";
 import { notFound } from "../../shared/errors";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
@@ -177,7 +178,7 @@ const participantInclude = {
 } satisfies Prisma.ParticipantInclude;
 type ParticipantRow = Prisma.ParticipantGetPayload<{ include: typeof participantInclude }>;
 
-const NO_TOTALS: ParticipantTotals = { walletAddress: null, earnedEth: "0", owedEth: "0", paidOutEth: "0", clawbackOwedEth: "0", balanceEth: "0" };
+const NO_TOTALS: ParticipantTotals = { walletAddress: null, earnedEth: "0", owedEth: "0", paidOutEth: "0", clawbackOwedEth: "0", balanceEth: "0", asset: assetTagOf(ETH_ASSET) };
 
 function toBusinessParticipant(p: ParticipantRow, totals: Map<string, ParticipantTotals>): BusinessParticipantOutput {
   const by = p.referralsReceived[0]?.referrer;

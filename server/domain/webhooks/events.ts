@@ -3,7 +3,8 @@
 // the outbox by webhooks/emit.ts.
 import type { Prisma, Referral, Reward, RewardReversal, TrackedEvent } from "../../db/generated";
 import type { Environment } from "../../shared/environment";
-import { weiToEth } from "../../shared/money";
+import { fromBaseUnits, toBaseUnits, weiToEth } from "../../shared/money";
+import { assetTagOf, isNative, type Asset } from "../../shared/asset";
 import { commissionBasisOf, type CommissionBasisLike } from "../../shared/reward-basis";
 import type { WebhookEventType } from "./schemas";
 
@@ -149,3 +150,28 @@ export function poolLowWebhook(p: { businessId: string; environment: Environment
     data: { environment: p.environment, balanceEth: weiToEth(p.balanceWei), thresholdEth: weiToEth(p.thresholdWei) },
   };
 }
+
+/** Amount fields of the payloads counted in the pool's asset (gas is always ETH). */
+const ASSET_AMOUNT = /^(?!gas).*Eth$/;
+
+/**
+ * A message body as it is sent: `data.asset` says what its amounts are in, and for a token program
+ * the amounts (built from base units at ETH's 18 decimals) are put in the token's decimals. A
+ * message's amounts come from ledger entries, which lock the asset, so it cannot have changed since.
+ */
+export function bodyInAsset(body: string, asset: Asset): string {
+  const parsed = JSON.parse(body) as { data?: Record<string, unknown> };
+  if (!parsed.data || typeof parsed.data !== "object") return body;
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (!v || typeof v !== "object") return v;
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === "string" && ASSET_AMOUNT.test(k) && !isNative(asset) ? reexpress(x, asset) : walk(x)]));
+  };
+  return JSON.stringify({ ...parsed, data: { ...(walk(parsed.data) as object), asset: assetTagOf(asset) } });
+}
+
+const reexpress = (eth: string, asset: Asset) => {
+  const neg = eth.startsWith("-");
+  const units = toBaseUnits(neg ? eth.slice(1) : eth, 18);
+  return fromBaseUnits(neg ? -units : units, asset.decimals);
+};
