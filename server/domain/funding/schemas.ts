@@ -1,10 +1,9 @@
 // Balance and on-chain funding: inputs and outputs of GET /business/balance,
 // POST /business/funding/verify and POST /business/funding/test-deposit.
 import { z } from "zod";
-import { ethAmount, ethToWei, WEI_PER_ETH } from "../../shared/money";
+import { ethAmount } from "../../shared/money";
 import { environment } from "../../shared/environment";
-
-const MAX_TEST_DEPOSIT_WEI = 100n * WEI_PER_ETH;
+import { assetTag } from "../../shared/asset";
 
 /** 0x + 64 hex digits; stored lower-case so that one transaction has one spelling. */
 const txHash = z
@@ -18,6 +17,10 @@ export const balanceInput = z.object({ environment: environment.default("LIVE") 
 
 export const balanceOutput = z.object({
   environment,
+  /** The asset the amounts are in (gas figures are always ETH). */
+  asset: assetTag,
+  /** The deposit address's ETH, which pays payouts' gas; null when the chain cannot be read. */
+  gasBalanceEth: z.string().nullable(),
   /** Ledger sum: funding credits minus reward debits plus adjustments. */
   balanceEth: z.string(),
   balanceWei: z.string(),
@@ -54,6 +57,7 @@ export type VerifyFundingInput = z.infer<typeof verifyFundingInput>;
 export const verifyFundingOutput = z.object({
   txHash: z.string(),
   environment,
+  asset: assetTag,
   /** The transaction's value. */
   amountEth: z.string(),
   /** What this call added to the pool: amountEth, or "0" when the hash was already credited. */
@@ -70,22 +74,15 @@ export const verifyFundingOutput = z.object({
 });
 export type VerifyFundingOutput = z.infer<typeof verifyFundingOutput>;
 
-/** Dev faucet: at most 100 ETH per request, more than 0. */
+/** Dev faucet, in the TEST environment's asset: more than 0, at most 100 ETH or a million token units (checked with the asset). */
 export const testDepositInput = z.strictObject({
-  amountEth: ethAmount
-    .refine((s) => !/^0(\.0+)?$/.test(s), "Must be more than 0")
-    .refine((s) => {
-      try {
-        return ethToWei(s) <= MAX_TEST_DEPOSIT_WEI;
-      } catch {
-        return false; // malformed: the regex above already reports it
-      }
-    }, "At most 100 ETH per test deposit"),
+  amountEth: ethAmount.refine((s) => !/^0(\.0+)?$/.test(s), "Must be more than 0"),
 });
 
 export const testDepositOutput = z.object({
   txHash: z.string(),
   environment: z.literal("TEST"),
+  asset: assetTag,
   amountEth: z.string(),
   from: z.string(),
   to: z.string(),
