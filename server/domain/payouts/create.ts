@@ -9,6 +9,9 @@ import { onChain } from "../../chain/clients";
 import { env } from "../../shared/env";
 import { AppError } from "../../shared/errors";
 import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
+import { ETH_ASSET, isNative, type Asset } from "../../shared/asset";
+import { amountOf, sharedAmountUnits } from "../assets/read";
+import { assetBalanceOf } from "./asset-transfer";
 import { loadConfig } from "../effective-config/load";
 import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
 import { debitLedger } from "../rules/debit";
@@ -105,7 +108,7 @@ async function payableOf(client: Tx | typeof db, s: Sender, participantId: strin
 type Payable = Awaited<ReturnType<typeof payableOf>>;
 const samePayable = (a: Payable, b: Payable) => a.amountWei === b.amountWei && a.offsetWei === b.offsetWei && a.rewardIds.join() === b.rewardIds.join();
 
-export const belowMinimumMessage = (amountWei: bigint, minWei: bigint) => `${weiToEth(amountWei)} ETH is below the minimum payout of ${weiToEth(minWei)} ETH`;
+export const belowMinimumMessage = (amountWei: bigint, minWei: bigint, asset: Asset = ETH_ASSET) => `${amountOf(amountWei, asset)} ${asset.symbol} is below the minimum payout of ${amountOf(minWei, asset)} ${asset.symbol}`;
 
 /** A payout refused because the sending address or the pool has too little ETH (not the participant's doing). */
 export const isShortage = (error: string | null) => /^INSUFFICIENT_(FUNDS|POOL_FOR_GAS):/.test(error ?? "");
@@ -142,10 +145,10 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
   exclude.add(c.participantId);
   const seen = await payableOf(db, s, c.participantId, false);
   if (seen.rewardIds.length === 0) return { kind: "retry" };
-  const minPayout = toBigInt(cfg.minPayoutWei);
+  const minPayout = sharedAmountUnits(cfg.minPayoutWei, s.asset);
   const { amountWei, offsetWei, rewardsWei } = seen;
   if (amountWei > 0n && amountWei < minPayout) {
-    return { kind: "skipped", skipped: { participantId: c.participantId, code: "BELOW_MINIMUM", message: belowMinimumMessage(amountWei, minPayout) } };
+    return { kind: "skipped", skipped: { participantId: c.participantId, code: "BELOW_MINIMUM", message: belowMinimumMessage(amountWei, minPayout, s.asset) } };
   }
   const base = {
     businessId: s.businessId,
@@ -168,7 +171,7 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
       const payout = await tx.payout.create({ data: { ...base, status: "CONFIRMED", sentAt: now, confirmedAt: now, gasWei: "0" } });
       await claimRewards(tx, payout.id, seen.rewardIds, "PAID_OUT");
       await lockPool(tx, s.businessId, s.environment);
-      await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: offsetWei, kind: "REVERSAL", memo: `Payout ${payout.id}: ${weiToEth(offsetWei)} ETH of rewards offset against clawed-back rewards` });
+      await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: offsetWei, kind: "REVERSAL", memo: `Payout ${payout.id}: ${amountOf(offsetWei, s.asset)} ${s.asset.symbol} of rewards offset against clawed-back rewards` });
       return { kind: "created", payout };
     }, TX_OPTIONS);
   }
@@ -183,14 +186,13 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
   if ("refused" in estimate) return db.$transaction((tx) => refuse(tx, { ...base, chainId }, estimate.refused, true), TX_OPTIONS);
   const gasLimit = estimate.gas;
   const quotedReserveWei = gasLimit * fees.maxFeePerGas;
-  const maxPercent = BigInt(env.payoutMaxGasPercent);
-  if (maxPercent > 0n && quotedReserveWei * 100n > amountWei * maxPercent) {
-    return {
-      kind: "skipped",
-      skipped: { participantId: c.participantId, code: "GAS_TOO_HIGH", message: `Held back: its gas (up to ${weiToEth(quotedReserveWei)} ETH) would exceed ${maxPercent}% of the ${weiToEth(amountWei)} ETH it pays (PAYOUT_MAX_GAS_PERCENT)` },
-    };
+  const held = heldBack(s, c.participantId, amountWei, quotedReserveWei);
+  if (held) return { kind: "skipped", skipped: held };
+  const gasWei = await onChain(s.target, "getBalance", () => s.client.getBalance({ address: s.address, blockTag: "pending" }));
+  const onChainWei = isNative(s.asset) ? gasWei : await onChain(s.target, "balanceOf", () => assetBalanceOf(s.client, s.asset, s.address));
+  if (!isNative(s.asset) && gasWei < quotedReserveWei) {
+    return { kind: "skipped", skipped: { participantId: c.participantId, code: "GAS_BALANCE_LOW", message: `Not paid: the deposit address holds ${weiToEth(gasWei)} ETH for gas; this payout needs up to ${weiToEth(quotedReserveWei)} ETH` } };
   }
-  const onChainWei = await onChain(s.target, "getBalance", () => s.client.getBalance({ address: s.address, blockTag: "pending" }));
   const chainNonce = await onChain(s.target, "getTransactionCount", () => s.client.getTransactionCount({ address: s.address, blockTag: "pending" }));
 
   return transactionRetried(async (tx): Promise<CreateStep> => {
@@ -208,16 +210,16 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
       exclude.delete(c.participantId);
       return { kind: "retry" };
     }
-    if (onChainWei < amountWei + quotedReserveWei) {
-      return refuse(tx, { ...base, chainId }, `INSUFFICIENT_FUNDS: the deposit address holds ${weiToEth(onChainWei)} ETH; this payout needs ${weiToEth(amountWei)} ETH plus up to ${weiToEth(quotedReserveWei)} ETH of gas`, false);
-    }
+    const short = shortage(s, onChainWei, amountWei, quotedReserveWei);
+    if (short) return refuse(tx, { ...base, chainId }, short, false);
     const nonce = await nextNonce(tx, s, chainNonce, genesis);
     const signed = await signNew(tx, s, { to: c.walletAddress as Address, value: amountWei, nonce, gasLimit, fees, chainId });
-    const reserveWei = gasLimit * signed.fees.maxFeePerGas;
-    // The pool's lock, only for the gas reserve's debit.
-    const pool = await lockPool(tx, s.businessId, s.environment);
-    const poolWei = await getBalanceWei(tx, s.businessId, s.environment);
-    if (poolWei < reserveWei) {
+    // An ETH pool pays its payouts' gas: reserved from it now (under the pool's lock), settled on
+    // confirmation. A token's gas is the deposit address's ETH, outside the ledger.
+    const reserveWei = isNative(s.asset) ? gasLimit * signed.fees.maxFeePerGas : 0n;
+    const pool = reserveWei > 0n ? await lockPool(tx, s.businessId, s.environment) : null;
+    const poolWei = pool ? await getBalanceWei(tx, s.businessId, s.environment) : 0n;
+    if (pool && poolWei < reserveWei) {
       return refuse(tx, { ...base, chainId }, `INSUFFICIENT_POOL_FOR_GAS: the pool has ${weiToEth(poolWei)} ETH available; gas needs up to ${weiToEth(reserveWei)} ETH`, false);
     }
     const payout = await tx.payout.create({
@@ -225,15 +227,29 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
     });
     await recordTransaction(tx, payout.id, signed);
     await claimRewards(tx, payout.id, seen.rewardIds, "IN_PAYOUT");
-    await debitLedger(tx, pool, {
-      businessId: s.businessId,
-      environment: s.environment,
-      amountWei: reserveWei,
-      kind: "GAS",
-      memo: `Gas reserved for payout ${payout.id} (tx ${signed.txHash})`,
-    });
+    if (pool) await debitLedger(tx, pool, { businessId: s.businessId, environment: s.environment, amountWei: reserveWei, kind: "GAS", memo: `Gas reserved for payout ${payout.id} (tx ${signed.txHash})` });
     return { kind: "created", payout };
   }, TX_OPTIONS);
+}
+
+/**
+ * A participant held back before anything is signed: an ETH payout whose gas would exceed
+ * PAYOUT_MAX_GAS_PERCENT of what it pays (a token's amount and ETH's gas have no common unit
+ * without a price: GAS_BALANCE_LOW and PAYOUT_MAX_GAS bound a token payout's gas instead).
+ */
+function heldBack(s: Sender, participantId: string, amountWei: bigint, quotedReserveWei: bigint): SkippedPayout | null {
+  const maxPercent = BigInt(env.payoutMaxGasPercent);
+  if (!isNative(s.asset) || maxPercent <= 0n || quotedReserveWei * 100n <= amountWei * maxPercent) return null;
+  return { participantId, code: "GAS_TOO_HIGH", message: `Held back: its gas (up to ${weiToEth(quotedReserveWei)} ETH) would exceed ${maxPercent}% of the ${weiToEth(amountWei)} ETH it pays (PAYOUT_MAX_GAS_PERCENT)` };
+}
+
+/** Why the deposit address cannot pay this payout (INSUFFICIENT_FUNDS), or null: the asset's holdings, and for ETH the gas on top. */
+function shortage(s: Sender, heldUnits: bigint, amount: bigint, reserveWei: bigint): string | null {
+  const a = s.asset;
+  if (isNative(a)) {
+    return heldUnits < amount + reserveWei ? `INSUFFICIENT_FUNDS: the deposit address holds ${weiToEth(heldUnits)} ETH; this payout needs ${weiToEth(amount)} ETH plus up to ${weiToEth(reserveWei)} ETH of gas` : null;
+  }
+  return heldUnits < amount ? `INSUFFICIENT_FUNDS: the deposit address holds ${amountOf(heldUnits, a)} ${a.symbol}; this payout needs ${amountOf(amount, a)} ${a.symbol}` : null;
 }
 
 /**

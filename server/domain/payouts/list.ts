@@ -3,21 +3,25 @@ import { db } from "../../db/client";
 import type { Payout, Prisma } from "../../db/generated";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { weiToEth } from "../../shared/money";
+import { assetTagOf, ETH_ASSET, type Asset } from "../../shared/asset";
+import { amountOf, readAsset } from "../assets/read";
 import { toParticipantRef } from "../participants/schemas";
 import type { WebhookEvent } from "../webhooks/emit";
 import type { ListPayoutsInput, PayoutOutput } from "./schemas";
 
 export type PayoutRow = Payout;
 
-export function toPayoutOutput(p: PayoutRow): PayoutOutput {
+/** A payout in the API's words: its amounts in the environment's asset (gas always in ETH). */
+export function toPayoutOutput(p: PayoutRow, asset: Asset = ETH_ASSET): PayoutOutput {
   return {
+    asset: assetTagOf(asset),
     payoutId: p.id,
     environment: p.environment,
     participantId: p.participantId,
     walletAddress: p.walletAddress,
-    amountEth: weiToEth(p.amountWei),
-    rewardsEth: weiToEth(p.rewardsWei),
-    offsetEth: weiToEth(p.offsetWei),
+    amountEth: amountOf(p.amountWei, asset),
+    rewardsEth: amountOf(p.rewardsWei, asset),
+    offsetEth: amountOf(p.offsetWei, asset),
     gasEth: p.gasWei === null ? null : weiToEth(p.gasWei),
     status: p.status,
     txHash: p.txHash,
@@ -33,7 +37,7 @@ export function toPayoutOutput(p: PayoutRow): PayoutOutput {
   };
 }
 
-/** The payout.* webhook event of a payout row (its data: the payout as GET /business/payouts lists it). */
+/** The payout.* webhook event of a payout row (its data: the payout as GET /business/payouts lists it; its amounts put in the asset when sent, webhooks/events.ts bodyInAsset). */
 export const payoutWebhook = (type: "payout.sent" | "payout.confirmed" | "payout.failed", p: PayoutRow): WebhookEvent => ({
   businessId: p.businessId,
   environment: p.environment,
@@ -56,5 +60,6 @@ export async function listPayouts(businessId: string, q: ListPayoutsInput) {
     include: { participant: true },
     ...pageArgs(q.limit, q.cursor),
   });
-  return toPage(rows, q.limit, (p) => ({ ...toPayoutOutput(p), participant: toParticipantRef(p.participant) }));
+  const asset = await readAsset(db, businessId, q.environment);
+  return toPage(rows, q.limit, (p) => ({ ...toPayoutOutput(p, asset), participant: toParticipantRef(p.participant) }));
 }

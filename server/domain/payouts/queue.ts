@@ -4,7 +4,9 @@
 // A participant owed only rewards as the referred person of their referrals (customer bonuses,
 // commissions to the referred) is a customer: those without a wallet are counted as a group.
 import { db } from "../../db/client";
-import { toBigInt, weiToEth } from "../../shared/money";
+import { toBigInt } from "../../shared/money";
+import { assetTagOf } from "../../shared/asset";
+import { amountOf, readAsset, sharedAmountUnits } from "../assets/read";
 import type { Environment } from "../../shared/environment";
 import { notFound } from "../../shared/errors";
 import { loadConfig } from "../effective-config/load";
@@ -20,8 +22,9 @@ const ORDER: QueueState[] = ["READY", "BELOW_MINIMUM", "ON_HOLD", "WALLET_FAILED
 export async function payoutQueue(businessId: string, environment: Environment, now = new Date()): Promise<PayoutQueueOutput> {
   const b = await db.business.findUnique({ where: { id: businessId }, select: { depositIndex: true } });
   if (!b) throw notFound("Business");
-  const cfg = await loadConfig(db, businessId, environment);
-  const minWei = toBigInt(cfg.minPayoutWei);
+  const [cfg, asset] = await Promise.all([loadConfig(db, businessId, environment), readAsset(db, businessId, environment)]);
+  const minWei = sharedAmountUnits(cfg.minPayoutWei, asset);
+  const amount = (v: bigint) => amountOf(v, asset);
   // A reward ON_HOLD whose payableAt has passed is payable: the next run releases it first. Each
   // pays its amount less what partial refunds returned to the pool.
   const rows = await db.$queryRawUnsafe<Array<{ participantId: string; payable: string; onHold: string; nextPayableAt: Date | null; customer: boolean }>>(
@@ -71,7 +74,7 @@ export async function payoutQueue(businessId: string, environment: Environment, 
       reason = `On hold until ${r.nextPayableAt?.toISOString() ?? "the holding period ends"}`;
     } else if (amountWei > 0n && amountWei < minWei) {
       state = "BELOW_MINIMUM";
-      reason = belowMinimumMessage(amountWei, minWei);
+      reason = belowMinimumMessage(amountWei, minWei, asset);
     } else {
       state = "READY";
       reason = cfg.autoPayoutEnabled ? "Paid by the next scheduled run" : "Paid when payouts run";
@@ -80,9 +83,9 @@ export async function payoutQueue(businessId: string, environment: Environment, 
       participant: toParticipantRef(p),
       walletAddress: p.walletAddress,
       state,
-      payableEth: weiToEth(payableWei),
-      amountEth: weiToEth(amountWei),
-      onHoldEth: weiToEth(onHoldWei),
+      payableEth: amount(payableWei),
+      amountEth: amount(amountWei),
+      onHoldEth: amount(onHoldWei),
       nextPayableAt: r.nextPayableAt?.toISOString() ?? null,
       reason,
       customer: r.customer,
@@ -92,14 +95,15 @@ export async function payoutQueue(businessId: string, environment: Environment, 
   const totals = Object.fromEntries(ORDER.map((s) => [s, { count: 0, eth: "0" }])) as PayoutQueueOutput["totals"];
   for (const s of ORDER) {
     const of = items.filter((i) => i.state === s);
-    totals[s] = { count: of.length, eth: weiToEth(of.reduce((a, i) => a + i.owedWei, 0n)) };
+    totals[s] = { count: of.length, eth: amount(of.reduce((a, i) => a + i.owedWei, 0n)) };
   }
   const walletless = items.filter((i) => i.state === "NO_WALLET" && i.customer && !i.walletAddress);
-  const customersWithoutWallet = { count: walletless.length, eth: weiToEth(walletless.reduce((a, i) => a + i.owedWei, 0n)) };
+  const customersWithoutWallet = { count: walletless.length, eth: amount(walletless.reduce((a, i) => a + i.owedWei, 0n)) };
   items.sort((a, b) => ORDER.indexOf(a.state) - ORDER.indexOf(b.state) || (b.owedWei > a.owedWei ? 1 : b.owedWei < a.owedWei ? -1 : 0) || a.participant.participantId.localeCompare(b.participant.participantId));
   return {
     environment,
-    minPayoutEth: weiToEth(minWei),
+    asset: assetTagOf(asset),
+    minPayoutEth: amount(minWei),
     payoutHoldDays: cfg.payoutHoldDays,
     autoPayoutEnabled: cfg.autoPayoutEnabled,
     totals,

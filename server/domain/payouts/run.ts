@@ -104,5 +104,5 @@ export async function runPayouts(businessId: string, environment: Environment): 
   // confirmations); one that reached CONFIRMED or FAILED in this run did.
   const settled = created.length ? 0 : await db.payout.count({ where: { businessId, environment, OR: [{ confirmedAt: { gte: started } }, { failedAt: { gte: started } }] } });
   if (created.length || settled) await queueProofAfterPayouts(businessId, environment);
-  return { payouts: rows.map(toPayoutOutput), skipped };
+  return { payouts: rows.map((p) => toPayoutOutput(p, s.asset)), skipped };
 }

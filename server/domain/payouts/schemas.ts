@@ -1,5 +1,6 @@
 // Payouts: inputs and outputs of POST /business/payouts/run and GET /business/payouts.
 import { z } from "zod";
+import { assetTag } from "../../shared/asset";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../../shared/environment";
 import { participantRef } from "../participants/schemas";
@@ -7,6 +8,8 @@ import { participantRef } from "../participants/schemas";
 const payoutStatus = z.enum(["PENDING", "SENT", "CONFIRMED", "FAILED"]);
 
 const payoutOutput = z.object({
+  /** The asset amountEth, rewardsEth and offsetEth are in (gasEth is always ETH). */
+  asset: assetTag,
   payoutId: z.string(),
   environment,
   participantId: z.string(),
@@ -37,8 +40,12 @@ export const runPayoutsInput = z.strictObject({ environment: environment.default
 /** A participant a run passed over: their rewards stay payable. */
 const skippedPayout = z.object({
   participantId: z.string(),
-  /** BELOW_MINIMUM: under minPayoutEth. GAS_TOO_HIGH: its gas would exceed PAYOUT_MAX_GAS_PERCENT of the amount (held back). */
-  code: z.enum(["BELOW_MINIMUM", "GAS_TOO_HIGH"]),
+  /**
+   * BELOW_MINIMUM: under minPayoutEth. GAS_TOO_HIGH: its gas would exceed PAYOUT_MAX_GAS_PERCENT of
+   * the amount (held back; ETH programs). GAS_BALANCE_LOW: a token program's deposit address has
+   * too little ETH for this payout's gas (not paid; fund it with ETH).
+   */
+  code: z.enum(["BELOW_MINIMUM", "GAS_TOO_HIGH", "GAS_BALANCE_LOW"]),
   message: z.string(),
 });
 export type SkippedPayout = z.infer<typeof skippedPayout>;
@@ -85,6 +92,8 @@ const queueItem = z.object({
 const queueTotal = z.object({ count: z.number().int(), eth: z.string() });
 export const payoutQueueOutput = z.object({
   environment,
+  /** The asset every amount of the queue is in. */
+  asset: assetTag,
   minPayoutEth: z.string(),
   payoutHoldDays: z.number().int(),
   autoPayoutEnabled: z.boolean(),

@@ -9,6 +9,9 @@ import { AppError, notFound } from "../../shared/errors";
 import { env } from "../../shared/env";
 import type { Environment } from "../../shared/environment";
 import { weiToDb } from "../../shared/money";
+import type { Asset } from "../../shared/asset";
+import { readAsset } from "../assets/read";
+import { minTransferGas, transferCall } from "./asset-transfer";
 
 export const TX_OPTIONS = { timeout: 60_000, maxWait: 60_000 };
 
@@ -26,6 +29,8 @@ export interface Sender {
   /** The business's deposit index: its own deposit addresses are never paid (walletProblem). */
   depositIndex: number;
   client: PublicClient;
+  /** The environment's asset: what a payout transfers (its gas is always the deposit address's ETH). */
+  asset: Asset;
 }
 
 /** The business's sending account for an environment, or 503 CHAIN_UNAVAILABLE with the reason. */
@@ -35,7 +40,8 @@ export async function senderFor(businessId: string, environment: Environment): P
   if (!b) throw notFound("Business");
   const account = depositAccountFor(environment, b.depositIndex);
   if (!account) throw new AppError("CHAIN_UNAVAILABLE", `No ${environment} deposit key can be derived: check DEPOSIT_MNEMONIC`, { environment });
-  return { businessId, environment, target, account, address: account.address, depositIndex: b.depositIndex, client: publicClientFor(target.rpcUrl) };
+  const asset = await readAsset(db, businessId, environment);
+  return { businessId, environment, target, account, address: account.address, depositIndex: b.depositIndex, client: publicClientFor(target.rpcUrl), asset };
 }
 
 /**
@@ -76,20 +82,21 @@ export async function quoteFees(s: Sender): Promise<FeeQuote> {
  * refuses ETH shows up here rather than on chain. The chain down: 503.
  */
 export async function estimateTransferGas(s: Sender, to: Address, value: bigint): Promise<{ gas: bigint } | { refused: string }> {
+  const call = transferCall(s.asset, to, value);
   const max = env.payoutMaxGas;
   const tooHungry = { refused: `WALLET_GAS_LIMIT: a transfer to ${to} needs more gas than PAYOUT_MAX_GAS (${max}); runs skip this participant until their wallet changes` };
   let gas: bigint;
   try {
     // A call capped at PAYOUT_MAX_GAS first (every node honours a call's gas limit, not every node
     // caps an estimate with it), then the estimate of a transfer now known to end within the cap.
-    await onChain(s.target, "call", () => s.client.call({ account: s.address, to, value, gas: max }));
-    gas = await onChain(s.target, "estimateGas", () => s.client.estimateGas({ account: s.address, to, value }));
+    await onChain(s.target, "call", () => s.client.call({ account: s.address, ...call, gas: max }));
+    gas = await onChain(s.target, "estimateGas", () => s.client.estimateGas({ account: s.address, ...call }));
   } catch (e) {
     if (e instanceof AppError) throw e;
     const msg = rpcMessage(e);
     // Too little ETH to simulate the transfer: a plain transfer's gas (the balance check refuses the
     // payout). Not a revert whose reason says so: that is the wallet's own answer.
-    if (/insufficient funds/i.test(msg) && !REVERTED.test(msg)) return { gas: 21_000n };
+    if (/insufficient funds/i.test(msg) && !REVERTED.test(msg)) return { gas: minTransferGas(s.asset) };
     if (/out of gas|exceeds allowance|gas required exceeds|intrinsic gas/i.test(msg)) return tooHungry;
     // The node's own trouble (internal error, rate limit, missing state) says nothing of the
     // wallet: 503, nothing written, the next run asks again.
@@ -109,14 +116,13 @@ export interface SignedTransfer {
   chainId: number;
 }
 
-/** Signs a transfer locally (the key never leaves the process). Signing alone sends nothing. */
+/** Signs a transfer of `value` of the sender's asset to `to` locally (the key never leaves the process). Signing alone sends nothing. */
 export async function signTransfer(s: Sender, p: { to: Address; value: bigint; nonce: number; gasLimit: bigint; fees: FeeQuote; chainId: number }): Promise<SignedTransfer> {
   const rawTx = await s.account.signTransaction({
     type: "eip1559",
     chainId: p.chainId,
     nonce: p.nonce,
-    to: p.to,
-    value: p.value,
+    ...transferCall(s.asset, p.to, p.value),
     gas: p.gasLimit,
     maxFeePerGas: p.fees.maxFeePerGas,
     maxPriorityFeePerGas: p.fees.maxPriorityFeePerGas,

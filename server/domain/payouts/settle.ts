@@ -2,11 +2,13 @@
 // on chain (CONFIRMED, back after a reorg, replaced when stuck under the base fee), or FAILED
 // while nothing of it can be mined.
 import type { Address, Hash, Hex } from "viem";
-import { db } from "../../db/client";
+import { db, type Tx } from "../../db/client";
 import { isChainDown, onChain } from "../../chain/clients";
 import { AppError } from "../../shared/errors";
 import { env } from "../../shared/env";
 import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
+import { isNative } from "../../shared/asset";
+import { amountOf } from "../assets/read";
 import { creditLedger, creditLedgerMany, getBalanceWei, lockPool } from "../ledger/service";
 import { debitLedger } from "../rules/debit";
 import { emitWebhookEvent } from "../webhooks/emit";
@@ -132,7 +134,7 @@ export async function checkPayout(s: Sender, payoutId: string, now = new Date())
       return db.payout.findUniqueOrThrow({ where: { id: p.id } });
     }
     if (receipt.status !== "success") {
-      // The receiver refused the ETH: nothing was transferred, the gas is spent.
+      // The receiver (or the token, for a token payout) refused: nothing was transferred, the gas is spent.
       return failPayout(s, p.id, `TX_REVERTED: the wallet ${p.walletAddress} refused the transfer (tx ${version.txHash}); runs skip this participant until their wallet changes`, "SENT", gasSpentWei, true);
     }
     await confirmPayout(s, p, version.txHash, receipt.blockNumber, gasSpentWei, now);
@@ -166,18 +168,23 @@ async function confirmPayout(s: Sender, p: PayoutRow, txHash: string, blockNumbe
     const current = await tx.payout.findUniqueOrThrow({ where: { id: p.id } });
     await emitWebhookEvent(tx, payoutWebhook("payout.confirmed", current)); // webhook
     await tx.reward.updateMany({ where: { payoutId: p.id, payoutStatus: "IN_PAYOUT" }, data: { payoutStatus: "PAID_OUT" } });
-    const reserve = toBigInt(current.gasReservedWei);
-    if (reserve > gasSpentWei) {
-      await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: reserve - gasSpentWei, kind: "GAS", memo: `Unused gas reserve of payout ${p.id} returned (used ${weiToEth(gasSpentWei)} ETH)` });
-    } else if (gasSpentWei > reserve) {
-      const pool = await lockPool(tx, s.businessId, s.environment);
-      await debitLedger(tx, pool, { businessId: s.businessId, environment: s.environment, amountWei: gasSpentWei - reserve, kind: "GAS", memo: `Gas of payout ${p.id} above its reserve` });
-    }
+    // A token's gas is the deposit address's ETH, outside the ledger: nothing to settle.
+    if (isNative(s.asset)) await settleGasReserve(tx, s, p.id, toBigInt(current.gasReservedWei), gasSpentWei);
     const offset = toBigInt(p.offsetWei);
     if (offset > 0n) {
-      await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: offset, kind: "REVERSAL", memo: `Payout ${p.id}: ${weiToEth(offset)} ETH of rewards kept to offset clawed-back rewards` });
+      await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: offset, kind: "REVERSAL", memo: `Payout ${p.id}: ${amountOf(offset, s.asset)} ${s.asset.symbol} of rewards kept to offset clawed-back rewards` });
     }
   }, TX_OPTIONS);
+}
+
+/** An ETH payout's gas in the ledger: the unused reserve back to the pool, or what it used above it debited. */
+async function settleGasReserve(tx: Tx, s: Sender, payoutId: string, reserve: bigint, gasSpentWei: bigint) {
+  if (reserve > gasSpentWei) {
+    await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: reserve - gasSpentWei, kind: "GAS", memo: `Unused gas reserve of payout ${payoutId} returned (used ${weiToEth(gasSpentWei)} ETH)` });
+  } else if (gasSpentWei > reserve) {
+    const pool = await lockPool(tx, s.businessId, s.environment);
+    await debitLedger(tx, pool, { businessId: s.businessId, environment: s.environment, amountWei: gasSpentWei - reserve, kind: "GAS", memo: `Gas of payout ${payoutId} above its reserve` });
+  }
 }
 
 /** Replaces a transaction stuck under the base fee: same nonce, same transfer, higher fees. */
@@ -189,7 +196,8 @@ async function replaceStuck(s: Sender, p: PayoutRow, latest: { maxFeePerGas: { t
   const bumped = (oldMax * BUMP_NUM) / BUMP_DEN + 1n;
   const fees = { maxPriorityFeePerGas: tip, maxFeePerGas: bumped > baseFee * 2n + tip ? bumped : baseFee * 2n + tip };
   const signed = await signTransfer(s, { to: p.walletAddress as Address, value: toBigInt(p.amountWei), nonce: p.nonce!, gasLimit, fees, chainId: p.chainId! });
-  const extraReserve = gasLimit * fees.maxFeePerGas - toBigInt(p.gasReservedWei);
+  // Only an ETH pool reserves its payouts' gas (create.ts).
+  const extraReserve = isNative(s.asset) ? gasLimit * fees.maxFeePerGas - toBigInt(p.gasReservedWei) : 0n;
   const ok = await db.$transaction(async (tx) => {
     const pool = await lockPool(tx, s.businessId, s.environment);
     if (extraReserve > 0n && (await getBalanceWei(tx, s.businessId, s.environment)) < extraReserve) return false;
