@@ -3,8 +3,8 @@ import { assertCanChangeMoney } from "../domain/members/service";
 import { getConfig, updateGeneralConfig, updateSpendConfig } from "../domain/config/service";
 import { getPricingInput, pricingOutput, updatePricingInput } from "../domain/commissions/schemas";
 import { getPricing, updatePricing } from "../domain/commissions/pricing";
-import { assetOutput, getAssetInput, updateAssetInput } from "../domain/assets/schemas";
-import { getAsset, updateAsset } from "../domain/assets/service";
+import { assetOutput, getAssetInput, updateAssetInput } from "../domain/config/asset-schemas";
+import { getAsset, updateAsset } from "../domain/config/asset";
 import { adminProcedure, businessProcedure, ownerProcedure, router } from "../trpc/init";
 
 export const configRouter = router({

@@ -2,7 +2,9 @@
 // running balance after each entry.
 import { db } from "../../db/client";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
-import { toBigInt, weiToEth } from "../../shared/money";
+import { toBigInt } from "../../shared/money";
+import { assetTagOf } from "../../shared/asset";
+import { amountOf, readAsset } from "../assets/read";
 import type { Environment } from "../../shared/environment";
 import { getBalanceWei, type LedgerKind } from "./service";
 
@@ -26,17 +28,17 @@ async function balancesAfter(businessId: string, environment: Environment, entri
 export async function listLedger(businessId: string, q: { environment: Environment; kind?: LedgerKind; limit: number; cursor?: string }) {
   await checkCursor(q.cursor, (id) => db.ledgerEntry.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));
   const rows = await db.ledgerEntry.findMany({ where: { businessId, environment: q.environment, kind: q.kind }, ...pageArgs(q.limit, q.cursor) });
-  const after = await balancesAfter(businessId, q.environment, rows);
+  const [after, asset] = await Promise.all([balancesAfter(businessId, q.environment, rows), readAsset(db, businessId, q.environment)]);
   const page = toPage(rows, q.limit, (e) => ({
     ledgerEntryId: e.id,
     environment: e.environment,
     kind: e.kind,
-    amountEth: weiToEth(e.amountWei),
-    balanceAfterEth: weiToEth(after.get(e.id) ?? 0n),
+    amountEth: amountOf(e.amountWei, asset),
+    balanceAfterEth: amountOf(after.get(e.id) ?? 0n, asset),
     txHash: e.txHash,
     rewardId: e.rewardId,
     memo: e.memo,
     createdAt: e.createdAt.toISOString(),
   }));
-  return { ...page, environment: q.environment, balanceEth: weiToEth(await getBalanceWei(db, businessId, q.environment)) };
+  return { ...page, environment: q.environment, asset: assetTagOf(asset), balanceEth: amountOf(await getBalanceWei(db, businessId, q.environment), asset) };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assetTag } from "../../shared/asset";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../../shared/environment";
 
@@ -23,7 +24,7 @@ export const listLedgerInput = z.strictObject({
   cursor: listCursor,
 });
 
-export const listLedgerOutput = pageOutput(ledgerEntryOutput).extend({ environment, balanceEth: z.string() });
+export const listLedgerOutput = pageOutput(ledgerEntryOutput).extend({ environment, asset: assetTag, balanceEth: z.string() });
 
 export const verifyLedgerInput = z.strictObject({ environment: environment.default("LIVE") });
 

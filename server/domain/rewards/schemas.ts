@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assetTag } from "../../shared/asset";
 import { isoInstant } from "../../shared/dates";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { ethAmount } from "../../shared/money";
@@ -21,6 +22,8 @@ export const rewardSummaryOutput = z.object({
 });
 
 export const rewardOutput = z.object({
+  /** The asset the amounts are in (the environment's). */
+  asset: assetTag,
   rewardId: z.string(),
   environment,
   participantId: z.string(),

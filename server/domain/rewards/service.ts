@@ -2,7 +2,8 @@
 // and pool rules as the engine) and the rewards list.
 import { db, type Prisma } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
-import { ethToWei, weiToEth } from "../../shared/money";
+import { assetTagOf, type Asset } from "../../shared/asset";
+import { amountOf, readAsset, unitsOfInput } from "../assets/read";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import type { Environment } from "../../shared/environment";
 import { loadConfig } from "../effective-config/load";
@@ -17,15 +18,16 @@ import { payableNow } from "./state";
 const withParticipant = { participant: { select: { referralCode: true, email: true, name: true, externalId: true } } } as const;
 type Row = Prisma.RewardGetPayload<{ include: typeof withParticipant }>;
 
-const toRewardOutput = (r: Row): RewardOutput => ({
+const toRewardOutput = (r: Row, asset: Asset): RewardOutput => ({
+  asset: assetTagOf(asset),
   rewardId: r.id,
   environment: r.environment,
   participantId: r.participantId,
   participant: r.participant,
   kind: r.kind,
   status: r.status,
-  requestedEth: weiToEth(r.requestedWei),
-  amountEth: weiToEth(r.amountWei),
+  requestedEth: amountOf(r.requestedWei, asset),
+  amountEth: amountOf(r.amountWei, asset),
   reason: r.reason,
   note: r.note,
   eventId: r.eventId,
@@ -37,7 +39,7 @@ const toRewardOutput = (r: Row): RewardOutput => ({
   payoutId: r.payoutId,
   reversedAt: r.reversedAt ? r.reversedAt.toISOString() : null,
   reversalReason: r.reversalReason,
-  reversedEth: weiToEth(r.reversedWei),
+  reversedEth: amountOf(r.reversedWei, asset),
   state: rewardStateOf(r),
   ...commissionBasisOf(r),
 });
@@ -63,6 +65,8 @@ async function resolveRecipient(businessId: string, environment: Environment, re
  */
 export async function grantManualReward(businessId: string, input: CreateRewardInput) {
   const participantId = await resolveRecipient(businessId, input.environment, input.recipient);
+  const asset = await readAsset(db, businessId, input.environment);
+  const requestedWei = unitsOfInput(input.amountEth, asset, "amountEth");
   const now = new Date();
   const { reward, balanceWei } = await db.$transaction(
     async (tx) => {
@@ -73,7 +77,7 @@ export async function grantManualReward(businessId: string, input: CreateRewardI
         environment: input.environment,
         participantId,
         kind: "MANUAL",
-        requestedWei: ethToWei(input.amountEth),
+        requestedWei,
         note: input.reason,
         now,
       });
@@ -84,13 +88,13 @@ export async function grantManualReward(businessId: string, input: CreateRewardI
     },
     { timeout: 30_000, maxWait: 30_000 },
   );
-  const out = { ...toRewardOutput(reward), balanceEth: weiToEth(balanceWei) };
+  const out = { ...toRewardOutput(reward, asset), balanceEth: amountOf(balanceWei, asset) };
   if (reward.status === "REFUSED") {
     const pool = reward.reason?.includes(REWARD_REASONS.INSUFFICIENT_POOL);
     throw new AppError(
       pool ? "INSUFFICIENT_POOL" : "DAILY_CAP_REACHED",
       pool
-        ? `The ${input.environment} pool (${weiToEth(balanceWei)} ETH) cannot cover ${input.amountEth} ETH; the refusal was recorded`
+        ? `The ${input.environment} pool (${amountOf(balanceWei, asset)} ${asset.symbol}) cannot cover ${input.amountEth} ${asset.symbol}; the refusal was recorded`
         : "The participant's daily reward cap is reached; the refusal was recorded",
       out,
     );
@@ -128,11 +132,12 @@ export async function listRewards(
     include: withParticipant,
     ...pageArgs(q.limit, q.cursor),
   });
-  return toPage(rows, q.limit, toRewardOutput);
+  const asset = await readAsset(db, businessId, q.environment);
+  return toPage(rows, q.limit, (r) => toRewardOutput(r, asset));
 }
 
 export async function getOwnedReward(businessId: string, rewardId: string) {
   const r = await db.reward.findFirst({ where: { id: rewardId, businessId }, include: withParticipant });
   if (!r) throw notFound("Reward");
-  return toRewardOutput(r);
+  return toRewardOutput(r, await readAsset(db, businessId, r.environment));
 }

@@ -15,6 +15,8 @@ import { owedOf, participantSumsCtes, type ParticipantSums } from "../payouts/to
 import { buildParticipantTree, LEAF_ENCODING, LEAF_ENTRY_BYTES, leafTable, participantKey, pathIndices, readLeafEntry } from "./merkle";
 import type { PortalAuth } from "../../shared/portal-auth";
 import type { ProofReason } from "../jobs/proof-schedule";
+import { readAsset } from "../assets/read";
+import { assetBalanceOf } from "../payouts/asset-transfer";
 import { participantProofOutput, type ParticipantProofOutput, type ProofOutput } from "./schemas";
 import { proofTypedData } from "./statement";
 
@@ -76,7 +78,9 @@ export async function publishLiabilityProof(businessId: string, environment: Env
   const chainId = await onChain(target, "getChainId", () => client.getChainId());
   // cacheTime 0: viem otherwise answers a block number it read up to a polling interval ago.
   const blockNumber = await onChain(target, "getBlockNumber", () => client.getBlockNumber({ cacheTime: 0 }));
-  const poolBalanceWei = await onChain(target, "getBalance", () => client.getBalance({ address: account.address, blockNumber }));
+  // The pool in its asset: the deposit address's ETH, or its balanceOf the program's token.
+  const asset = await readAsset(db, businessId, environment);
+  const poolBalanceWei = await onChain(target, "balance", () => assetBalanceOf(client, asset, account.address, blockNumber));
   return recordLiabilityProof(businessId, environment, reason, { chainId, blockNumber, poolBalanceWei }, account);
 }
 

@@ -14,11 +14,11 @@ export const proofOutput = z.object({
   root: hex32,
   /** abi types of a leaf. */
   leafEncoding: z.array(z.string()),
-  /** Sum of the leaves, in wei (decimal string). */
+  /** Sum of the leaves, in base units of the environment's asset (wei for ETH; decimal string). */
   totalOwedWei: wei,
   /** Number of leaves. */
   participants: z.number().int(),
-  /** The deposit address's balance at blockNumber, in wei. */
+  /** The deposit address's balance of the asset at blockNumber (balanceOf for a token), in its base units. */
   poolBalanceWei: wei,
   blockNumber: z.number().int(),
   chainId: z.number().int(),

@@ -1,4 +1,4 @@
-// GET and PATCH /business/config/asset: which asset an environment's program counts its money in.
+// GET and PATCH /business/config/asset (config/asset-schemas.ts): which asset an environment's program counts its money in.
 // A token is read on the environment's chain (symbol(), decimals()); the choice locks once the
 // environment has a ledger entry (a credit or a reward), here with 422 ASSET_LOCKED and in the
 // database by a trigger (migration 0210). Switching rescales the environment's amounts so that
@@ -14,8 +14,8 @@ import { AppError } from "../../shared/errors";
 import { rescaleUnits, toBigInt } from "../../shared/money";
 import { loadConfig, ENVIRONMENT_FIELDS } from "../effective-config/load";
 import { lockPool } from "../ledger/service";
-import { readAsset } from "./read";
-import type { AssetOutput, UpdateAssetInput } from "./schemas";
+import { readAsset } from "../assets/read";
+import type { AssetOutput, UpdateAssetInput } from "./asset-schemas";
 
 const hasLedger = async (client: Tx | typeof db, businessId: string, environment: Environment) =>
   (await client.ledgerEntry.findFirst({ where: { businessId, environment }, select: { id: true } })) !== null;
