@@ -1,5 +1,5 @@
-// Display helpers. ETH amounts arrive as decimal strings and are rounded for display by the one
-// rule in server/shared/display-money.ts (never via floats).
+// Display helpers for dates. Amounts are shown in the environment's asset by components/money.tsx
+// (Eth, useEthWords, useAmountText: the one rule of server/shared/display-money.ts).
 import { ethText } from "@/server/shared/display-money";
 
 export function formatDateTime(iso: string | null | undefined): string {
@@ -23,5 +23,5 @@ export function timeAgo(iso: string | null | undefined): string {
   return formatDate(iso);
 }
 
-/** An ETH amount for a person: "0.28699999999999999" → "0.287 ETH" (the one display rule, server/shared/display-money.ts). */
-export const formatEth = (value: string | null | undefined): string => ethText(value);
+/** An amount for a person: "0.28699999999999999" → "0.287 ETH" (the one display rule, server/shared/display-money.ts); pages pass their asset's symbol (useAmountText). */
+export const formatEth = (value: string | null | undefined, symbol = "ETH"): string => ethText(value, symbol);

@@ -11,7 +11,7 @@ import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
 import { Badge, Button, Card, ErrorState, Field, Input, Notice, PageHeader, Skeleton } from "../ui";
-import { Eth, EthAmountField, useEthWords } from "../money";
+import { DashboardPriceProvider, Eth, EthAmountField, useAsset, useEthWords } from "../money";
 
 function VerifyForm({ txHash, setTxHash }: { txHash: string; setTxHash: (v: string) => void }) {
   const { env } = useEnvironment();
@@ -105,7 +105,8 @@ export function BalanceCards() {
   return (
     <div className="grid gap-4 sm:grid-cols-2">
       {([["TEST", test], ["LIVE", live]] as const).map(([env, q]) => (
-        <div key={env} className="min-w-0 rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200" data-testid={`balance-${env}`}>
+        <DashboardPriceProvider key={env} environment={env}>
+        <div className="min-w-0 rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200" data-testid={`balance-${env}`}>
           <div className="flex items-center justify-between">
             <span className="text-sm font-medium text-slate-500">{env === "TEST" ? "Test pool" : "Live pool"}</span>
             <Badge>{env}</Badge>
@@ -113,6 +114,7 @@ export function BalanceCards() {
           <div className="mt-2 text-2xl font-semibold tracking-tight [overflow-wrap:anywhere] text-slate-900">{q.isLoading ? <Skeleton className="h-8 w-28" /> : q.error ? <span className="text-sm text-rose-600">{q.error.message}</span> : <Eth value={q.data?.balanceEth} />}</div>
           {q.data?.belowLowPoolAlert && <p className="mt-1 text-xs font-medium text-amber-700">Below the low-pool alert of <Eth value={q.data.lowPoolAlertEth} /></p>}
         </div>
+        </DashboardPriceProvider>
       ))}
     </div>
   );
@@ -124,10 +126,11 @@ export function BalancePage() {
   const balance = trpc.funding.balance.useQuery({ environment: env });
   const [txHash, setTxHash] = useState("");
   const b = balance.data;
+  const { symbol } = useAsset();
 
   return (
     <>
-      <PageHeader title="Balance & funding" description="Rewards are paid from your pool. Fund it by sending ETH to your deposit address, then verify the transaction." />
+      <PageHeader title="Balance & funding" description={`Rewards are paid from your pool. Fund it by sending ${symbol} to your deposit address, then verify the transaction.`} />
       <div className="space-y-6">
         {balance.error ? (
           <ErrorState error={balance.error} onRetry={() => balance.refetch()} />
@@ -145,7 +148,7 @@ export function BalancePage() {
                 </p>
               )}
             </div>
-            <Card title="Deposit address" description={`Send ${env === "TEST" ? "test-chain" : ""} ETH here to fund the ${env.toLowerCase()} pool.`} className="min-w-0 lg:col-span-2">
+            <Card title="Deposit address" description={`Send ${env === "TEST" ? "test-chain" : ""} ${symbol} here to fund the ${env.toLowerCase()} pool.`} className="min-w-0 lg:col-span-2">
               {!b ? (
                 <Skeleton className="h-10 w-full" />
               ) : b.depositAddress ? (
@@ -166,6 +169,11 @@ export function BalancePage() {
                   </Notice>
                 </div>
               )}
+              {b?.asset.tokenAddress && (
+                <p className="mt-3 text-xs text-slate-600" data-testid="gas-balance">
+                  Gas for payouts: <strong>{b.gasBalanceEth === null ? "—" : `${b.gasBalanceEth} ETH`}</strong> at this address (outside the pool). Send a little ETH here too: a payout run without enough gas pays nobody and says so.
+                </p>
+              )}
               {b && b.chainConfigured && <p className="mt-3 text-xs text-slate-500">Deposits are credited after {b.confirmationsRequired} confirmation{b.confirmationsRequired === 1 ? "" : "s"}. A transaction is credited once.</p>}
             </Card>
           </div>
@@ -179,7 +187,7 @@ export function BalancePage() {
               <VerifyForm txHash={txHash} setTxHash={setTxHash} />
             </Card>
             {env === "TEST" && (
-              <Card title="Send a test deposit" description="Sends ETH from the local development chain's prefunded account to your test deposit address.">
+              <Card title="Send a test deposit" description={symbol === "ETH" ? "Sends ETH from the local development chain's prefunded account to your test deposit address." : `Mints test ${symbol} on the local development chain to your test deposit address.`}>
                 <TestDepositForm onSent={setTxHash} />
               </Card>
             )}

@@ -109,8 +109,55 @@ function AmountsForm({ referralRewardEth, bonusEth }: { referralRewardEth: strin
   );
 }
 
+/**
+ * What the test program pays in: ETH, or the local chain's test USDC (offered when the TEST chain
+ * is a local development node). Fixed once the pool has its first entry.
+ */
+function AssetChoice({ canChange }: { canChange: boolean }) {
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const q = trpc.config.asset.useQuery({ environment: "TEST" });
+  const save = trpc.config.updateAsset.useMutation({
+    onSuccess: (a) => {
+      utils.config.asset.setData({ environment: "TEST" }, a);
+      void utils.config.invalidate();
+      toast("success", `The test program pays in ${a.symbol}`);
+    },
+  });
+  if (!q.data) return null;
+  const a = q.data;
+  const usdc = a.suggestedTokens[0];
+  const options = [
+    { value: "ETH", label: "ETH", words: "Referrers are paid in the chain's own coin; its value moves with the market. Gas comes out of the same pool." },
+    ...(usdc ? [{ value: usdc.tokenAddress, label: usdc.symbol, words: `${usdc.name}: a dollar stablecoin, so a reward of 12.50 is worth 12.50 USD to the referrer. Payouts need a little ETH at the deposit address for gas, outside the pool.` }] : []),
+  ];
+  const current = a.asset === "ETH" ? "ETH" : (a.tokenAddress ?? "");
+  return (
+    <fieldset className="space-y-2" aria-label="What the test program pays in">
+      <legend className="text-sm font-medium text-slate-900">Pay rewards in</legend>
+      {options.map((o) => (
+        <label key={o.value} className={cx("flex gap-3 rounded-md border p-3 text-sm", current.toLowerCase() === o.value.toLowerCase() ? "border-indigo-500 bg-indigo-50" : "border-slate-200")}>
+          <input
+            type="radio"
+            name="asset"
+            className="mt-1"
+            checked={current.toLowerCase() === o.value.toLowerCase()}
+            disabled={!canChange || a.locked || save.isPending}
+            onChange={() => save.mutate(o.value === "ETH" ? { environment: "TEST", asset: "ETH" } : { environment: "TEST", asset: "ERC20", tokenAddress: o.value })}
+          />
+          <span>
+            <strong>{o.label}</strong> <span className="text-slate-600">{o.words}</span>
+          </span>
+        </label>
+      ))}
+      {a.locked && <p className="text-xs text-slate-600">Fixed: the test pool already has entries in {a.symbol}, and a program&apos;s money stays in one asset.</p>}
+      {save.error && <Notice tone="danger">{formError(save.error)}</Notice>}
+    </fieldset>
+  );
+}
+
 export function GetStartedPage() {
-  const { isOwner, business } = useMe();
+  const { isOwner, canChangeMoney, business } = useMe();
   const { setEnv } = useEnvironment();
   const toast = useToast();
   const utils = trpc.useUtils();
@@ -194,13 +241,14 @@ export function GetStartedPage() {
             )}
           </Step>
           <Step n={3} title="Set the reward amounts" done={done.amounts}>
+            <AssetChoice canChange={canChangeMoney} />
             {done.amounts ? (
               <p data-testid="onboarding-amounts">
                 A referrer earns <Eth value={g!.referralRewardEth} />, the friend <Eth value={g!.bonusEth} /> (test). Change them under {link("/dashboard/configuration", "Configuration")}.
               </p>
             ) : (
               <>
-                <p>Rewards are 0 ETH until you set them. These amounts apply to test referrals only.</p>
+                <p>Rewards are 0 until you set them. These amounts apply to test referrals only.</p>
                 {g && (
                   <DashboardPriceProvider environment="TEST">
                     <AmountsForm referralRewardEth={g.referralRewardEth} bonusEth={g.bonusEth} />

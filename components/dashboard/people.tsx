@@ -7,7 +7,7 @@ import { CommissionAnalyticsCard } from "./commission-analytics";
 import Link from "next/link";
 import { useState } from "react";
 import { useEnvironment } from "../environment";
-import { formatDateTime, formatEth } from "../format";
+import { formatDateTime } from "../format";
 import { commissionBasis } from "../commission-words";
 import { Icon } from "../icons";
 import { combinePages, useCursors } from "../paging";
@@ -18,7 +18,7 @@ import { useToast } from "../toast";
 import { reasonText, REWARD_STATE } from "../reasons";
 import { ExportLink } from "./export-link";
 import { Badge, Button, Card, DataList, EmptyState, ErrorState, Field, Input, LoadingRows, PageHeader, Select, Table, Td, Th } from "../ui";
-import { Eth } from "../money";
+import { Eth, useAmountText } from "../money";
 
 type Person = RouterOutputs["referrals"]["get"]["referrer"];
 type ReferralRow = RouterOutputs["referrals"]["list"]["data"][number];
@@ -211,6 +211,7 @@ const timelineStatus = (t: { type: string; status: string | null }) =>
     : t.status && <Badge>{t.status}</Badge>;
 
 export function ReferralDetailPage({ referralId }: { referralId: string }) {
+  const formatEth = useAmountText();
   const q = trpc.referrals.get.useQuery({ referralId }, { retry: false });
   const r = q.data;
   return (

@@ -1,10 +1,11 @@
 "use client";
 // Proofs of liabilities of the selected environment: each published proof with its status
 // (covered or not), what it states, its public page, and how anyone verifies one (docs/trust.md).
+import { useAmountText } from "../money";
 import { weiToEth } from "@/server/shared/money";
 import { useEnvironment } from "../environment";
 import { contractError } from "../errors";
-import { formatDateTime, formatEth } from "../format";
+import { formatDateTime } from "../format";
 import { combinePages, useCursors } from "../paging";
 import { Icon } from "../icons";
 import { useMe } from "../shell";
@@ -33,6 +34,7 @@ function PublishButton() {
 }
 
 export function ProofsPage() {
+  const formatEth = useAmountText();
   const { env } = useEnvironment();
   const { isOwner, business } = useMe();
   const { cursors, add } = useCursors(env);

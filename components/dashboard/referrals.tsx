@@ -4,18 +4,18 @@
 import { useState } from "react";
 import { useEnvironment } from "../environment";
 import { reasonText } from "../reasons";
-import { formatEth } from "../format";
 import { Icon } from "../icons";
 import { trpc } from "../trpc";
 import { Badge, Button, Card, DataList, EmptyState, ErrorState, Field, Input, LoadingRows, PageHeader, Stat, Td, Th } from "../ui";
 import { ActivityChart } from "./activity-chart";
 import { ReferralList } from "./people";
-import { Eth } from "../money";
+import { Eth, useAmountText } from "../money";
 
 const pct = (x: number) => `${(x * 100).toFixed(x > 0 && x < 0.1 ? 1 : 0)}%`;
 
 
 export function ReferralsPage() {
+  const formatEth = useAmountText();
   const { env } = useEnvironment();
   const stats = trpc.referrals.stats.useQuery({ environment: env });
   const [campaignDraft, setCampaignDraft] = useState("");

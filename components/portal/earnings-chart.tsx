@@ -1,15 +1,16 @@
 "use client";
 // The portal's earnings over time: ETH earned (rewarded less reversed, the totals rule) per UTC
 // month as bars, and the running total as a line. Exact amounts stay in the tables and the JSON API.
+import { useAmountText } from "../money";
 import { Bar, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { PortalPageData } from "@/server/portal/page-data";
-import { formatEth } from "../format";
 
 type Month = PortalPageData["me"]["earningsByMonth"][number];
 
 const monthLabel = (m: string) => new Date(`${m}-01T00:00:00Z`).toLocaleDateString("en-US", { month: "short", year: "numeric", timeZone: "UTC" });
 
 export function EarningsChart({ months }: { months: Month[] }) {
+  const formatEth = useAmountText();
   if (months.length === 0) return <p className="text-sm text-slate-600">Your earnings appear here month by month once you earn a reward.</p>;
   // Charts need numbers; precision beyond the display is irrelevant here.
   const earned = months.map((m) => Number(m.earnedEth));

@@ -134,7 +134,7 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
   const customer = me.audience === "CUSTOMER";
   const wallet = <WalletCard wallet={me.wallet} readOnly={data.readOnly} customer={customer} />;
   return (
-    <PriceProvider price={data.price}>
+    <PriceProvider price={data.price} asset={data.me.earnings.asset}>
       <div className="mx-auto max-w-4xl space-y-6 px-4 py-6 sm:px-6" data-testid="portal">
         <header className="flex flex-wrap items-end justify-between gap-3">
           <div>

@@ -1,9 +1,9 @@
 // How an amount is shown to a person, everywhere (dashboard, portal, embed, emails): rounded to
 // DISPLAY_DIGITS significant digits (never "0" for an amount that is not zero), the whole part
-// kept, digits grouped; beside ETH, its value in the environment's default currency at the price
+// kept, digits grouped, with the program's asset's symbol (ETH unless it pays in a token); beside it, its value in the environment's default currency at the price
 // in force. The exact amount stays in the API, the exports and the hover title. Exact decimals
 // only (bigint), never floats.
-import { CURRENCY_DECIMALS, decimalOfUnits, parseDecimal, weiOf, weiToEth, type Currency } from "./money";
+import { CURRENCY_DECIMALS, decimalOfUnits, parseDecimal, weiOf, type Currency } from "./money";
 
 /** Significant digits an amount is shown with. */
 const DISPLAY_DIGITS = 4;
@@ -46,10 +46,10 @@ export function roundForDisplay(value: string): string {
   return `${neg ? "-" : ""}${groupDigits(decimalOfUnits(roundUnits(d.units, d.scale, places), places))}`;
 }
 
-/** "0.0453 ETH" (rounded for display); "—" for no value. */
-export function ethText(eth: string | null | undefined): string {
+/** "0.0453 ETH" or "12.5 USDC" (rounded for display, with the asset's symbol); "—" for no value. */
+export function ethText(eth: string | null | undefined, symbol = "ETH"): string {
   if (eth === null || eth === undefined || eth.trim() === "") return "—";
-  return `${roundForDisplay(eth)} ETH`;
+  return `${roundForDisplay(eth)} ${symbol}`;
 }
 
 /** What `eth` is worth at `price`, rounded half up to the currency's decimals, as a plain decimal: "136.10". */
@@ -72,18 +72,18 @@ export function fiatText(eth: string, price: DisplayPrice): string {
   return `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${frac ? `.${frac}` : ""} ${price.currency}`;
 }
 
-/** "1 ETH = 3,000 USD": the price a conversion was made at. */
-export const priceText = (price: DisplayPrice): string => `1 ETH = ${groupDigits(price.rate)} ${price.currency}`;
+/** "1 ETH = 3,000 USD" (or "1 USDC = 1 USD"): the price a conversion was made at. */
+export const priceText = (price: DisplayPrice, symbol = "ETH"): string => `1 ${symbol} = ${groupDigits(price.rate)} ${price.currency}`;
 
 /** "0.0453 ETH ≈ 136.10 USD", or "0.0453 ETH" with no price; "—" for no value. */
-export function ethWithFiat(eth: string | null | undefined, price: DisplayPrice | null): string {
-  const text = ethText(eth);
+export function ethWithFiat(eth: string | null | undefined, price: DisplayPrice | null, symbol = "ETH"): string {
+  const text = ethText(eth, symbol);
   return price && text !== "—" ? `${text} ≈ ${fiatText(eth!, price)}` : text;
 }
 
-/** An amount typed in the default currency as ETH at the price (rounded down to the wei, like a reward): "136.10" USD at 3,000 → "0.045366666666666666". */
-export function ethOfFiat(amount: string, price: DisplayPrice): string {
-  return weiToEth(weiOf(amount, price.currency, price.rate));
+/** An amount typed in the default currency in the asset at the price (rounded down to its base unit, like a reward): "136.10" USD at 3,000 → "0.045366666666666666" ETH. */
+export function ethOfFiat(amount: string, price: DisplayPrice, decimals = 18): string {
+  return decimalOfUnits(weiOf(amount, price.currency, price.rate, undefined, decimals), decimals);
 }
 
 /** A count with its noun: "1 visit", "3 visits", "0 visits" (`many`: an irregular plural). */

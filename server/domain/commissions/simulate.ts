@@ -6,7 +6,7 @@
 // answers "what would this rule pay", not "could we have afforded it").
 import { db, pgliteTurn, txSql } from "../../db/client";
 import type { Environment } from "../../shared/environment";
-import { decimalText, weiToEth, type Currency } from "../../shared/money";
+import { decimalText, type Currency } from "../../shared/money";
 import { loadConfig } from "../effective-config/load";
 import { ruleConfigOf } from "../rules/config";
 import { commissionCaps, countKey, missingPrice, planCommissions, type CommissionState } from "../rules/commissions";

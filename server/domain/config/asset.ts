@@ -5,7 +5,6 @@
 // the numbers as typed stay ("0.01" ETH becomes "0.01" USDC).
 import { erc20Abi, getAddress, type Address } from "viem";
 import { db, type Tx } from "../../db/client";
-import type { Prisma } from "../../db/generated";
 import { onChain, publicClientFor, requireChainTarget, chainTarget, LOCAL_DEV_CHAIN_IDS } from "../../chain/clients";
 import { ensureLocalDeployments, LOCAL_TEST_USDC } from "../../chain/local-deploy";
 import { ETH_ASSET, type Asset } from "../../shared/asset";
@@ -94,8 +93,8 @@ async function rescaleEnvironmentAmounts(tx: Tx, businessId: string, environment
   }
   await tx.environmentConfig.upsert({
     where: { businessId_environment: { businessId, environment } },
-    create: { ...(seed as object), businessId, environment } as Prisma.EnvironmentConfigUncheckedCreateInput,
-    update: seed as Prisma.EnvironmentConfigUpdateInput,
+    create: { ...(seed as object), businessId, environment },
+    update: seed,
   });
 }
 

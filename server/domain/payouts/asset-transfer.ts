@@ -21,6 +21,14 @@ export function transferCall(asset: Asset, recipient: Address, amount: bigint): 
 /** The gas a transfer of this asset takes at least (a plain ETH transfer's, or a token's first transfer to a new holder). */
 export const minTransferGas = (asset: Asset): bigint => (isNative(asset) ? 21_000n : 65_000n);
 
+/**
+ * The gas a transfer may take at most: PAYOUT_MAX_GAS bounds what a receiving wallet may spend of
+ * a plain ETH transfer; a token transfer also runs the token's own code (balances, events, a
+ * blacklist check), allowed on top.
+ */
+export const maxTransferGas = (asset: Asset, payoutMaxGas: bigint): bigint => (isNative(asset) ? payoutMaxGas : payoutMaxGas + TOKEN_CODE_GAS);
+const TOKEN_CODE_GAS = 100_000n;
+
 /** What `holder` holds of the asset, in base units, at `blockNumber` (latest when omitted). */
 export async function assetBalanceOf(client: PublicClient, asset: Asset, holder: Address, blockNumber?: bigint): Promise<bigint> {
   if (isNative(asset)) return client.getBalance({ address: holder, blockNumber });
@@ -42,5 +50,5 @@ export function transfersTo(logs: readonly Log[], token: Address, recipient: Add
   const own = logs.filter((l) => l.address.toLowerCase() === token.toLowerCase());
   return parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: own, strict: true })
     .filter((l) => l.args.to.toLowerCase() === recipient.toLowerCase() && l.logIndex !== null)
-    .map((l) => ({ logIndex: l.logIndex!, from: l.args.from, amount: l.args.value }));
+    .map((l) => ({ logIndex: l.logIndex, from: l.args.from, amount: l.args.value }));
 }

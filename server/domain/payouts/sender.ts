@@ -11,7 +11,7 @@ import type { Environment } from "../../shared/environment";
 import { weiToDb } from "../../shared/money";
 import type { Asset } from "../../shared/asset";
 import { readAsset } from "../assets/read";
-import { minTransferGas, transferCall } from "./asset-transfer";
+import { maxTransferGas, minTransferGas, transferCall } from "./asset-transfer";
 
 export const TX_OPTIONS = { timeout: 60_000, maxWait: 60_000 };
 
@@ -83,7 +83,7 @@ export async function quoteFees(s: Sender): Promise<FeeQuote> {
  */
 export async function estimateTransferGas(s: Sender, to: Address, value: bigint): Promise<{ gas: bigint } | { refused: string }> {
   const call = transferCall(s.asset, to, value);
-  const max = env.payoutMaxGas;
+  const max = maxTransferGas(s.asset, env.payoutMaxGas);
   const tooHungry = { refused: `WALLET_GAS_LIMIT: a transfer to ${to} needs more gas than PAYOUT_MAX_GAS (${max}); runs skip this participant until their wallet changes` };
   let gas: bigint;
   try {

@@ -7,7 +7,9 @@ import { db, rawRows } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
 import { env } from "../../shared/env";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
-import { parseDecimal, decimalOfUnits, decimalText, toBigInt, weiToEth, WEI_PER_ETH } from "../../shared/money";
+import { parseDecimal, decimalOfUnits, decimalText, toBigInt, WEI_PER_ETH } from "../../shared/money";
+import { assetTagOf } from "../../shared/asset";
+import { amountOf, readAsset } from "../assets/read";
 import { countsAsReferral, earnedWeiSql, rewardedSql } from "../../shared/totals";
 import { findLeaf, getLiabilityProof } from "../trust/proofs";
 import { readConfig } from "../effective-config/load";
@@ -79,6 +81,8 @@ const readMe = (auth: PortalAuth) => db.$queryRaw<MeRow[]>`
 
 /** Earned per UTC month of the reward (the totals rule: rewarded less reversed), the last 24 months with earnings. */
 async function earningsByMonth(auth: PortalAuth): Promise<PortalMeOutput["earningsByMonth"]> {
+  const asset = await readAsset(db, auth.businessId, auth.environment);
+  const amt = (v: Parameters<typeof amountOf>[0] | bigint) => amountOf(typeof v === "bigint" ? v.toString() : v, asset);
   const rows = await rawRows<{ month: string; wei: string }>(
     `SELECT x.month, x.wei FROM (
        SELECT to_char(r."createdAt", 'YYYY-MM') AS month, sum(${earnedWeiSql("r")})::text AS wei FROM "Reward" r
@@ -88,11 +92,13 @@ async function earningsByMonth(auth: PortalAuth): Promise<PortalMeOutput["earnin
     auth.businessId,
     auth.environment,
   );
-  return rows.map((r) => ({ month: r.month, earnedEth: weiToEth(r.wei) }));
+  return rows.map((r) => ({ month: r.month, earnedEth: amt(r.wei) }));
 }
 
 /** The environment's latest proof of liabilities as the participant may trust it, or null before the first. */
 async function latestProof(auth: PortalAuth): Promise<PortalMeOutput["proof"]> {
+  const asset = await readAsset(db, auth.businessId, auth.environment);
+  const amt = (v: Parameters<typeof amountOf>[0] | bigint) => amountOf(typeof v === "bigint" ? v.toString() : v, asset);
   const proof = await getLiabilityProof(auth.businessId, auth.environment, "latest").catch((e: unknown) => {
     if (e instanceof AppError && e.code === "NOT_FOUND") return null;
     throw e;
@@ -105,12 +111,14 @@ async function latestProof(auth: PortalAuth): Promise<PortalMeOutput["proof"]> {
     covered: proof.covered,
     createdAt: proof.createdAt,
     yourShareIncluded: !!leaf,
-    yourOwedEth: leaf ? weiToEth(leaf.owedWei) : null,
+    yourOwedEth: leaf ? amt(leaf.owedWei) : null,
     verifyUrl: `${env.appUrl}/proofs/${encodeURIComponent(auth.businessId)}/${auth.environment}/latest`,
   };
 }
 
 export async function portalMe(auth: PortalAuth, now = new Date()): Promise<PortalMeOutput> {
+  const asset = await readAsset(db, auth.businessId, auth.environment);
+  const amt = (v: Parameters<typeof amountOf>[0] | bigint) => amountOf(typeof v === "bigint" ? v.toString() : v, asset);
   // Every read is bounded by the session's participant, business and environment, so they all go
   // out at once (one round of queries per request); the participant's row is the ownership check.
   const id = auth.participantId;
@@ -153,13 +161,14 @@ export async function portalMe(auth: PortalAuth, now = new Date()): Promise<Port
     },
     earnings: {
       earnedEth: t.earnedEth,
-      onHoldEth: weiToEth(sumOf("ON_HOLD")),
-      payableEth: weiToEth(sumOf("PAYABLE")),
-      inPayoutEth: weiToEth(sumOf("IN_PAYOUT")),
+      onHoldEth: amt(sumOf("ON_HOLD")),
+      payableEth: amt(sumOf("PAYABLE")),
+      inPayoutEth: amt(sumOf("IN_PAYOUT")),
       paidOutEth: t.paidOutEth,
-      reversedEth: weiToEth(p.byPayoutStatus.reduce((a, [, , v]) => a + toBigInt(v), 0n)),
+      reversedEth: amt(p.byPayoutStatus.reduce((a, [, , v]) => a + toBigInt(v), 0n)),
       owedBackEth: t.clawbackOwedEth,
-      holds: p.holds.map(([until, wei]) => ({ amountEth: weiToEth(wei), until })),
+      holds: p.holds.map(([until, wei]) => ({ amountEth: amt(wei), until })),
+      asset: assetTagOf(asset),
     },
     earningsByMonth: byMonth,
     proof,
@@ -180,6 +189,8 @@ function referralWords(r: { status: keyof typeof REFERRAL_WORDS; reason: string 
 }
 
 export async function portalReferrals(auth: PortalAuth, q: PortalListInput) {
+  const asset = await readAsset(db, auth.businessId, auth.environment);
+  const amt = (v: Parameters<typeof amountOf>[0] | bigint) => amountOf(typeof v === "bigint" ? v.toString() : v, asset);
   const where = { referrerId: auth.participantId, ...own(auth) };
   await checkCursor(q.cursor, (id) => db.referral.findFirst({ where: { id, ...where }, select: { id: true } }));
   const rows = await db.referral.findMany({ where, include: { referred: { select: { email: true, name: true } } }, ...pageArgs(q.limit, q.cursor) });
@@ -201,7 +212,7 @@ export async function portalReferrals(auth: PortalAuth, q: PortalListInput) {
       qualifiedAt: r.qualifiedAt?.toISOString() ?? null,
       counted: countsAsReferral(r.status),
       reversedAt: r.reversedAt?.toISOString() ?? null,
-      refundedEth: weiToEth(s.reversed),
+      refundedEth: amt(s.reversed),
     };
   });
 }
@@ -258,6 +269,8 @@ function rewardStory(w: RewardRow): Pick<PortalReward, "forWhat" | "description"
 }
 
 export async function portalRewards(auth: PortalAuth, q: PortalListInput) {
+  const asset = await readAsset(db, auth.businessId, auth.environment);
+  const amt = (v: Parameters<typeof amountOf>[0] | bigint) => amountOf(typeof v === "bigint" ? v.toString() : v, asset);
   // Refused rewards are the business's bookkeeping (pool, caps), not money the participant earned.
   const where = { participantId: auth.participantId, ...own(auth), status: { in: ["PAID" as const, "HELD" as const] } };
   await checkCursor(q.cursor, (id) => db.reward.findFirst({ where: { id, ...where }, select: { id: true } }));
@@ -271,8 +284,8 @@ export async function portalRewards(auth: PortalAuth, q: PortalListInput) {
       status: w.status,
       payoutStatus: w.payoutStatus,
       statusText: rewardWords(w.status, w.payoutStatus),
-      amountEth: weiToEth(w.amountWei),
-      reversedEth: weiToEth(w.reversedWei),
+      amountEth: amt(w.amountWei),
+      reversedEth: amt(w.reversedWei),
       holdUntil: w.payoutStatus === "ON_HOLD" && w.payableAt ? w.payableAt.toISOString() : null,
       createdAt: w.createdAt.toISOString(),
       reversedAt: w.reversedAt?.toISOString() ?? null,
@@ -282,6 +295,8 @@ export async function portalRewards(auth: PortalAuth, q: PortalListInput) {
 }
 
 export async function portalPayouts(auth: PortalAuth, q: PortalListInput) {
+  const asset = await readAsset(db, auth.businessId, auth.environment);
+  const amt = (v: Parameters<typeof amountOf>[0] | bigint) => amountOf(typeof v === "bigint" ? v.toString() : v, asset);
   const where = { participantId: auth.participantId, ...own(auth) };
   await checkCursor(q.cursor, (id) => db.payout.findFirst({ where: { id, ...where }, select: { id: true } }));
   const rows = await db.payout.findMany({ where, ...pageArgs(q.limit, q.cursor) });
@@ -290,7 +305,7 @@ export async function portalPayouts(auth: PortalAuth, q: PortalListInput) {
     q.limit,
     (o): PortalPayout => ({
       payoutId: o.id,
-      amountEth: weiToEth(o.amountWei),
+      amountEth: amt(o.amountWei),
       status: o.status,
       statusText: PAYOUT_WORDS[o.status],
       walletAddress: o.walletAddress,

@@ -1,6 +1,7 @@
 // The referrer's portal: inputs and outputs of POST /sdk/participants/portal-sessions and of the
 // portal's JSON API (GET /portal/api/me|referrals|rewards|payouts, the wallet step).
 import { z } from "zod";
+import { assetTag } from "../../shared/asset";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { email, externalUserId, walletAddress } from "../participants/schemas";
 
@@ -68,6 +69,8 @@ export const portalMeOutput = z.object({
     owedBackEth: eth,
     /** When each held amount becomes payable (earliest first, up to 20). */
     holds: z.array(z.object({ amountEth: eth, until: z.string() })),
+    /** The asset every amount of the portal is in (the environment's). */
+    asset: assetTag,
   }),
   /** Earned (rewarded less reversed) per UTC month of the reward, oldest first, the last 24 months with earnings. */
   earningsByMonth: z.array(z.object({ month: z.string(), earnedEth: eth })),
