@@ -296,11 +296,11 @@ export interface components {
                 details?: unknown;
             };
         };
-        /** @description The contract's error body; code is one of UNPROCESSABLE, SELF_REFERRAL, UNKNOWN_REFERRAL_CODE, INSUFFICIENT_POOL, INVALID_TRANSITION, TIER_OVERLAP, FUNDING_REJECTED, DAILY_CAP_REACHED */
+        /** @description The contract's error body; code is one of UNPROCESSABLE, SELF_REFERRAL, UNKNOWN_REFERRAL_CODE, INSUFFICIENT_POOL, INVALID_TRANSITION, TIER_OVERLAP, FUNDING_REJECTED, ASSET_LOCKED, DAILY_CAP_REACHED */
         Error422: {
             error: {
                 /** @enum {string} */
-                code: "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "DAILY_CAP_REACHED";
+                code: "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "ASSET_LOCKED" | "DAILY_CAP_REACHED";
                 message: string;
                 details?: unknown;
             };
@@ -416,7 +416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -555,7 +555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -668,7 +668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -785,7 +785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1120,7 +1120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1424,7 +1424,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1561,7 +1561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1697,7 +1697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1806,7 +1806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2075,7 +2075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
             422: {
                 headers: {
                     [name: string]: unknown;
