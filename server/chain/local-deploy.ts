@@ -23,7 +23,7 @@ interface LocalDeployment {
 const LOCAL_DEPLOYMENTS: readonly LocalDeployment[] = [{ name: "TestUSDC", build: TestUSDC }];
 
 /** Where an entry of LOCAL_DEPLOYMENTS lives on a fresh local chain. */
-export function localDeploymentAddress(name: string): Address {
+function localDeploymentAddress(name: string): Address {
   const nonce = LOCAL_DEPLOYMENTS.findIndex((d) => d.name === name);
   if (nonce < 0) throw new Error(`No local deployment named ${name}`);
   return getContractAddress({ from: deployer.address, nonce: BigInt(nonce) });
