@@ -5,6 +5,7 @@
 import { db, dbKind, txSql } from "../db/client";
 import type { Job, Prisma } from "../db/generated";
 import { env } from "../shared/env";
+import { batchUnits } from "./batch-units";
 import { lockPool } from "../domain/ledger/service";
 import { processEventRun, readRunInputs, settled, type BatchItem, type RunInputs } from "../domain/tracking/event-batch";
 import { claimJob } from "./claim";
@@ -129,7 +130,7 @@ export async function executeClaimedJobs(claimed: Job[], parallel = 4): Promise<
   const txSize = env.jobBatchTxSize ?? (dbKind() === "postgres" ? 1000 : 500);
   for (const g of groups.values()) {
     g.sort(arrival);
-    for (let i = 0; i < g.length; i += txSize) units.push(g.slice(i, i + txSize));
+    units.push(...batchUnits(g, txSize));
   }
   // Turns on the pool lock, taken now, in arrival order: a business's batches lock its pool in
   // that order, whatever lane runs them and whenever it gets there (also across claims).
