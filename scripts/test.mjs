@@ -3,13 +3,13 @@
 //  1. lint: ESLint (type-aware) and knip (unused files, exports, dependencies), and the type
 //     check (tsc --noEmit) over the whole tree, side by side with the production build;
 //  2. (the build is what the HTTP and browser layers run);
-//  3. unit layer: pure tests without a database (vitest project "pure": the rules core and its
-//     property tests), then domain tests in process (vitest project "unit"), on PGlite, then its
-//     concurrency-sensitive files on PostgreSQL (TEST_PG_URL, default
-//     postgres://postgres@127.0.0.1:5432/postgres; UNIT_PG=all for every file);
-//  4. HTTP layer: the production build (`next start`) and the local chain (vitest project
-//     "http"), on PGlite, then on PostgreSQL;
-//  5. browser layer: the dashboard in a real Chromium (Playwright).
+//  3. then, side by side: the HTTP layer: the production build (`next start`) and the local chain
+//     (vitest project "http"), on PGlite and on PostgreSQL at once; and beside it, one after the
+//     other, the unit layer: pure tests without a database (vitest project "pure": the rules core
+//     and its property tests), then domain tests in process (vitest project "unit") on PGlite,
+//     then its concurrency-sensitive files on PostgreSQL (TEST_PG_URL, default
+//     postgres://postgres@127.0.0.1:5432/postgres; UNIT_PG=all for every file); then the browser
+//     layer: the dashboard in a real Chromium (Playwright).
 // Without a reachable PostgreSQL its runs are skipped with a notice (a failure when CI=true);
 // likewise without a Chromium. Ends with one line: "N passed, N failed, N skipped".
 //   --only=lint,unit,http,e2e   run some layers;   --db=pglite|postgres   one database only.
@@ -79,10 +79,11 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
   });
 }
 
-async function step(label, cmd, args, env = {}) {
+/** Runs one layer; `tag`: its output lines prefixed (when it runs beside another layer). */
+async function step(label, cmd, args, env = {}, tag) {
   console.log(`\n━━ ${label} ━━`);
   const t = Date.now();
-  const code = await capped(label, cmd, args, { env });
+  const code = await capped(label, cmd, args, { env, tag });
   timings.push([label, Date.now() - t]);
   return code === 0;
 }
@@ -95,11 +96,11 @@ async function step(label, cmd, args, env = {}) {
  */
 const UNIT_ON_POSTGRES = ["server/jobs/", "server/domain/rewards/", "server/domain/ledger/", "server/domain/payouts/", "server/domain/tracking/", "server/domain/jobs/"];
 
-async function vitest(project, db, filters = []) {
+async function vitest(project, db, filters = [], tag) {
   const label = `${project} layer ${db === "none" ? "(no database)" : `on ${db}`}${filters.length ? " (concurrency-sensitive files)" : ""}`;
   const out = path.join(reportDir, `vitest-${project}-${db}.json`);
   rmSync(out, { force: true });
-  const ok = await step(label, "npx", ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...filters], { TEST_DB: db });
+  const ok = await step(label, "npx", ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...filters], { TEST_DB: db }, tag);
   if (!count(out, label)) totals.failed += 1;
   if (!ok) failures.push(label);
 }
@@ -218,14 +219,11 @@ if (wants("lint") || needsBuild) {
     })(),
   ]);
 }
-if (wants("unit")) {
+/** The unit layer: pure code first (no database), then the domain on each database. */
+async function unitLayers(tag) {
   // Pure code first (no database): the rules core and its property tests, on CI at the pinned seed and 250 cases per property.
-  await vitest("pure", "none");
-  for (const db of usableDbs) await vitest("unit", db, db === "postgres" && process.env.UNIT_PG !== "all" ? UNIT_ON_POSTGRES : []);
-}
-if (wants("http") && usableDbs.length) {
-  ensureBuild();
-  await httpLayers(usableDbs);
+  await vitest("pure", "none", [], tag);
+  for (const db of usableDbs) await vitest("unit", db, db === "postgres" && process.env.UNIT_PG !== "all" ? UNIT_ON_POSTGRES : [], tag);
 }
 
 /** A Chromium for Playwright: Debian's, an explicit one, or Playwright's own download. */
@@ -239,19 +237,21 @@ async function browserAvailable() {
   }
 }
 
-const e2eBrowser = wants("e2e") && (await browserAvailable());
-if (wants("e2e") && !e2eBrowser) {
-  if (ci) {
-    console.error("\n✖ No Chromium for the e2e tests and CI=true (install Debian's chromium).");
-    failures.push("no browser");
-    totals.failed += 1;
-  } else console.log("\n⚠ No Chromium found: skipping the dashboard e2e (apt-get install chromium, or npx playwright install chromium).");
-}
-if (e2eBrowser) {
+/** The browser layer: the dashboard in a real Chromium. */
+async function browserLayer(tag) {
+  const e2eBrowser = await browserAvailable();
+  if (!e2eBrowser) {
+    if (ci) {
+      console.error("\n✖ No Chromium for the e2e tests and CI=true (install Debian's chromium).");
+      failures.push("no browser");
+      totals.failed += 1;
+    } else console.log("\n⚠ No Chromium found: skipping the dashboard e2e (apt-get install chromium, or npx playwright install chromium).");
+    return;
+  }
   ensureBuild();
   const out = path.join(reportDir, "playwright.json");
   rmSync(out, { force: true });
-  const ok = await step("Browser layer (Playwright, real Chromium)", "npx", ["playwright", "test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: out });
+  const ok = await step("Browser layer (Playwright, real Chromium)", "npx", ["playwright", "test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: out }, tag);
   if (existsSync(out)) {
     const report = JSON.parse(readFileSync(out, "utf8"));
     countPlaywright(report);
@@ -262,6 +262,20 @@ if (e2eBrowser) {
   } else if (!ok) totals.failed += 1;
   if (!ok) failures.push("playwright");
 }
+
+// The HTTP layer mostly waits (on its apps, the chain, block confirmations, restarts): it runs
+// beside the unit layer and then the browser layer, each with its own app, chain and databases.
+// Beside it, the other layers' output lines carry their names.
+const runsHttp = wants("http") && usableDbs.length > 0;
+if (runsHttp) ensureBuild();
+const beside = runsHttp ? (name) => name : () => undefined;
+await Promise.all([
+  runsHttp && httpLayers(usableDbs),
+  (async () => {
+    if (wants("unit")) await unitLayers(beside("unit"));
+    if (wants("e2e")) await browserLayer(beside("browser"));
+  })(),
+]);
 
 console.log(`\n${timings.map(([l, ms]) => `  ${l}: ${(ms / 1000).toFixed(0)} s`).join("\n")}\n  total: ${((Date.now() - started) / 1000).toFixed(0)} s (Node ${process.versions.node})`);
 if (failedTests.length) console.log(`\nFailed tests:\n${failedTests.map((t) => `  ✖ ${t}`).join("\n")}`);
