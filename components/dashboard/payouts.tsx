@@ -46,6 +46,7 @@ type Queue = RouterOutputs["payouts"]["queue"];
 type QueueState = Queue["items"][number]["state"];
 
 const QUEUE_STATES: { state: QueueState; label: string; color: "green" | "amber" | "gray" | "red" | "indigo" }[] = [
+  { state: "REQUESTED", label: "Withdrawal requested", color: "green" },
   { state: "READY", label: "Ready to pay", color: "green" },
   { state: "ON_HOLD", label: "On hold", color: "indigo" },
   { state: "BELOW_MINIMUM", label: "Below the minimum", color: "amber" },
@@ -60,6 +61,8 @@ const stateOf = (s: QueueState) => QUEUE_STATES.find((q) => q.state === s)!;
 /** Why a queue item is where it is, in words (dates in the reader's locale). */
 function queueReason(i: Queue["items"][number], q: Queue, formatEth: (eth: string) => string): string {
   switch (i.state) {
+    case "REQUESTED":
+      return "Asked to be paid in their portal: the run their request started pays them.";
     case "READY":
       return q.autoPayoutEnabled ? "Paid by the next scheduled run." : "Paid when you run payouts.";
     case "ON_HOLD":
