@@ -142,11 +142,11 @@ export function PayoutQueueCard() {
     <Card title="Payout queue" description="Participants owed ETH that no payout holds yet, and what the next run does about them.">
       {data && (
         <ul className="mb-4 flex flex-wrap gap-2" aria-label="Payout queue totals" data-testid="queue-totals">
-          {QUEUE_STATES.map(({ state, label, color }) => (
+          {QUEUE_STATES.map(({ state, label, color }) => ({ state, label, color, total: data.totals[state] })).filter((x) => x.total).map(({ state, label, color, total }) => (
             <li key={state} className="min-w-0">
               <span className="inline-block rounded-md bg-slate-50 px-2 py-1 text-xs break-all text-slate-700 ring-1 ring-slate-200 ring-inset">
                 <span className={cx("mr-1 inline-block size-2 rounded-full", DOT[color])} aria-hidden="true" />
-                {label}: {data.totals[state].count} · <Eth value={data.totals[state].eth} />
+                {label}: {total!.count} · <Eth value={total!.eth} />
               </span>
             </li>
           ))}

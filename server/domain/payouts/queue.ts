@@ -103,6 +103,8 @@ export async function payoutQueue(businessId: string, environment: Environment, 
     const of = items.filter((i) => i.state === s);
     totals[s] = { count: of.length, eth: amount(of.reduce((a, i) => a + i.owedWei, 0n)) };
   }
+  // Listed only while someone asked to be paid: the five states stay the queue's usual shape.
+  if (!totals.REQUESTED?.count) delete totals.REQUESTED;
   const walletless = items.filter((i) => i.state === "NO_WALLET" && i.customer && !i.walletAddress);
   const customersWithoutWallet = { count: walletless.length, eth: amount(walletless.reduce((a, i) => a + i.owedWei, 0n)) };
   items.sort((a, b) => ORDER.indexOf(a.state) - ORDER.indexOf(b.state) || (b.owedWei > a.owedWei ? 1 : b.owedWei < a.owedWei ? -1 : 0) || a.participant.participantId.localeCompare(b.participant.participantId));

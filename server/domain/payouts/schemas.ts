@@ -98,8 +98,8 @@ export const payoutQueueOutput = z.object({
   minPayoutEth: z.string(),
   payoutHoldDays: z.number().int(),
   autoPayoutEnabled: z.boolean(),
-  /** Per state: participants and ETH (payable plus on hold). */
-  totals: z.object({ REQUESTED: queueTotal, READY: queueTotal, ON_HOLD: queueTotal, BELOW_MINIMUM: queueTotal, NO_WALLET: queueTotal, WALLET_FAILED: queueTotal }),
+  /** Per state: participants and ETH (payable plus on hold); REQUESTED only while someone has an open withdrawal request. */
+  totals: z.object({ REQUESTED: queueTotal.optional(), READY: queueTotal, ON_HOLD: queueTotal, BELOW_MINIMUM: queueTotal, NO_WALLET: queueTotal, WALLET_FAILED: queueTotal }),
   /** Owed to customers without a wallet: the NO_WALLET items that are customers with no wallet set (counted in NO_WALLET too). */
   customersWithoutWallet: queueTotal,
   /** At most 100: requested first, then ready, then below the minimum, on hold, wallet failed, no wallet; larger amounts first. */
