@@ -6,7 +6,7 @@
 // referrer never sees another's requests, nor one business another's.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther, type Address } from "viem";
-import { inviteMember, request } from "../support/http";
+import { request, signUp, uniqueEmail, type Owner } from "../support/http";
 import { balanceOf, earn, fund, freshWallet, payoutBusiness, referrerWithWallet, revertingWallet, runPayouts, startChainApp, type ChainApp, type PayoutBusiness } from "./payouts-helpers";
 
 describe("withdrawals", () => {
@@ -32,20 +32,27 @@ describe("withdrawals", () => {
       await new Promise((res) => setTimeout(res, 250));
     }
   }
+  /** A member of the owner's business, on this suite's app. */
+  async function member(owner: Owner, role: "MEMBER" | "ADMIN"): Promise<Owner> {
+    const email = uniqueEmail(role.toLowerCase());
+    const r = await owner.call("POST", "/business/members", { email, role });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return signUp({ url: c.app.url, email, inviteUrl: r.body.inviteUrl });
+  }
   const withdrawalsOn = { withdrawalsEnabled: true, minWithdrawalEth: "0.015" };
 
   it("settings: off by default, minimum defaults to minPayoutEth; owner or admin may change them, a member may not; decimals checked", async () => {
     const b = await payoutBusiness(c, { spend: { minPayoutEth: "0.002" } });
     const got = await b.owner.call("GET", "/business/config?environment=TEST");
     expect(got.body.spend).toMatchObject({ withdrawalsEnabled: false, minWithdrawalEth: "0.002", minPayoutEth: "0.002" });
-    const admin = await inviteMember(b.owner, "ADMIN");
+    const admin = await member(b.owner, "ADMIN");
     const set = await admin.call("PATCH", "/business/config/spend", { environment: "TEST", ...withdrawalsOn });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body.spend).toMatchObject({ withdrawalsEnabled: true, minWithdrawalEth: "0.015" });
     // An admin changes only the withdrawal settings; a member none.
     expect((await admin.call("PATCH", "/business/config/spend", { minPayoutEth: "0.1" })).status).toBe(403);
-    const member = await inviteMember(b.owner, "MEMBER");
-    expect((await member.call("PATCH", "/business/config/spend", { withdrawalsEnabled: false })).status).toBe(403);
+    const plain = await member(b.owner, "MEMBER");
+    expect((await plain.call("PATCH", "/business/config/spend", { withdrawalsEnabled: false })).status).toBe(403);
     for (const bad of [{ minWithdrawalEth: "0.0000000000000000001" }, { minWithdrawalEth: "-1" }, { withdrawalsEnabled: "true" }]) {
       const r = await b.owner.call("PATCH", "/business/config/spend", bad);
       expect(r.status, JSON.stringify(bad)).toBe(400);
