@@ -4,7 +4,7 @@ import { assetTag } from "../../shared/asset";
 import { listCursor, listLimit } from "../../shared/list-page";
 
 /** REQUESTED: waiting for the run; SENT: in a payout not yet confirmed; PAID: its payout confirmed; FAILED: see failureCode. */
-export const withdrawalStatus = z.enum(["REQUESTED", "SENT", "PAID", "FAILED"]);
+const withdrawalStatus = z.enum(["REQUESTED", "SENT", "PAID", "FAILED"]);
 
 /** POST takes no fields (the amount is everything payable); an empty body or {} is accepted. */
 export const requestWithdrawalInput = z.strictObject({}).optional();
@@ -17,7 +17,7 @@ export const withdrawalRequested = z.object({
 });
 export type WithdrawalRequested = z.infer<typeof withdrawalRequested>;
 
-export const withdrawalItem = z.object({
+const withdrawalItem = z.object({
   withdrawalId: z.string(),
   status: withdrawalStatus,
   /** What was payable when the request was made. */
@@ -34,10 +34,9 @@ export const withdrawalItem = z.object({
   createdAt: z.string(),
   settledAt: z.string().nullable(),
 });
-export type WithdrawalItem = z.infer<typeof withdrawalItem>;
 
 /** What the portal's button shows: whether a request may be made now, for how much, and when it would arrive. */
-export const withdrawalAvailability = z.object({
+const withdrawalAvailability = z.object({
   allowed: z.boolean(),
   /** Why not: WITHDRAWALS_DISABLED, NO_WALLET, WALLET_FAILED, BELOW_MINIMUM, WITHDRAWAL_PENDING or RATE_LIMITED; null when allowed. */
   reason: z.string().nullable(),

@@ -27,7 +27,7 @@ import { withdrawalBlock, withdrawalMinimum, type WithdrawalFacts } from "./with
 import type { WithdrawalRequested, WithdrawalsOutput } from "./withdrawal-schemas";
 
 /** Requests a referrer may make in any 24 hours. */
-export const WITHDRAWALS_PER_DAY = 5;
+const WITHDRAWALS_PER_DAY = 5;
 const DAY_MS = 86_400_000;
 const OPEN = ["REQUESTED", "SENT"] as const;
 
