@@ -1,4 +1,4 @@
-// A referrer asks to be paid in their portal: the Withdraw card shows the amount, the minimum and
+// The owner turns withdrawals on in Configuration, and a referrer asks to be paid in their portal: the Withdraw card shows the amount, the minimum and
 // the expected arrival, the button is disabled with the reason while the program takes no
 // requests, and enabled once it does; the request waits as REQUESTED in the staff's payout queue
 // until a run pays it, and the portal then shows it paid with its transaction. axe at 1440 and 390 px.
@@ -36,7 +36,18 @@ test("the portal's Withdraw button, REQUESTED in the staff's queue, paid by the 
   await expect(card.getByRole("button", { name: /^Withdraw/ })).toBeDisabled();
   await expectPageHealthy(p, "Portal with withdrawals off");
 
-  expect((await page.request.patch("/business/config/spend", { data: { withdrawalsEnabled: true, minWithdrawalEth: "0.015" }, headers })).status()).toBe(200);
+  // The owner turns withdrawals on, with a minimum, on Configuration.
+  await page.getByRole("link", { name: "Configuration" }).last().click();
+  const settings = page.getByRole("form", { name: "Withdrawal settings" });
+  await settings.getByRole("switch", { name: "Referrers may ask to be paid" }).click();
+  await settings.getByLabel("Minimum withdrawal (ETH)").fill("0.015");
+  await settings.getByRole("button", { name: "Save withdrawal settings" }).click();
+  await expect(page.getByText("Withdrawal settings saved")).toBeVisible();
+  await page.reload();
+  await expect(settings.getByRole("switch", { name: "Referrers may ask to be paid" })).toHaveAttribute("aria-checked", "true");
+  await expect(settings.getByLabel("Minimum withdrawal (ETH)")).toHaveValue("0.015");
+  await expectPageHealthy(page, "Configuration with withdrawal settings");
+  await page.getByRole("link", { name: "Balance & funding" }).last().click();
   await p.reload();
   await expect(card.getByTestId("withdraw-minimum")).toContainText("0.015 ETH");
   await expect(card.getByText(/Expected arrival: The payout run starts within 60 seconds/)).toBeVisible();
