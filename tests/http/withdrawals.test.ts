@@ -145,7 +145,7 @@ describe("withdrawals", () => {
     expect(done.data[0]).toMatchObject({ paidEth: "0.01", payoutId: paid[0].payoutId, txHash: paid[0].txHash, txUrl: null });
     expect(await balanceOf(c, ref.wallet)).toBe(parseEther("0.01"));
     const queue = await b.owner.call("GET", "/business/payouts/queue?environment=TEST");
-    expect(queue.body.totals.REQUESTED.count).toBe(0);
+    expect(queue.body.totals.REQUESTED).toBeUndefined();
   });
 
   it("paid end to end: the request starts the run, which pays it on the local chain once; others payable are paid too", async () => {
@@ -221,7 +221,7 @@ describe("withdrawals", () => {
       expect((await portal(strangerToken)).body.data).toEqual([]);
       expect((await portal(strangerToken, "GET", `/portal/api/withdrawals?cursor=${id}`)).status).toBe(400);
       const q = await stranger.owner.call("GET", "/business/payouts/queue?environment=TEST");
-      expect(q.body.totals.REQUESTED.count).toBe(0);
+      expect(q.body.totals.REQUESTED).toBeUndefined();
       const audit = await stranger.owner.call("GET", "/business/audit-log?action=portal.withdrawal.request");
       expect(audit.body.data).toEqual([]);
       // A session of another business cannot be used to read this one's participant.
