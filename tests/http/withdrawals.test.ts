@@ -2,12 +2,13 @@
 // chain: the settings in PATCH /business/config/spend (owner or admin), POST /portal/api/withdrawals
 // (202; 409 WITHDRAWAL_PENDING; 429 with Retry-After; 422 WITHDRAWALS_DISABLED, NO_WALLET,
 // BELOW_MINIMUM, WALLET_FAILED), the list with its transaction, the run a request starts paying it
-// on chain by itself, REQUESTED in the staff's payout queue and the audit log, and ownership: one
-// referrer never sees another's requests, nor one business another's.
+// on chain by itself (in ETH and in the test USDC), REQUESTED in the staff's payout queue and the
+// audit log, and ownership: one referrer never sees another's requests, nor one business another's.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEther, type Address } from "viem";
+import { createWalletClient, erc20Abi, http, parseEther, type Address } from "viem";
+import { devAccount } from "../support/chain";
 import { request, signUp, uniqueEmail, type Owner } from "../support/http";
-import { balanceOf, earn, fund, freshWallet, payoutBusiness, referrerWithWallet, revertingWallet, runPayouts, startChainApp, type ChainApp, type PayoutBusiness } from "./payouts-helpers";
+import { balanceOf, earn, figures, fund, freshWallet, payoutBusiness, referrerWithWallet, revertingWallet, runPayouts, startChainApp, type ChainApp, type PayoutBusiness } from "./payouts-helpers";
 
 describe("withdrawals", () => {
   let c: ChainApp;
@@ -229,5 +230,38 @@ describe("withdrawals", () => {
     } finally {
       c.faults.clear();
     }
+  });
+
+  it("a program in the test USDC: amounts in its decimals, paid in the token by the run the request starts", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0" });
+    const usdc = (await b.owner.call("GET", "/business/config/asset?environment=TEST")).body.suggestedTokens[0];
+    expect((await b.owner.call("PATCH", "/business/config/asset", { environment: "TEST", asset: "ERC20", tokenAddress: usdc.tokenAddress })).status).toBe(200);
+    expect((await b.owner.call("PATCH", "/business/config/general", { environment: "TEST", referralRewardEth: "0.5" })).status).toBe(200);
+    // More decimals than the USDC environment has: refused.
+    const tooFine = await b.owner.call("PATCH", "/business/config/spend", { withdrawalsEnabled: true, minWithdrawalEth: "0.0000001" });
+    expect(tooFine.status).toBe(400);
+    expect(tooFine.body.error.code).toBe("VALIDATION_ERROR");
+    expect((await b.owner.call("PATCH", "/business/config/spend", { withdrawalsEnabled: true, minWithdrawalEth: "0.75" })).status).toBe(200);
+    const d = await b.owner.call("POST", "/business/funding/test-deposit", { amountEth: "10" });
+    expect(d.status, JSON.stringify(d.body)).toBe(200);
+    expect((await b.owner.call("POST", "/business/funding/verify", { txHash: d.body.txHash, environment: "TEST" })).status).toBe(200);
+    // The deposit address's ETH pays the gas.
+    const gas = await createWalletClient({ transport: http(c.rpc) }).sendTransaction({ account: devAccount(9), to: (await figures(b)).depositAddress as Address, value: parseEther("1"), chain: null });
+    await c.client.waitForTransactionReceipt({ hash: gas, pollingInterval: 100 });
+
+    const ref = await referrerWithWallet(b);
+    await earn(b, ref.referralCode);
+    const token = await session(b, ref.participantId);
+    const low = await portal(token, "POST");
+    expect(low.status).toBe(422);
+    expect(low.body.error).toMatchObject({ code: "BELOW_MINIMUM", message: "0.5 USDC is below the minimum withdrawal of 0.75 USDC" });
+    await earn(b, ref.referralCode);
+    const w = await portal(token, "POST");
+    expect(w.status, JSON.stringify(w.body)).toBe(202);
+    expect(w.body).toMatchObject({ status: "REQUESTED", amountEth: "1", asset: { symbol: "USDC", decimals: 6, tokenAddress: usdc.tokenAddress } });
+    const done = await until(token, "PAID");
+    expect(done.data[0]).toMatchObject({ paidEth: "1", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await c.client.readContract({ address: usdc.tokenAddress, abi: erc20Abi, functionName: "balanceOf", args: [ref.wallet] })).toBe(1_000_000n);
+    expect(await balanceOf(c, ref.wallet)).toBe(0n);
   });
 });
