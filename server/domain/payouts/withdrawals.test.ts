@@ -7,6 +7,7 @@ import { db } from "../../db/client";
 import { newId } from "../../shared/ids";
 import type { PortalAuth } from "../../shared/portal-auth";
 import { domainBusiness, participant, trackReferral } from "../../../tests/support/domain";
+import { schedulePayoutJobs } from "./schedule";
 import { answerWithdrawals, listWithdrawals, requestWithdrawal } from "./withdrawals";
 
 const WALLET = "0x1111111111111111111111111111111111111111";
@@ -92,5 +93,14 @@ describe("withdrawals", () => {
     expect(await answerWithdrawals(businessId, "TEST", [])).toBe(1);
     expect(await db.withdrawal.findUniqueOrThrow({ where: { id: w2.withdrawalId } })).toMatchObject({ status: "FAILED", failureCode: "NO_WALLET" });
     expect(await db.auditLog.count({ where: { businessId, action: "payouts.withdrawal.fail" } })).toBe(2);
+  });
+
+  it("the schedule runs an environment with a request waiting, without autoPayoutEnabled", async () => {
+    const { businessId, participantId } = await requester();
+    await schedulePayoutJobs();
+    expect(await db.job.count({ where: { businessId, type: "REWARD_PAYOUT" } })).toBe(0);
+    await db.withdrawal.create({ data: { id: newId(), businessId, environment: "TEST", participantId, amountWei: "1" } });
+    await schedulePayoutJobs();
+    expect(await db.job.count({ where: { businessId, environment: "TEST", type: "REWARD_PAYOUT", status: "QUEUED" } })).toBe(1);
   });
 });
