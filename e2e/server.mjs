@@ -35,6 +35,9 @@ const env = {
   AUTH_RATE_LIMIT: "0",
   // The specs' webhook receivers listen on loopback.
   WEBHOOK_ALLOW_LOOPBACK: "1",
+  // The run a withdrawal request starts waits its longest: the withdrawal spec shows the request
+  // waiting in the staff's queue, then pays it by hand.
+  WITHDRAWAL_RUN_DELAY_MS: "60000",
   PGLITE_DIR: process.env.E2E_PGLITE_DIR || mkdtempSync(path.join(os.tmpdir(), "rts-e2e-pglite-")),
 };
 // A directory made here is removed once the app has exited.

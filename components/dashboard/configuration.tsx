@@ -180,6 +180,42 @@ function SpendForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
 
 const lines = (s: string) => s.split("\n").map((l) => l.trim()).filter(Boolean);
 
+/** Referrers' withdrawal requests in the portal (business-wide): on or off, and their minimum. The owner or an admin. */
+function WithdrawalSettingsForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const s = config.spend;
+  const [enabled, setEnabled] = useState(s.withdrawalsEnabled);
+  const [min, setMin] = useState(s.minWithdrawalEth);
+  const update = trpc.config.updateSpend.useMutation({
+    onSuccess: (c) => {
+      utils.config.get.setData({ environment: c.environment }, c);
+      toast("success", "Withdrawal settings saved");
+    },
+  });
+  const errs = fieldErrors(update.error);
+  const top = formError(update.error, ["withdrawalsEnabled", "minWithdrawalEth"]);
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    update.mutate({ withdrawalsEnabled: enabled, minWithdrawalEth: min.trim() });
+  }
+  return (
+    <form onSubmit={submit} noValidate aria-label="Withdrawal settings" className="space-y-4">
+      {!canEdit && <Notice tone="info">Only the owner or an admin can change withdrawal settings.</Notice>}
+      {top && <Notice tone="danger">{top}</Notice>}
+      <fieldset disabled={!canEdit} className="space-y-4">
+        <Toggle label="Referrers may ask to be paid" description="A Withdraw button in their portal: the next payout run, which the request starts within a minute, pays them. Minimum payout, wallet and gas rules still apply." checked={enabled} onChange={setEnabled} disabled={!canEdit} />
+        <EthAmountField label="Minimum withdrawal" name="minWithdrawalEth" error={errorFor(errs, "minWithdrawalEth")} hint="The smallest amount a referrer may ask for; never below the minimum payout." value={min} onChange={setMin} />
+      </fieldset>
+      {canEdit && (
+        <div className="flex justify-end">
+          <Button type="submit" loading={update.isPending}>Save withdrawal settings</Button>
+        </div>
+      )}
+    </form>
+  );
+}
+
 /** Payout settings of the environment in view: holding period, minimum payout, scheduled payouts, reversal events. */
 function PayoutSettingsForm({ config, canEdit }: { config: Config; canEdit: boolean }) {
   const toast = useToast();
@@ -537,6 +573,7 @@ export function ConfigurationPage() {
           <Card title={`Referral links · ${env === "TEST" ? "Test" : "Live"}`} description="Each participant's link is /r/CODE on this service; clicks are counted and lead here."><LinksForm key={generalKey} config={config.data!} canChangeMoney={canChangeMoney} /></Card>
           <Card title={`Spend limits · ${env === "TEST" ? "Test" : "Live"}`} description="Caps apply to every reward; the pool never goes negative."><SpendForm key={spendKey} config={config.data!} canEdit={isOwner} /></Card>
           <Card title={`Payouts · ${env === "TEST" ? "Test" : "Live"}`} description="Rewards become payable after the holding period; payouts send them on chain."><PayoutSettingsForm key={spendKey} config={config.data!} canEdit={isOwner} /></Card>
+          <Card title="Withdrawals" description="Referrers may ask to be paid now instead of waiting for your schedule (both environments)."><WithdrawalSettingsForm key={spendKey} config={config.data!} canEdit={canChangeMoney} /></Card>
           <Card title={`Pricing · ${env === "TEST" ? "Test" : "Live"}`} description="Sales are priced in dollars or euros while the pool holds ETH: every commission records the price it used.">
             {pricing.isLoading ? <LoadingRows rows={3} label="Loading pricing" /> : pricing.error ? <ErrorState error={pricing.error} onRetry={() => pricing.refetch()} /> : <PricingForm key={pricingKey} pricing={pricing.data!} defaultCurrency={config.data!.general.defaultCurrency} canEdit={canChangeMoney} />}
           </Card>

@@ -46,6 +46,7 @@ type Queue = RouterOutputs["payouts"]["queue"];
 type QueueState = Queue["items"][number]["state"];
 
 const QUEUE_STATES: { state: QueueState; label: string; color: "green" | "amber" | "gray" | "red" | "indigo" }[] = [
+  { state: "REQUESTED", label: "Withdrawal requested", color: "green" },
   { state: "READY", label: "Ready to pay", color: "green" },
   { state: "ON_HOLD", label: "On hold", color: "indigo" },
   { state: "BELOW_MINIMUM", label: "Below the minimum", color: "amber" },
@@ -60,6 +61,8 @@ const stateOf = (s: QueueState) => QUEUE_STATES.find((q) => q.state === s)!;
 /** Why a queue item is where it is, in words (dates in the reader's locale). */
 function queueReason(i: Queue["items"][number], q: Queue, formatEth: (eth: string) => string): string {
   switch (i.state) {
+    case "REQUESTED":
+      return "Asked to be paid in their portal: the run their request started pays them.";
     case "READY":
       return q.autoPayoutEnabled ? "Paid by the next scheduled run." : "Paid when you run payouts.";
     case "ON_HOLD":
@@ -139,11 +142,11 @@ export function PayoutQueueCard() {
     <Card title="Payout queue" description="Participants owed ETH that no payout holds yet, and what the next run does about them.">
       {data && (
         <ul className="mb-4 flex flex-wrap gap-2" aria-label="Payout queue totals" data-testid="queue-totals">
-          {QUEUE_STATES.map(({ state, label, color }) => (
+          {QUEUE_STATES.map(({ state, label, color }) => ({ state, label, color, total: data.totals[state] })).filter((x) => x.total).map(({ state, label, color, total }) => (
             <li key={state} className="min-w-0">
               <span className="inline-block rounded-md bg-slate-50 px-2 py-1 text-xs break-all text-slate-700 ring-1 ring-slate-200 ring-inset">
                 <span className={cx("mr-1 inline-block size-2 rounded-full", DOT[color])} aria-hidden="true" />
-                {label}: {data.totals[state].count} · <Eth value={data.totals[state].eth} />
+                {label}: {total!.count} · <Eth value={total!.eth} />
               </span>
             </li>
           ))}

@@ -9,6 +9,7 @@ import { CopyButton } from "../copy-button";
 import { formatDate, formatDateTime } from "../format";
 import { EarningsChart } from "./earnings-chart";
 import { WalletCard } from "./wallet-card";
+import { WithdrawCard } from "./withdraw-card";
 import { Badge, Button, Card, Notice, Table, Td, Th } from "../ui";
 import { countText } from "@/server/shared/display-money";
 import { Eth, PriceProvider } from "../money";
@@ -179,6 +180,7 @@ export function PortalView({ data, preview = false }: { data: PortalPageData; pr
           </div>
         </Card>
         <ProofLine proof={me.proof} />
+        <WithdrawCard withdrawals={data.withdrawals} readOnly={data.readOnly} />
         {!customer && wallet}
         {!data.readOnly && <EmailPreferences />}
         {customer && <ShareCard me={me} />}

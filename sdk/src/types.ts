@@ -269,11 +269,11 @@ export interface components {
                 details?: unknown;
             };
         };
-        /** @description The contract's error body; code is one of CONFLICT, IDEMPOTENCY_CONFLICT, WALLET_IN_USE */
+        /** @description The contract's error body; code is one of CONFLICT, IDEMPOTENCY_CONFLICT, WALLET_IN_USE, WITHDRAWAL_PENDING */
         Error409: {
             error: {
                 /** @enum {string} */
-                code: "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE";
+                code: "CONFLICT" | "IDEMPOTENCY_CONFLICT" | "WALLET_IN_USE" | "WITHDRAWAL_PENDING";
                 message: string;
                 details?: unknown;
             };
@@ -296,11 +296,11 @@ export interface components {
                 details?: unknown;
             };
         };
-        /** @description The contract's error body; code is one of UNPROCESSABLE, SELF_REFERRAL, UNKNOWN_REFERRAL_CODE, INSUFFICIENT_POOL, INVALID_TRANSITION, TIER_OVERLAP, FUNDING_REJECTED, ASSET_LOCKED, DAILY_CAP_REACHED */
+        /** @description The contract's error body; code is one of UNPROCESSABLE, SELF_REFERRAL, UNKNOWN_REFERRAL_CODE, INSUFFICIENT_POOL, INVALID_TRANSITION, TIER_OVERLAP, FUNDING_REJECTED, ASSET_LOCKED, DAILY_CAP_REACHED, WITHDRAWALS_DISABLED, NO_WALLET, WALLET_FAILED, BELOW_MINIMUM */
         Error422: {
             error: {
                 /** @enum {string} */
-                code: "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "ASSET_LOCKED" | "DAILY_CAP_REACHED";
+                code: "UNPROCESSABLE" | "SELF_REFERRAL" | "UNKNOWN_REFERRAL_CODE" | "INSUFFICIENT_POOL" | "INVALID_TRANSITION" | "TIER_OVERLAP" | "FUNDING_REJECTED" | "ASSET_LOCKED" | "DAILY_CAP_REACHED" | "WITHDRAWALS_DISABLED" | "NO_WALLET" | "WALLET_FAILED" | "BELOW_MINIMUM";
                 message: string;
                 details?: unknown;
             };
@@ -407,7 +407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE / WITHDRAWAL_PENDING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -416,7 +416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED / WITHDRAWALS_DISABLED / NO_WALLET / WALLET_FAILED / BELOW_MINIMUM */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -528,7 +528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE / WITHDRAWAL_PENDING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -555,7 +555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED / WITHDRAWALS_DISABLED / NO_WALLET / WALLET_FAILED / BELOW_MINIMUM */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -659,7 +659,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE / WITHDRAWAL_PENDING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -668,7 +668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED / WITHDRAWALS_DISABLED / NO_WALLET / WALLET_FAILED / BELOW_MINIMUM */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -776,7 +776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE / WITHDRAWAL_PENDING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -785,7 +785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED / WITHDRAWALS_DISABLED / NO_WALLET / WALLET_FAILED / BELOW_MINIMUM */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1120,7 +1120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED / WITHDRAWALS_DISABLED / NO_WALLET / WALLET_FAILED / BELOW_MINIMUM */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1415,7 +1415,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE / WITHDRAWAL_PENDING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1424,7 +1424,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED / WITHDRAWALS_DISABLED / NO_WALLET / WALLET_FAILED / BELOW_MINIMUM */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1561,7 +1561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED / WITHDRAWALS_DISABLED / NO_WALLET / WALLET_FAILED / BELOW_MINIMUM */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1670,7 +1670,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE / WITHDRAWAL_PENDING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1697,7 +1697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED / WITHDRAWALS_DISABLED / NO_WALLET / WALLET_FAILED / BELOW_MINIMUM */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1797,7 +1797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE / WITHDRAWAL_PENDING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1806,7 +1806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED / WITHDRAWALS_DISABLED / NO_WALLET / WALLET_FAILED / BELOW_MINIMUM */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2066,7 +2066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE */
+            /** @description CONFLICT / IDEMPOTENCY_CONFLICT / WALLET_IN_USE / WITHDRAWAL_PENDING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2075,7 +2075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
-            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED */
+            /** @description UNPROCESSABLE / SELF_REFERRAL / UNKNOWN_REFERRAL_CODE / INSUFFICIENT_POOL / INVALID_TRANSITION / TIER_OVERLAP / FUNDING_REJECTED / ASSET_LOCKED / DAILY_CAP_REACHED / WITHDRAWALS_DISABLED / NO_WALLET / WALLET_FAILED / BELOW_MINIMUM */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -4,6 +4,7 @@ import { cookies, headers } from "next/headers";
 import { displayPrice } from "../domain/commissions/pricing";
 import { portalMe, portalPayouts, portalReferrals, portalRewards } from "../domain/portal/read";
 import { portalListInput } from "../domain/portal/schemas";
+import { listWithdrawals } from "../domain/payouts/withdrawals";
 import { authenticatePortalToken, staffPreviewAuth } from "../domain/portal/sessions";
 import type { PortalAuth } from "../shared/portal-auth";
 import { resolveSession } from "../auth/session";
@@ -12,14 +13,15 @@ import { PORTAL_COOKIE } from "./auth";
 
 async function portalPageData(auth: PortalAuth) {
   const first = portalListInput.parse({ limit: 50 });
-  const [me, referrals, rewards, payouts, price] = await Promise.all([
+  const [me, referrals, rewards, payouts, price, withdrawals] = await Promise.all([
     portalMe(auth),
     portalReferrals(auth, first),
     portalRewards(auth, first),
     portalPayouts(auth, first),
     displayPrice(auth.businessId, auth.environment),
+    listWithdrawals(auth, { limit: 10 }),
   ]);
-  return { me, referrals, rewards, payouts, price, readOnly: auth.readOnly };
+  return { me, referrals, rewards, payouts, price, withdrawals, readOnly: auth.readOnly };
 }
 export type PortalPageData = Awaited<ReturnType<typeof portalPageData>>;
 

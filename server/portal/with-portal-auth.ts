@@ -29,8 +29,14 @@ async function corsFor(req: Request, auth: PortalAuth | null): Promise<Record<st
   return allowed ? { "Access-Control-Allow-Origin": origin, Vary: "Origin" } : { Vary: "Origin" };
 }
 
-/** Route functions for one portal path; OPTIONS answers the preflight (the response itself is gated by origin). */
-export function withPortalAuth(handlers: Partial<Record<Method, PortalHandler>>): Record<Method | "OPTIONS", (req: Request) => Promise<Response>> {
+/** A request that sent no body at all (no Content-Type, nothing to read). */
+const bodiless = (req: Request) => !req.headers.get("content-type") && !Number(req.headers.get("content-length") ?? 0) && !req.headers.get("transfer-encoding");
+
+/**
+ * Route functions for one portal path; OPTIONS answers the preflight (the response itself is gated
+ * by origin). `optionalBody`: a POST that takes no fields may come without a body.
+ */
+export function withPortalAuth(handlers: Partial<Record<Method, PortalHandler>>, opts: { optionalBody?: boolean } = {}): Record<Method | "OPTIONS", (req: Request) => Promise<Response>> {
   const allowed = Object.keys(handlers);
   const handle = async (req: Request): Promise<Response> => {
     let auth: PortalAuth | null = null;
@@ -57,7 +63,7 @@ export function withPortalAuth(handlers: Partial<Record<Method, PortalHandler>>)
       if (!decision.allowed) throw new AppError("RATE_LIMITED", "Too many requests for this portal session; retry after the delay in Retry-After");
       const url = new URL(req.url);
       assertCleanUrl(url);
-      const body = req.method === "GET" ? undefined : await readJson(req);
+      const body = req.method === "GET" || (opts.optionalBody && bodiless(req)) ? undefined : await readJson(req);
       const result = await handler({ req, url, auth, body });
       return Response.json(result.body, { status: result.status ?? 200, headers: { ...(await corsFor(req, auth)), ...rate, "Cache-Control": "no-store" } });
     } catch (e) {

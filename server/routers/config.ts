@@ -1,11 +1,11 @@
-import { changesPay, configOutput, getConfigInput, updateGeneralInput, updateSpendInput } from "../domain/config/schemas";
+import { assertCanChangeSpend, changesPay, configOutput, getConfigInput, updateGeneralInput, updateSpendInput } from "../domain/config/schemas";
 import { assertCanChangeMoney } from "../domain/members/service";
 import { getConfig, updateGeneralConfig, updateSpendConfig } from "../domain/config/service";
 import { getPricingInput, pricingOutput, updatePricingInput } from "../domain/commissions/schemas";
 import { getPricing, updatePricing } from "../domain/commissions/pricing";
 import { assetOutput, getAssetInput, updateAssetInput } from "../domain/config/asset-schemas";
 import { getAsset, updateAsset } from "../domain/config/asset";
-import { adminProcedure, businessProcedure, ownerProcedure, router } from "../trpc/init";
+import { adminProcedure, businessProcedure, router } from "../trpc/init";
 
 export const configRouter = router({
   get: businessProcedure
@@ -21,11 +21,14 @@ export const configRouter = router({
       if (changesPay(input)) assertCanChangeMoney(ctx.membership.role);
       return updateGeneralConfig(ctx.businessId, input);
     }),
-  updateSpend: ownerProcedure
-    .meta({ openapi: { method: "PATCH", path: "/business/config/spend", tags: ["config"], summary: "Update spend configuration (owner)", protect: true } })
+  updateSpend: businessProcedure
+    .meta({ openapi: { method: "PATCH", path: "/business/config/spend", tags: ["config"], summary: "Update spend configuration (owner; withdrawalsEnabled and minWithdrawalEth alone: owner or admin)", protect: true } })
     .input(updateSpendInput)
     .output(configOutput)
-    .mutation(({ ctx, input }) => updateSpendConfig(ctx.businessId, input)),
+    .mutation(({ ctx, input }) => {
+      assertCanChangeSpend(ctx.membership.role, input);
+      return updateSpendConfig(ctx.businessId, input);
+    }),
   pricing: businessProcedure
     .meta({ openapi: { method: "GET", path: "/business/config/pricing", tags: ["config"], summary: "How an environment prices 1 ETH for commissions, and the prices in force (?environment=TEST|LIVE, default LIVE)", protect: true } })
     .input(getPricingInput)

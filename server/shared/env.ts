@@ -234,6 +234,10 @@ export const env = {
   get payoutIntervalMs() {
     return int(process.env.PAYOUT_INTERVAL_MS, 60_000);
   },
+  /** How long the payout run a referrer's withdrawal request starts waits, so that requests close together share a run (at most a minute). */
+  get withdrawalRunDelayMs() {
+    return Math.min(60_000, Math.max(0, int(process.env.WITHDRAWAL_RUN_DELAY_MS, 5_000)));
+  },
   /** A payout transaction unmined this long after sending, with a max fee under the base fee, is replaced. */
   get payoutStuckAfterMs() {
     return int(process.env.PAYOUT_STUCK_AFTER_MS, 15_000);

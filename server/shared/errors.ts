@@ -48,6 +48,12 @@ export const ERROR_CODES = {
   CHAIN_UNAVAILABLE: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   // A manual reward that the daily cap per participant leaves at zero (recorded as REFUSED).
   DAILY_CAP_REACHED: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  // A referrer's withdrawal (POST /portal/api/withdrawals): one open at a time, and why one is refused.
+  WITHDRAWAL_PENDING: { status: 409, trpc: "CONFLICT" },
+  WITHDRAWALS_DISABLED: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  NO_WALLET: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  WALLET_FAILED: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  BELOW_MINIMUM: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
 } as const satisfies Record<string, { status: number; trpc: TRPC_ERROR_CODE_KEY }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

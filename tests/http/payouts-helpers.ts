@@ -4,7 +4,7 @@ import type { ChildProcess } from "node:child_process";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
-import { createPublicClient, createWalletClient, http, parseEther, type Address, type Hash } from "viem";
+import { createPublicClient, createWalletClient, http, parseEther, type Address, type Hash, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { freePort, startApp, type RunningApp } from "../support/app";
 import { devAccount } from "../support/chain";
@@ -152,4 +152,15 @@ export async function figures(b: PayoutBusiness) {
   const r = await b.owner.call("GET", "/business/balance?environment=TEST");
   expect(r.status).toBe(200);
   return r.body as Record<string, any>;
+}
+
+/** A contract wallet whose every call reverts: a transfer to it fails (WALLET_REFUSED). */
+export async function revertingWallet(c: ChainApp): Promise<Address> {
+  // Init code that returns the two-instruction runtime 0x60006000fd (REVERT(0, 0)).
+  const init = "0x6460006000fd6000526005601bf3" as Hex;
+  const hash = await createWalletClient({ transport: http(c.rpc) }).sendTransaction({ account: devAccount(6), data: init, gas: 300_000n, chain: null });
+  const receipt = await c.client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+  if (!receipt.contractAddress) throw new Error("deployment failed");
+  expect(await c.client.getCode({ address: receipt.contractAddress })).toBe("0x60006000fd");
+  return receipt.contractAddress;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AppError } from "../../shared/errors";
 import { currencyCode, ethAmount } from "../../shared/money";
 import { strictBoolean, strictNumber } from "../../shared/strict-types";
 import { environment } from "../../shared/environment";
@@ -46,6 +47,10 @@ const spendConfigOutput = z.object({
   reversalEvents: z.array(z.string()),
   /** Payouts go only to wallets the participant proved by signature in the portal. */
   requireVerifiedWallet: z.boolean(),
+  /** Referrers may ask to be paid now in the portal (POST /portal/api/withdrawals). */
+  withdrawalsEnabled: z.boolean(),
+  /** The smallest withdrawal a referrer may request (minPayoutEth until set); a run still holds it to minPayoutEth. */
+  minWithdrawalEth: z.string(),
 });
 
 export const configOutput = z.object({
@@ -124,5 +129,16 @@ export const updateSpendInput = z.strictObject({
   autoPayoutEnabled: strictBoolean.optional(),
   reversalEvents: z.array(eventName).max(100).optional(),
   requireVerifiedWallet: strictBoolean.optional(),
+  withdrawalsEnabled: strictBoolean.optional(),
+  /** null: back to minPayoutEth. */
+  minWithdrawalEth: ethAmount.nullable().optional(),
 });
 export type UpdateSpendInput = z.infer<typeof updateSpendInput>;
+
+/** The spend fields an admin may change too (the referrers' withdrawals); every other one is the owner's. */
+const ADMIN_SPEND_FIELDS = new Set(["environment", "withdrawalsEnabled", "minWithdrawalEth"]);
+export function assertCanChangeSpend(role: string, input: UpdateSpendInput): void {
+  if (role === "OWNER") return;
+  const adminOnly = Object.entries(input).every(([k, v]) => v === undefined || ADMIN_SPEND_FIELDS.has(k));
+  if (role !== "ADMIN" || !adminOnly) throw new AppError("NOT_OWNER", "Only the owner of the business can do this (an admin may change withdrawalsEnabled and minWithdrawalEth)");
+}

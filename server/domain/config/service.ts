@@ -66,6 +66,8 @@ function configOutput(b: { name: string; website: string | null }, c: EffectiveC
       autoPayoutEnabled: c.autoPayoutEnabled,
       reversalEvents: c.reversalEvents,
       requireVerifiedWallet: c.requireVerifiedWallet,
+      withdrawalsEnabled: c.withdrawalsEnabled,
+      minWithdrawalEth: weiToEth(c.minWithdrawalWei ?? c.minPayoutWei),
     },
   };
 }
@@ -165,13 +167,15 @@ export async function updateGeneralConfig(businessId: string, input: UpdateGener
   return getConfig(businessId, input.environment);
 }
 
-/** minPayoutEth applies in both environments' assets: at most the fewer decimals of the two (stored at 18). */
-async function minPayoutOfInput(tx: Tx, businessId: string, amount: string): Promise<string> {
+/** minPayoutEth and minWithdrawalEth apply in both environments' assets: at most the fewer decimals of the two (stored at 18). */
+async function minPayoutOfInput(tx: Tx, businessId: string, amount: string, field = "minPayoutEth"): Promise<string> {
   const assets = await readAssets(tx, businessId);
   const fewer = assets.TEST.decimals <= assets.LIVE.decimals ? assets.TEST : assets.LIVE;
-  unitsOfInput(amount, fewer, "minPayoutEth");
-  return weiToDb(unitsOfInput(amount, ETH_ASSET, "minPayoutEth"));
+  unitsOfInput(amount, fewer, field);
+  return weiToDb(unitsOfInput(amount, ETH_ASSET, field));
 }
+
+const PAYOUT_FIELDS = ["payoutHoldDays", "minPayoutEth", "autoPayoutEnabled", "reversalEvents", "requireVerifiedWallet", "withdrawalsEnabled", "minWithdrawalEth"] as const;
 
 export async function updateSpendConfig(businessId: string, input: UpdateSpendInput): Promise<ConfigOutput> {
   await db.$transaction(async (tx) => {
@@ -185,7 +189,7 @@ export async function updateSpendConfig(businessId: string, input: UpdateSpendIn
       autoRefillAmountWei: input.autoRefillAmountEth,
     });
     // Payout settings are shared by TEST and LIVE (one payout policy per business).
-    if (input.payoutHoldDays !== undefined || input.minPayoutEth !== undefined || input.autoPayoutEnabled !== undefined || input.reversalEvents !== undefined || input.requireVerifiedWallet !== undefined) {
+    if (PAYOUT_FIELDS.some((f) => input[f] !== undefined)) {
       await tx.businessConfig.update({
         where: { businessId },
         data: {
@@ -193,6 +197,8 @@ export async function updateSpendConfig(businessId: string, input: UpdateSpendIn
           minPayoutWei: input.minPayoutEth === undefined ? undefined : await minPayoutOfInput(tx, businessId, input.minPayoutEth),
           autoPayoutEnabled: input.autoPayoutEnabled,
           requireVerifiedWallet: input.requireVerifiedWallet,
+          withdrawalsEnabled: input.withdrawalsEnabled,
+          minWithdrawalWei: input.minWithdrawalEth === undefined ? undefined : input.minWithdrawalEth === null ? null : await minPayoutOfInput(tx, businessId, input.minWithdrawalEth, "minWithdrawalEth"),
           reversalEvents: input.reversalEvents === undefined ? undefined : [...new Set(input.reversalEvents)],
         },
       });

@@ -1,5 +1,6 @@
 // GET /business/payouts/queue: every participant owed ETH that no payout holds yet, in one of
-// five states (ready, on hold until a date, below the minimum, no wallet, wallet failed), with
+// six states (requested by the participant, ready, on hold until a date, below the minimum, no
+// wallet, wallet failed), with
 // the reason in words. The dashboard's Balance page shows it, and says why a run paid nothing.
 // A participant owed only rewards as the referred person of their referrals (customer bonuses,
 // commissions to the referred) is a customer: those without a wallet are counted as a group.
@@ -15,9 +16,10 @@ import { toParticipantRef } from "../participants/schemas";
 import { belowMinimumMessage, participantDebtWei } from "./create";
 import type { PayoutQueueOutput, QueueState } from "./schemas";
 import { payableNowSql } from "../rewards/state";
+import { openWithdrawals } from "./withdrawals";
 
 const ITEMS = 100;
-const ORDER: QueueState[] = ["READY", "BELOW_MINIMUM", "ON_HOLD", "WALLET_FAILED", "NO_WALLET"];
+const ORDER: QueueState[] = ["REQUESTED", "READY", "BELOW_MINIMUM", "ON_HOLD", "WALLET_FAILED", "NO_WALLET"];
 
 export async function payoutQueue(businessId: string, environment: Environment, now = new Date()): Promise<PayoutQueueOutput> {
   const b = await db.business.findUnique({ where: { id: businessId }, select: { depositIndex: true } });
@@ -44,6 +46,7 @@ export async function payoutQueue(businessId: string, environment: Environment, 
   const people = new Map(
     (await db.participant.findMany({ where: { id: { in: rows.map((r) => r.participantId) }, businessId } })).map((p) => [p.id, p]),
   );
+  const requested = await openWithdrawals(businessId, environment, [...people.keys()]);
   const items = [];
   for (const r of rows) {
     const p = people.get(r.participantId);
@@ -75,6 +78,9 @@ export async function payoutQueue(businessId: string, environment: Environment, 
     } else if (amountWei > 0n && amountWei < minWei) {
       state = "BELOW_MINIMUM";
       reason = belowMinimumMessage(amountWei, minWei, asset);
+    } else if (requested.has(p.id)) {
+      state = "REQUESTED";
+      reason = `Withdrawal requested in the portal at ${requested.get(p.id)!.toISOString()}: paid by the run it started`;
     } else {
       state = "READY";
       reason = cfg.autoPayoutEnabled ? "Paid by the next scheduled run" : "Paid when payouts run";
@@ -97,6 +103,8 @@ export async function payoutQueue(businessId: string, environment: Environment, 
     const of = items.filter((i) => i.state === s);
     totals[s] = { count: of.length, eth: amount(of.reduce((a, i) => a + i.owedWei, 0n)) };
   }
+  // Listed only while someone asked to be paid: the five states stay the queue's usual shape.
+  if (!totals.REQUESTED?.count) delete totals.REQUESTED;
   const walletless = items.filter((i) => i.state === "NO_WALLET" && i.customer && !i.walletAddress);
   const customersWithoutWallet = { count: walletless.length, eth: amount(walletless.reduce((a, i) => a + i.owedWei, 0n)) };
   items.sort((a, b) => ORDER.indexOf(a.state) - ORDER.indexOf(b.state) || (b.owedWei > a.owedWei ? 1 : b.owedWei < a.owedWei ? -1 : 0) || a.participant.participantId.localeCompare(b.participant.participantId));

@@ -30,6 +30,7 @@ import { broadcastPayout, checkPayout, settlePayouts } from "./settle";
 import { chainGenesisOf, quoteFees, receiptOf, senderFor, type Sender } from "./sender";
 import { queueProofAfterPayouts } from "../jobs/proof-schedule";
 import { holdOverWhere } from "../rewards/state";
+import { answerWithdrawals } from "./withdrawals";
 
 const MAX_PAYOUTS_PER_RUN = 500;
 
@@ -98,6 +99,8 @@ export async function runPayouts(businessId: string, environment: Environment): 
     await waitMined(s, sent.map((p) => p.txHash as Hash), 5_000);
     for (const p of sent) await checkPayout(s, p.id);
   }
+  // Requests this run could not pay get their answer; those it did not reach wait for the next.
+  await answerWithdrawals(businessId, environment, skipped, started);
   const rows = await db.payout.findMany({ where: { id: { in: created } }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   // Money moved: publish what is still owed (a LIABILITY_PROOF job, docs/trust.md). A payout
   // merely still SENT moved nothing (the schedule runs every interval while one waits for its

@@ -1,6 +1,6 @@
 // Scheduled payouts: every PAYOUT_INTERVAL_MS the process enqueues a REWARD_PAYOUT job for each
-// business and environment that has autoPayoutEnabled and payable (or ended-hold) rewards, and
-// for every one with payouts still PENDING or SENT (so that confirmations, reorgs and stuck fees
+// business and environment that has autoPayoutEnabled and payable (or ended-hold) rewards, or a
+// referrer's withdrawal request waiting, and for every one with payouts still PENDING or SENT (so that confirmations, reorgs and stuck fees
 // are followed even when payouts are run by hand). One queued job at a time per business and
 // environment; the runs themselves are safe to overlap. After a run found too little ETH, the
 // schedule waits (shortOfEth) instead of recording the same refusal every interval.
@@ -10,6 +10,7 @@ import { ENVIRONMENTS, type Environment } from "../../shared/environment";
 import { dispatchJobs, insertJob, type QueuedJob } from "../jobs/queue";
 import { isShortage } from "./create";
 import { payableNowWhere } from "../rewards/state";
+import { withdrawalsWaiting } from "./withdrawals";
 
 /** How long the schedule leaves a business alone after a run found too little ETH, unless the pool is funded meanwhile. */
 export const SHORTAGE_BACKOFF_MS = 60 * 60_000;
@@ -32,6 +33,8 @@ export async function schedulePayoutJobs(now = new Date()): Promise<QueuedJob[]>
   const add = (businessId: string, environment: Environment) => due.set(`${businessId}:${environment}`, { businessId, environment });
   const open = await db.payout.findMany({ where: { status: { in: ["PENDING", "SENT"] } }, distinct: ["businessId", "environment"], select: { businessId: true, environment: true } });
   for (const o of open) add(o.businessId, o.environment);
+  // A referrer's withdrawal request is paid by the next run whatever the business's schedule.
+  for (const w of await withdrawalsWaiting()) add(w.businessId, w.environment);
   const openKeys = new Set(due.keys());
   const auto = await db.businessConfig.findMany({ where: { autoPayoutEnabled: true }, select: { businessId: true } });
   if (auto.length) {

@@ -62,7 +62,7 @@ export type ListPayoutsInput = z.infer<typeof listPayoutsInput>;
 /** A payout as GET /business/payouts lists it: with the participant it pays, to name them. */
 export const listPayoutsOutput = pageOutput(payoutOutput.extend({ participant: participantRef }));
 
-const queueState = z.enum(["READY", "ON_HOLD", "BELOW_MINIMUM", "NO_WALLET", "WALLET_FAILED"]);
+const queueState = z.enum(["REQUESTED", "READY", "ON_HOLD", "BELOW_MINIMUM", "NO_WALLET", "WALLET_FAILED"]);
 export type QueueState = z.infer<typeof queueState>;
 
 /** GET /business/payouts/queue: who is owed ETH not yet in a payout, and what the next run does about it. */
@@ -71,7 +71,8 @@ const queueItem = z.object({
   participant: participantRef,
   walletAddress: z.string().nullable(),
   /**
-   * READY: the next run pays it. ON_HOLD: nothing payable before nextPayableAt. BELOW_MINIMUM:
+   * REQUESTED: the participant asked to be paid (a withdrawal in the portal) and the next run,
+   * which their request started, pays it. READY: the next run pays it. ON_HOLD: nothing payable before nextPayableAt. BELOW_MINIMUM:
    * payable, under minPayoutEth. NO_WALLET: no payout wallet. WALLET_FAILED: the wallet refused a
    * payout (or cannot be one); skipped until it changes.
    */
@@ -97,11 +98,11 @@ export const payoutQueueOutput = z.object({
   minPayoutEth: z.string(),
   payoutHoldDays: z.number().int(),
   autoPayoutEnabled: z.boolean(),
-  /** Per state: participants and ETH (payable plus on hold). */
-  totals: z.object({ READY: queueTotal, ON_HOLD: queueTotal, BELOW_MINIMUM: queueTotal, NO_WALLET: queueTotal, WALLET_FAILED: queueTotal }),
+  /** Per state: participants and ETH (payable plus on hold); REQUESTED only while someone has an open withdrawal request. */
+  totals: z.object({ REQUESTED: queueTotal.optional(), READY: queueTotal, ON_HOLD: queueTotal, BELOW_MINIMUM: queueTotal, NO_WALLET: queueTotal, WALLET_FAILED: queueTotal }),
   /** Owed to customers without a wallet: the NO_WALLET items that are customers with no wallet set (counted in NO_WALLET too). */
   customersWithoutWallet: queueTotal,
-  /** At most 100: ready first, then below the minimum, on hold, wallet failed, no wallet; larger amounts first. */
+  /** At most 100: requested first, then ready, then below the minimum, on hold, wallet failed, no wallet; larger amounts first. */
   items: z.array(queueItem),
   /** True when more participants are owed than items lists (totals count them all). */
   truncated: z.boolean(),

@@ -6,6 +6,7 @@
 import { db, rawRows } from "../../db/client";
 import { AppError, notFound } from "../../shared/errors";
 import { env } from "../../shared/env";
+import { txUrlFor } from "../../shared/explorer";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { parseDecimal, decimalOfUnits, decimalText, toBigInt, WEI_PER_ETH } from "../../shared/money";
 import { assetTagOf } from "../../shared/asset";
@@ -28,12 +29,6 @@ const PAYOUT_STATUS_WORDS = { ON_HOLD: "On hold", PAYABLE: "Payable", IN_PAYOUT:
 const PAYOUT_WORDS = { PENDING: "Being prepared", SENT: "Sent", CONFIRMED: "Paid out", FAILED: "Failed" } as const;
 
 const own = (a: PortalAuth) => ({ businessId: a.businessId, environment: a.environment });
-
-/** A transaction's page on the environment's block explorer, when one is configured. */
-const txUrlFor = (environment: "TEST" | "LIVE", txHash: string | null) => {
-  const base = env.explorerUrl(environment);
-  return base && txHash ? `${base}/tx/${txHash}` : null;
-};
 
 interface MeRow {
   id: string;

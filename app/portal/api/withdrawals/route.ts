@@ -1,0 +1,3 @@
+import { withdrawals } from "@/server/portal/routes";
+
+export const { GET, POST, OPTIONS } = withdrawals;
