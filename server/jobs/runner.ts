@@ -22,6 +22,7 @@ import { env } from "../shared/env";
 import { claimDueJobs, type ClaimTurns } from "./claim";
 import { executeClaimedJob } from "./execute";
 import { executeClaimedJobs } from "./lanes";
+import { holdLeases } from "./lease";
 import { deliverClaimed, deliveryWeight, webhookAttemptsRecorded } from "./webhook-pool";
 import { deliveryGroupSize } from "../domain/webhooks/deliver";
 import { SLOW_ENDPOINT_MS } from "../domain/webhooks/destination";
@@ -153,9 +154,11 @@ function eventLoop(isStopped: () => boolean, afterClaim: () => void, backlog: Ba
           // With work arriving, the tables it grows keep their planner statistics
           // (db/table-stats.ts), checked beside the claims, not in their way.
           if (env.tableStatsCheckMs > 0) stats = stats.then(() => keepTableStats(env.tableStatsCheckMs));
+          const release = holdLeases(jobs);
           const p: Promise<unknown> = executeClaimedJobs(jobs)
             .catch((e) => console.error("[jobs] a runner step crashed:", e))
             .finally(() => {
+              release();
               inFlight.delete(p);
               for (const b of businesses) {
                 const n = (backlog.deciding.get(b) ?? 1) - 1;
