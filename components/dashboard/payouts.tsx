@@ -13,7 +13,7 @@ import { trpc, type RouterOutputs } from "../trpc";
 import { ExportLink } from "./export-link";
 import { PersonLink } from "./people";
 import { Badge, Button, Card, cx, DataList, EmptyState, Notice, Stat, Table, Td, Th } from "../ui";
-import { Eth, useEthWords } from "../money";
+import { Eth, useAsset, useEthWords } from "../money";
 import { countText } from "@/server/shared/display-money";
 
 const STATUS_COLOR = { PENDING: "gray", SENT: "indigo", CONFIRMED: "green", FAILED: "red" } as const;
@@ -131,12 +131,13 @@ function QueueTable({ label, rows, q, testId }: { label: string; rows: QueueItem
 export function PayoutQueueCard() {
   const { env } = useEnvironment();
   const q = trpc.payouts.queue.useQuery({ environment: env });
+  const { symbol } = useAsset();
   const data = q.data;
   const items = data?.items ?? [];
   const customers = items.filter(walletlessCustomer);
   const others = items.filter((i) => !walletlessCustomer(i));
   return (
-    <Card title="Payout queue" description="Participants owed ETH that no payout holds yet, and what the next run does about them.">
+    <Card title="Payout queue" description={`Participants owed ${symbol} that no payout holds yet, and what the next run does about them.`}>
       {data && (
         <ul className="mb-4 flex flex-wrap gap-2" aria-label="Payout queue totals" data-testid="queue-totals">
           {QUEUE_STATES.map(({ state, label, color }) => (

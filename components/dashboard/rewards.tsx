@@ -105,7 +105,7 @@ function ReverseDialog({ reward, onClose }: { reward: Reward; onClose: () => voi
       >
         <p>
           {personOf(reward.participant)} earned <strong><Eth value={reward.amountEth} /></strong> ({REWARD_STATE[reward.state].word.toLowerCase()}).{" "}
-          {paidOut ? "It was already paid out: it becomes a clawback, offset from their next payouts." : "It was not paid out yet: its ETH goes back to the pool."}
+          {paidOut ? "It was already paid out: it becomes a clawback, offset from their next payouts." : "It was not paid out yet: its amount goes back to the pool."}
         </p>
         <Field label="Reason" error={errorFor(errs, "reason")} hint="Shown in the reversals list and sent in the reward.reversed webhook.">
           {(p) => <Textarea {...p} name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} rows={2} placeholder="Refunded order" />}
