@@ -31,6 +31,17 @@ export function unitsOfInput(amount: string, asset: Asset, field: string): bigin
 export { amountOf } from "../../shared/asset";
 
 /**
+ * A business-wide amount typed by a person (minPayoutEth, tier amounts: one number for both
+ * environments) → its stored base units at ETH's 18 decimals; 400 VALIDATION_ERROR (naming
+ * `field`) when it has more decimals than the fewer of the two environments' assets.
+ */
+export async function sharedUnitsOfInput(client: Tx | Db, businessId: string, amount: string, field: string): Promise<bigint> {
+  const assets = await readAssets(client, businessId);
+  unitsOfInput(amount, assets.TEST.decimals <= assets.LIVE.decimals ? assets.TEST : assets.LIVE, field);
+  return unitsOfInput(amount, ETH_ASSET, field);
+}
+
+/**
  * A business-wide amount (minPayoutWei, tier amounts: one number for both environments, stored at
  * ETH's 18 decimals) in base units of an environment's asset, rounded down.
  */
