@@ -171,7 +171,7 @@ export function BalancePage() {
                 </div>
               )}
               {b?.asset.tokenAddress && (
-                <p className="mt-3 text-xs text-slate-600" data-testid="gas-balance">
+                <p className="mt-3 text-xs text-slate-600" data-testid="gas-balance" data-gas="true">
                   Gas for payouts: <strong>{b.gasBalanceEth === null ? "—" : `${b.gasBalanceEth} ETH`}</strong> at this address (outside the pool). Send a little ETH here too: a payout run without enough gas pays nobody and says so.
                 </p>
               )}

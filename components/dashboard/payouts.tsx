@@ -5,7 +5,7 @@
 // (which also retries payouts that failed for lack of ETH: their rewards stayed payable).
 import { useEnvironment } from "../environment";
 import { contractError } from "../errors";
-import { formatDateTime } from "../format";
+import { formatDateTime, formatEth } from "../format";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { combinePages, useCursors } from "../paging";
@@ -29,7 +29,12 @@ export function SolvencyFigures() {
         <Stat label="Available" loading={q.isLoading} value={<Eth value={b?.availableEth} />} hint="For new rewards" />
         <Stat label="Owed" loading={q.isLoading} value={<Eth value={b?.owedEth} />} hint="Earned, not paid out" />
         <Stat label="Paid out" loading={q.isLoading} value={<Eth value={b?.paidOutEth} />} hint="Confirmed payouts" />
-        <Stat label="Gas" loading={q.isLoading} value={<Eth value={b?.gasSpentEth} />} hint="Paid from the pool" />
+        {b?.asset.tokenAddress ? (
+          // A token program pays gas in ETH from the deposit address, outside its pool: its ETH there.
+          <Stat label="Gas" loading={q.isLoading} value={<span data-gas="true">{formatEth(b.gasBalanceEth)}</span>} hint="At the deposit address, outside the pool" />
+        ) : (
+          <Stat label="Gas" loading={q.isLoading} value={<Eth value={b?.gasSpentEth} />} hint="Paid from the pool" />
+        )}
       </dl>
       {b && b.reconciled === true && <Notice tone="success">The deposit address holds exactly what is available plus what is owed.</Notice>}
       {b && b.reconciled === false && (
