@@ -79,7 +79,7 @@ function queueReason(i: Queue["items"][number], q: Queue, formatEth: (eth: strin
 }
 
 /** "Nothing to pay" with the reasons: what the queue holds that the run could not pay. */
-function nothingToPay(q: Queue | undefined, skipped: { code: string }[], formatEth: (eth: string) => string): string {
+function nothingToPay(q: Queue | undefined, skipped: { code: string }[], formatEth: (eth: string) => string, symbol: string): string {
   const parts: string[] = [];
   const gas = skipped.filter((x) => x.code === "GAS_TOO_HIGH").length;
   if (gas) parts.push(`${gas} held back because the gas would be too large a share of the amount`);
@@ -93,7 +93,7 @@ function nothingToPay(q: Queue | undefined, skipped: { code: string }[], formatE
     if (t.NO_WALLET.count) parts.push(`${t.NO_WALLET.count} without a wallet`);
     if (t.WALLET_FAILED.count) parts.push(`${t.WALLET_FAILED.count} whose wallet failed`);
   }
-  return parts.length ? `Nothing to pay: ${parts.join(", ")}.` : "Nothing to pay: no participant is owed ETH.";
+  return parts.length ? `Nothing to pay: ${parts.join(", ")}.` : `Nothing to pay: no participant is owed ${symbol}.`;
 }
 
 type QueueItem = Queue["items"][number];
@@ -159,7 +159,7 @@ export function PayoutQueueCard() {
         query={q}
         isEmpty={items.length === 0}
         itemsLabel="payout queue"
-        empty={<EmptyState title="Nobody is owed ETH">Rewards appear here once earned, until a payout sends them.</EmptyState>}
+        empty={<EmptyState title={`Nobody is owed ${symbol}`}>Rewards appear here once earned, until a payout sends them.</EmptyState>}
       >
         {others.length > 0 && <QueueTable label="Payout queue" rows={others} q={data!} testId="queue-row" />}
         {data && data.customersWithoutWallet.count > 0 && (
@@ -179,6 +179,7 @@ export function PayoutQueueCard() {
 
 export function PayoutsCard() {
   const ethWords = useEthWords();
+  const { symbol } = useAsset();
   const { env } = useEnvironment();
   const { isOwner } = useMe();
   const toast = useToast();
@@ -192,7 +193,7 @@ export function PayoutsCard() {
       void utils.funding.balance.invalidate();
       await utils.payouts.queue.invalidate();
       if (r.payouts.length) toast(failed ? "info" : "success", `${r.payouts.length} payout${r.payouts.length === 1 ? "" : "s"} created${failed ? `, ${failed} failed` : ""}`);
-      else toast("info", nothingToPay(utils.payouts.queue.getData({ environment: env }), r.skipped, ethWords));
+      else toast("info", nothingToPay(utils.payouts.queue.getData({ environment: env }), r.skipped, ethWords, symbol));
     },
   });
   const rows = list.rows;
