@@ -1,7 +1,7 @@
 // A program in USDC (issue 47), in a real Chromium on the local chain: the owner chooses USDC on
 // Get started, funds the test pool with "send test deposit" (which mints the test stablecoin the
 // app deployed), and a referred customer's 19.99 USD purchase pays the referrer a 10 % commission.
-// The balance, rewards and payouts pages and the referrer's portal show every program amount in
+// The balance page (with the payouts), the rewards page, the overview and the referrer's portal show every program amount in
 // USDC and never in ETH (gas, paid in ETH outside the pool, is the one ETH figure); axe finds
 // nothing serious at 1440 and 390 px and nothing scrolls sideways.
 import { expect, test, type Locator, type Page } from "@playwright/test";
@@ -78,7 +78,10 @@ test("a USDC program: chosen on Get started, funded by a test deposit, a commiss
   await expect(page.getByTestId("pool-balance")).toContainText("997.5 USDC");
   await expect(page.getByTestId("gas-balance")).toContainText("ETH");
   const main = page.getByRole("main");
-  await expectNoEth(main, "the balance page");
+  // Payouts live on this page: Ann is owed 2.499 USDC in the payout queue.
+  await expect(main.getByText("Participants owed USDC that no payout holds yet, and what the next run does about them.")).toBeVisible();
+  await expect(main.getByText("2.499 USDC").first()).toBeVisible();
+  await expectNoEth(main, "the balance and payouts page");
   await expectPageHealthy(page, "balance (USDC)");
 
   // Rewards: the commission and the referral reward, in USDC.
@@ -90,13 +93,6 @@ test("a USDC program: chosen on Get started, funded by a test deposit, a commiss
   await expectPageHealthy(page, "rewards (USDC)");
   await snap(page, "stablecoin-rewards", { mobile: true });
 
-  // Payouts: Ann is owed 2.499 USDC in the queue.
-  await page.goto("/dashboard/payouts");
-  await expect(main.getByText(/Participants owed USDC/)).toBeVisible();
-  await expect(main.getByText("2.499 USDC").first()).toBeVisible();
-  await expectNoEth(main, "the payouts page");
-  await expectPageHealthy(page, "payouts (USDC)");
-
   // Overview: earned in USDC.
   await page.goto("/dashboard");
   await expect(main.getByText("USDC earned").first()).toBeVisible();
@@ -104,7 +100,7 @@ test("a USDC program: chosen on Get started, funded by a test deposit, a commiss
 
   // Ann's portal: her earnings in USDC, never ETH.
   const s = await sdk(request, secret, "POST", "/sdk/participants/portal-sessions", { userId: "u-ann" });
-  expect(s.status, JSON.stringify(s.body)).toBe(200);
+  expect(s.status, JSON.stringify(s.body)).toBe(201);
   const portal = await openPortal(page, s.body.url as string, baseURL!);
   const p = portal.p;
   await expect(p.getByRole("heading", { name: "Your referrals and rewards" })).toBeVisible();
