@@ -1,9 +1,23 @@
 // Commission rules in words for business staff: what a rule pays ("a 100.00 USD purchase pays
-// the referrer 0.03333 ETH at 1 ETH = 3,000 USD"), its limits, and the form's checks. The wei
-// amount comes from the one conversion the rules core uses (weiOf in server/shared/money.ts, pure
-// code), so the preview and the reward agree to the wei.
+// the referrer 0.03333 ETH at 1 ETH = 3,000 USD", or in the program's token), its limits, and the
+// form's checks. The amount comes from the one conversion the rules core uses (weiOf in
+// server/shared/money.ts, pure code, in the asset's decimals), so the preview and the reward agree
+// to the base unit.
 import { ethText, groupDigits } from "@/server/shared/display-money";
-import { aboveFixedAmountMax, amountProblem, CURRENCY_DECIMALS, FIXED_AMOUNT_MAX, weiOf, weiToEth, type Currency } from "@/server/shared/money";
+import { aboveFixedAmountMax, amountProblem, CURRENCY_DECIMALS, FIXED_AMOUNT_MAX, weiOf, type Currency } from "@/server/shared/money";
+import { amountOf } from "@/server/shared/asset";
+
+/** The program's asset as the words need it (the page's AssetContext); ETH by default. */
+export interface WordsAsset {
+  symbol: string;
+  decimals: number;
+}
+const ETH_WORDS: WordsAsset = { symbol: "ETH", decimals: 18 };
+/** ETH amounts need no price on an ETH program; on a token program they need one, which pricing does not take. */
+const paysInEth = (a: WordsAsset) => a.symbol === "ETH" && a.decimals === 18;
+/** The price of one unit of the asset in `base` (pricing takes no ETH price: null for ETH). */
+const rateOf = (base: Currency, prices: Prices | null) => (base === "ETH" ? null : (prices?.rates[base] ?? null));
+const needsRate = (base: Currency, a: WordsAsset) => !(base === "ETH" && paysInEth(a));
 
 export type RuleDraft = {
   eventName: string;
@@ -53,7 +67,7 @@ export function ruleSummary(r: RuleDraft): string {
  * The preview sentence of a rule, in the environment's prices: "A 100.00 USD purchase pays the
  * referrer 0.0333 ETH at 1 ETH = 3,000 USD." When the currency has no usable price, it says so.
  */
-export function previewText(r: RuleDraft, prices: Prices | null, defaultCurrency: string): string {
+export function previewText(r: RuleDraft, prices: Prices | null, defaultCurrency: string, asset: WordsAsset = ETH_WORDS): string {
   const event = r.eventName.trim() || "event";
   const who = recipientWord(r.recipient);
   const base = r.type === "PERCENT" ? defaultCurrency : (r.currency ?? "");
@@ -62,24 +76,24 @@ export function previewText(r: RuleDraft, prices: Prices | null, defaultCurrency
   if (r.type === "FIXED" && moneyProblem(r.amount ?? "", base)) return `Enter an amount to see what a ${event} pays.`;
   const sample = r.type === "PERCENT" ? exampleAmount(base) : (r.amount ?? "");
   const opening = r.type === "PERCENT" ? `A ${moneyText(sample, base)} ${event} pays ${who}` : `Each ${event} pays ${who}`;
-  const rate = base === "ETH" ? null : (prices?.rates[base] ?? null);
-  if (base !== "ETH" && !rate) {
+  const rate = rateOf(base, prices);
+  if (needsRate(base, asset) && !rate) {
     const share = r.type === "PERCENT" ? ` ${r.percent}% of it` : ` ${moneyText(sample, base)}`;
     const how = prices?.source === "CHAINLINK" ? `the ${base} price feed gives no usable price now` : `there is no ${base} price`;
-    return `${opening}${share} in ETH, but ${how}: such events wait and are rewarded once a price exists (set prices on the Configuration page).`;
+    return `${opening}${share} in ${asset.symbol}, but ${how}: such events wait and are rewarded once a price exists (set prices on the Configuration page).`;
   }
-  const wei = weiOf(sample, base, rate, r.type === "PERCENT" ? (r.percent ?? undefined) : undefined);
-  const at = base === "ETH" ? "" : ` at 1 ETH = ${groupDigits(rate!)} ${base}`;
+  const units = weiOf(sample, base, rate, r.type === "PERCENT" ? (r.percent ?? undefined) : undefined, asset.decimals);
+  const at = needsRate(base, asset) ? ` at 1 ${asset.symbol} = ${groupDigits(rate!)} ${base}` : "";
   const fixed = r.type === "FIXED" ? ` (${moneyText(sample, base)})` : "";
-  return `${opening} ${ethText(weiToEth(wei))}${fixed}${at}.`;
+  return `${opening} ${ethText(amountOf(units, asset), asset.symbol)}${fixed}${at}.`;
 }
 
-/** What a FIXED draft pays per event, in wei at the prices in force; null for PERCENT, or with no usable amount or price. */
-export function fixedRuleWei(r: RuleDraft, prices: Prices | null): bigint | null {
+/** What a FIXED draft pays per event, in base units of the asset at the prices in force; null for PERCENT, or with no usable amount or price. */
+export function fixedRuleWei(r: RuleDraft, prices: Prices | null, asset: WordsAsset = ETH_WORDS): bigint | null {
   if (r.type !== "FIXED" || !isCurrency(r.currency) || moneyProblem(r.amount ?? "", r.currency)) return null;
-  const rate = r.currency === "ETH" ? null : (prices?.rates[r.currency] ?? null);
-  if (r.currency !== "ETH" && !rate) return null;
-  return weiOf(r.amount!, r.currency, rate);
+  const rate = rateOf(r.currency, prices);
+  if (needsRate(r.currency, asset) && !rate) return null;
+  return weiOf(r.amount!, r.currency, rate, undefined, asset.decimals);
 }
 
 /** A percentage the form accepts: above 0, at most 100, at most 2 decimals; else a sentence. */
@@ -99,11 +113,11 @@ export function moneyProblem(text: string, currency: string): string | null {
   return `Enter the amount as a number above 0 with ${places === 0 ? "no decimals" : `at most ${places} decimals`} for ${currency} (e.g. ${currency === "JPY" ? "500" : currency === "ETH" ? "0.01" : "5.00"}).`;
 }
 
-/** What a commission reward was computed from: "10% of 100.00 USD at 1 ETH = 3,000 USD (FIXED)". */
-export function commissionBasis(r: { baseAmount: string | null; baseCurrency: string | null; rate: string | null; rateSource: string | null }): string {
+/** What a commission reward was computed from: "10% of 100.00 USD at 1 ETH = 3,000 USD (FIXED)" (the price of one unit of the reward's asset). */
+export function commissionBasis(r: { baseAmount: string | null; baseCurrency: string | null; rate: string | null; rateSource: string | null; asset?: { symbol: string } }, symbol = r.asset?.symbol ?? "ETH"): string {
   if (!r.baseAmount || !r.baseCurrency) return "";
   const base = `from ${moneyText(r.baseAmount, r.baseCurrency)}`;
   if (r.baseCurrency === "ETH" || !r.rate) return base;
   const src = r.rateSource === "CHAINLINK" ? "Chainlink price" : r.rateSource === "FIXED" ? "fixed rate" : (r.rateSource ?? "").toLowerCase();
-  return `${base} at 1 ETH = ${groupDigits(r.rate)} ${r.baseCurrency}${src ? ` (${src})` : ""}`;
+  return `${base} at 1 ${symbol} = ${groupDigits(r.rate)} ${r.baseCurrency}${src ? ` (${src})` : ""}`;
 }

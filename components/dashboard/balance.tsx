@@ -15,6 +15,7 @@ import { DashboardPriceProvider, Eth, EthAmountField, useAsset, useEthWords } fr
 
 function VerifyForm({ txHash, setTxHash }: { txHash: string; setTxHash: (v: string) => void }) {
   const { env } = useEnvironment();
+  const { symbol } = useAsset();
   const toast = useToast();
   const ethWords = useEthWords();
   const utils = trpc.useUtils();
@@ -38,7 +39,7 @@ function VerifyForm({ txHash, setTxHash }: { txHash: string; setTxHash: (v: stri
   }
   return (
     <form onSubmit={submit} noValidate aria-label="Verify a deposit" className="space-y-3">
-      <Field label="Transaction hash" error={hashError} hint="Paste the hash of the transaction that sent ETH to the deposit address.">
+      <Field label="Transaction hash" error={hashError} hint={`Paste the hash of the transaction that sent ${symbol} to the deposit address.`}>
         {(p) => <Input {...p} name="txHash" value={txHash} onChange={(e) => setTxHash(e.target.value)} placeholder="0x…" maxLength={66} className="font-mono" spellCheck={false} autoComplete="off" />}
       </Field>
       <Button type="submit" loading={verify.isPending} disabled={!txHash.trim()}>
@@ -170,7 +171,7 @@ export function BalancePage() {
                 </div>
               )}
               {b?.asset.tokenAddress && (
-                <p className="mt-3 text-xs text-slate-600" data-testid="gas-balance">
+                <p className="mt-3 text-xs text-slate-600" data-testid="gas-balance" data-gas="true">
                   Gas for payouts: <strong>{b.gasBalanceEth === null ? "—" : `${b.gasBalanceEth} ETH`}</strong> at this address (outside the pool). Send a little ETH here too: a payout run without enough gas pays nobody and says so.
                 </p>
               )}

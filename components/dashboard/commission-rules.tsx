@@ -7,7 +7,8 @@
 import Link from "next/link";
 import { Fragment, useMemo, useState, type FormEvent } from "react";
 import { fixedRuleWei, limitsText, moneyProblem, percentProblem, previewText, ruleSummary, type Prices, type RuleDraft } from "../commission-words";
-import { ethToWei, weiToEth } from "@/server/shared/money";
+import { toBaseUnits } from "@/server/shared/money";
+import { amountOf } from "@/server/shared/asset";
 import { useEnvironment } from "../environment";
 import { errorFor, fieldErrors, formError } from "../errors";
 import { formatDate } from "../format";
@@ -16,7 +17,7 @@ import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { trpc, type RouterInputs, type RouterOutputs } from "../trpc";
 import { Badge, Button, Card, ConfirmDialog, DataList, EmptyState, Field, Input, Notice, PageHeader, Select, Td, Th, Toggle } from "../ui";
-import { Eth } from "../money";
+import { Eth, useAsset } from "../money";
 
 type Rule = RouterOutputs["commissionRules"]["list"]["data"][number];
 type Pricing = RouterOutputs["config"]["pricing"];
@@ -109,6 +110,7 @@ function RuleForm({ rule, onDone, pricing, defaultCurrency, tiers }: { rule?: Ru
   const m = rule ? update : create;
   // A FIXED amount above what the pool holds now is saved only once the person confirms it.
   const balance = trpc.funding.balance.useQuery({ environment: env });
+  const asset = useAsset();
   const [abovePool, setAbovePool] = useState<{ rule: SimulatedRule & { name: string }; wei: bigint; poolWei: bigint } | null>(null);
   const errs = { ...fieldErrors(m.error), ...local };
   const fields = ["name", "eventName", "recipient", "type", "percent", "amount", "currency", "durationMonths", "maxRewardsPerReferral", "tierPercents", "enabled"];
@@ -125,8 +127,8 @@ function RuleForm({ rule, onDone, pricing, defaultCurrency, tiers }: { rule?: Ru
       return;
     }
     setLocal({});
-    const wei = fixedRuleWei(draft, pricing);
-    const poolWei = balance.data ? ethToWei(balance.data.balanceEth) : null;
+    const wei = fixedRuleWei(draft, pricing, asset);
+    const poolWei = balance.data ? toBaseUnits(balance.data.balanceEth, balance.data.asset.decimals) : null;
     if (wei !== null && poolWei !== null && wei > poolWei) setAbovePool({ rule: read.rule, wei, poolWei });
     else save(read.rule);
   }
@@ -191,7 +193,7 @@ function RuleForm({ rule, onDone, pricing, defaultCurrency, tiers }: { rule?: Ru
       )}
       <Toggle label="Enabled" description="A disabled rule pays nothing until enabled again." checked={v.enabled} onChange={(enabled) => setV((x) => ({ ...x, enabled }))} />
       <div className="rounded-lg bg-indigo-50 px-4 py-3 text-sm text-indigo-950 ring-1 ring-indigo-100" aria-live="polite" data-testid="rule-preview">
-        <p className="font-medium">{previewText(draft, pricing, defaultCurrency)}</p>
+        <p className="font-medium">{previewText(draft, pricing, defaultCurrency, asset)}</p>
         <p className="mt-1 text-xs text-indigo-800">Earned {limitsText(draft)}; the spend limits and the pool apply as to every reward.</p>
       </div>
       <div className="flex flex-wrap justify-end gap-2">
@@ -203,7 +205,7 @@ function RuleForm({ rule, onDone, pricing, defaultCurrency, tiers }: { rule?: Ru
       {abovePool && (
         <ConfirmDialog onClose={() => setAbovePool(null)} title="Pay more than the pool holds?" confirmLabel="Save anyway" tone="primary" onConfirm={() => save(abovePool.rule)}>
           <p>
-            Each {draft.eventName.trim() || "event"} would pay <Eth value={weiToEth(abovePool.wei)} />, more than the {env.toLowerCase()} pool holds now (<Eth value={weiToEth(abovePool.poolWei)} />). Rewards the pool cannot cover are recorded as unfunded until it is funded. Check the amount and its currency.
+            Each {draft.eventName.trim() || "event"} would pay <Eth value={amountOf(abovePool.wei, asset)} />, more than the {env.toLowerCase()} pool holds now (<Eth value={amountOf(abovePool.poolWei, asset)} />). Rewards the pool cannot cover are recorded as unfunded until it is funded. Check the amount and its currency.
           </p>
         </ConfirmDialog>
       )}
@@ -337,6 +339,7 @@ function RuleRow({ rule, canEdit, trying, onTry, onEdit, onDelete }: { rule: Rul
 
 export function CommissionRulesPage() {
   const { env } = useEnvironment();
+  const { symbol } = useAsset();
   const { canChangeMoney } = useMe();
   const toast = useToast();
   const utils = trpc.useUtils();
@@ -363,11 +366,11 @@ export function CommissionRulesPage() {
   const formReady = !pricing.isLoading && !config.isLoading && !tiers.isLoading;
   return (
     <>
-      <PageHeader title="Commission rules" description={`What referred customers' ${env.toLowerCase()} events pay beside the one-time referral reward: a percent of each sale or a fixed amount, converted to ETH at the environment's price.`} />
+      <PageHeader title="Commission rules" description={`What referred customers' ${env.toLowerCase()} events pay beside the one-time referral reward: a percent of each sale or a fixed amount, converted to ${symbol} at the environment's price.`} />
       <div className="space-y-6">
         {pricing.data && Object.keys(pricing.data.prices).length === 0 && (
           <Notice tone="warning" title="No prices yet">
-            Events in other currencies than ETH wait until a price exists. Set the price of 1 ETH on the <Link className="font-medium underline" href="/dashboard/configuration">Configuration</Link> page.
+            Events in other currencies than {symbol} wait until a price exists. Set the price of 1 {symbol} on the <Link className="font-medium underline" href="/dashboard/configuration">Configuration</Link> page.
           </Notice>
         )}
         <Card

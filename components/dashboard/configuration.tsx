@@ -12,7 +12,7 @@ import { useToast } from "../toast";
 import { trpc, type RouterOutputs } from "../trpc";
 import { LinksForm } from "./links-settings";
 import { Badge, Button, Card, ConfirmDialog, DataList, EmptyState, ErrorState, Field, Input, LoadingRows, Notice, PageHeader, Select, Td, Textarea, Th, Toggle } from "../ui";
-import { Eth, EthAmountField } from "../money";
+import { Eth, EthAmountField, useAsset } from "../money";
 
 type Config = RouterOutputs["config"]["get"];
 type Tier = RouterOutputs["tiers"]["list"]["data"][number];
@@ -287,13 +287,14 @@ const grouped = (d: string) => {
 /** The price in force per currency, in words: "1 ETH = 3,000 USD (fixed rate)" or why there is none. */
 function PricesNow({ pricing }: { pricing: Pricing }) {
   const entries = Object.entries(pricing.prices);
-  if (!entries.length) return <p className="text-sm text-slate-600" data-testid="prices-now">No price yet: events with amounts in other currencies than ETH wait until one exists.</p>;
+  const { symbol } = useAsset();
+  if (!entries.length) return <p className="text-sm text-slate-600" data-testid="prices-now">No price yet: events with amounts in other currencies than {symbol} wait until one exists.</p>;
   return (
     <ul className="space-y-1 text-sm" data-testid="prices-now" aria-label="Prices now">
       {entries.map(([c, p]) => (
         <li key={c} className="[overflow-wrap:anywhere]">
           {p.rate ? (
-            <span><strong>1 ETH = {grouped(p.rate)} {c}</strong> <span className="text-xs text-slate-500">({p.source === "FIXED" ? "fixed rate" : `Chainlink feed${p.at ? `, ${formatDateTime(p.at)}` : ""}`})</span></span>
+            <span><strong>1 {symbol} = {grouped(p.rate)} {c}</strong> <span className="text-xs text-slate-500">({p.source === "FIXED" ? "fixed rate" : `Chainlink feed${p.at ? `, ${formatDateTime(p.at)}` : ""}`})</span></span>
           ) : (
             <span><strong>{c}: no usable price</strong> <span className="text-xs text-slate-600">{p.problem ?? "no rate set"}. Events in {c} wait until a price exists.</span></span>
           )}
@@ -306,6 +307,7 @@ function PricesNow({ pricing }: { pricing: Pricing }) {
 /** Prices of the environment in view (owner or admin): fixed rates or Chainlink feeds, and the default currency of event amounts. */
 function PricingForm({ pricing, defaultCurrency, canEdit }: { pricing: Pricing; defaultCurrency: Config["general"]["defaultCurrency"]; canEdit: boolean }) {
   const env = pricing.environment;
+  const { symbol } = useAsset();
   const toast = useToast();
   const utils = trpc.useUtils();
   const [source, setSource] = useState(pricing.source);
@@ -325,7 +327,7 @@ function PricingForm({ pricing, defaultCurrency, canEdit }: { pricing: Pricing; 
     const filled = (m: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(m).map(([k, x]) => [k, x.trim()]).filter(([, x]) => x !== ""));
     const r = filled(rates);
     const f = filled(feeds);
-    for (const [c, x] of Object.entries(r)) if (!/^(0|[1-9]\d{0,59})(\.\d{1,18})?$/.test(x) || !/[1-9]/.test(x)) problems[`rates.${c}`] = `Enter the price of 1 ETH in ${c} as a number above 0 (e.g. 3000.00), or leave it empty for no price.`;
+    for (const [c, x] of Object.entries(r)) if (!/^(0|[1-9]\d{0,59})(\.\d{1,18})?$/.test(x) || !/[1-9]/.test(x)) problems[`rates.${c}`] = `Enter the price of 1 ${symbol} in ${c} as a number above 0 (e.g. 3000.00), or leave it empty for no price.`;
     for (const [c, x] of Object.entries(f)) if (!/^0x[0-9a-fA-F]{40}$/.test(x)) problems[`feeds.${c}`] = `Enter the ${c} feed's contract address (0x and 40 hexadecimal characters), or leave it empty.`;
     const age = readWholeNumber(maxAge, { min: 1, max: 604_800, what: "the maximum age in seconds", emptyMeans: "the default (one hour)" });
     if (!age.ok) problems.maxAgeSeconds = age.message;
@@ -350,7 +352,7 @@ function PricingForm({ pricing, defaultCurrency, canEdit }: { pricing: Pricing; 
   return (
     <form onSubmit={(e) => void submit(e)} noValidate aria-label="Pricing" className="space-y-4">
       <p className="flex flex-wrap items-center gap-2 text-sm text-slate-600">
-        The price of 1 ETH that converts {envWord(env)} event amounts and commission rules into ETH. <Scope env={env} />
+        The price of 1 {symbol} that converts {envWord(env)} event amounts and commission rules into {symbol}. <Scope env={env} />
       </p>
       <PricesNow pricing={pricing} />
       {!canEdit && <Notice tone="info">Only the owner or an admin can change pricing.</Notice>}
@@ -376,7 +378,7 @@ function PricingForm({ pricing, defaultCurrency, canEdit }: { pricing: Pricing; 
         {source === "FIXED" ? (
           <div className="grid gap-4 sm:grid-cols-3">
             {FIAT.map((c) => (
-              <Field key={c} label={`1 ETH in ${c}`} error={errorFor(errs, `rates.${c}`)}>
+              <Field key={c} label={`1 ${symbol} in ${c}`} error={errorFor(errs, `rates.${c}`)}>
                 {(p) => <Input {...p} name={`rates.${c}`} inputMode="decimal" value={rates[c] ?? ""} onChange={(e) => setRates((x) => ({ ...x, [c]: e.target.value }))} placeholder="No price" maxLength={40} />}
               </Field>
             ))}

@@ -7,7 +7,7 @@ import { useEnvironment } from "../environment";
 import { reasonText } from "../reasons";
 import { trpc, type RouterOutputs } from "../trpc";
 import { Card, DataList, EmptyState, ErrorState, LoadingRows, Select, Table, Td, Th } from "../ui";
-import { Eth } from "../money";
+import { Eth, useAsset } from "../money";
 
 type Row = RouterOutputs["analytics"]["funnel"]["data"][number];
 
@@ -44,6 +44,7 @@ function FunnelChart({ rows }: { rows: Row[] }) {
 
 export function FunnelCard() {
   const { env } = useEnvironment();
+  const { symbol } = useAsset();
   const [groupBy, setGroupBy] = useState<"referrer" | "campaign">("referrer");
   const q = trpc.analytics.funnel.useQuery({ environment: env, groupBy });
   const rows = q.data?.data ?? [];
@@ -76,8 +77,8 @@ export function FunnelCard() {
                 <Th className="text-right">Click → referral</Th>
                 <Th className="text-right">Qualified</Th>
                 <Th className="text-right">Rewarded</Th>
-                <Th className="text-right">ETH earned</Th>
-                <Th className="text-right">ETH paid out</Th>
+                <Th className="text-right">{symbol} earned</Th>
+                <Th className="text-right">{symbol} paid out</Th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">

@@ -10,9 +10,10 @@ import { BalanceCards } from "./balance";
 import { CommissionAnalyticsCard } from "./commission-analytics";
 import { EventsTable } from "./events";
 import { FunnelCard } from "./funnel";
-import { Eth } from "../money";
+import { Eth, useAsset } from "../money";
 
 export function OverviewPage() {
+  const { symbol } = useAsset();
   const { env } = useEnvironment();
   const { business } = useMe();
   const keys = trpc.apiKeys.list.useQuery({});
@@ -71,9 +72,9 @@ export function OverviewPage() {
           <Stat label="Events" value={<span data-testid="kpi-events">{t?.events ?? 0}</span>} loading={analytics.isLoading} />
           <Stat label="Referrals" value={t?.referrals ?? 0} loading={analytics.isLoading} />
           <Stat label="Conversion rate" value={t ? `${Math.round(t.conversionRate * 100)}%` : ""} loading={analytics.isLoading} hint={t ? `${t.conversions} converted` : undefined} />
-          <Stat label="ETH earned" value={<span data-testid="kpi-eth-earned">{t ? <Eth value={t.ethEarned} /> : ""}</span>} loading={analytics.isLoading} hint={t ? `${t.rewardsPaid} reward${t.rewardsPaid === 1 ? "" : "s"} in 30 days, paid out or not, less reversals` : undefined} />
+          <Stat label={`${symbol} earned`} value={<span data-testid="kpi-eth-earned">{t ? <Eth value={t.ethEarned} /> : ""}</span>} loading={analytics.isLoading} hint={t ? `${t.rewardsPaid} reward${t.rewardsPaid === 1 ? "" : "s"} in 30 days, paid out or not, less reversals` : undefined} />
         </dl>
-        <Card title="Events and ETH earned per day">
+        <Card title={`Events and ${symbol} earned per day`}>
           {analytics.isLoading ? <LoadingRows rows={4} label="Loading chart" /> : analytics.error ? <ErrorState error={analytics.error} onRetry={() => analytics.refetch()} /> : <ActivityChart days={analytics.data!.days} />}
         </Card>
         <CommissionAnalyticsCard />

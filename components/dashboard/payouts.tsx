@@ -5,7 +5,7 @@
 // (which also retries payouts that failed for lack of ETH: their rewards stayed payable).
 import { useEnvironment } from "../environment";
 import { contractError } from "../errors";
-import { formatDateTime } from "../format";
+import { formatDateTime, formatEth } from "../format";
 import { useMe } from "../shell";
 import { useToast } from "../toast";
 import { combinePages, useCursors } from "../paging";
@@ -13,7 +13,7 @@ import { trpc, type RouterOutputs } from "../trpc";
 import { ExportLink } from "./export-link";
 import { PersonLink } from "./people";
 import { Badge, Button, Card, cx, DataList, EmptyState, Notice, Stat, Table, Td, Th } from "../ui";
-import { Eth, useEthWords } from "../money";
+import { Eth, useAsset, useEthWords } from "../money";
 import { countText } from "@/server/shared/display-money";
 
 const STATUS_COLOR = { PENDING: "gray", SENT: "indigo", CONFIRMED: "green", FAILED: "red" } as const;
@@ -29,7 +29,12 @@ export function SolvencyFigures() {
         <Stat label="Available" loading={q.isLoading} value={<Eth value={b?.availableEth} />} hint="For new rewards" />
         <Stat label="Owed" loading={q.isLoading} value={<Eth value={b?.owedEth} />} hint="Earned, not paid out" />
         <Stat label="Paid out" loading={q.isLoading} value={<Eth value={b?.paidOutEth} />} hint="Confirmed payouts" />
-        <Stat label="Gas" loading={q.isLoading} value={<Eth value={b?.gasSpentEth} />} hint="Paid from the pool" />
+        {b?.asset.tokenAddress ? (
+          // A token program pays gas in ETH from the deposit address, outside its pool: its ETH there.
+          <Stat label="Gas" loading={q.isLoading} value={<span data-gas="true">{formatEth(b.gasBalanceEth)}</span>} hint="At the deposit address, outside the pool" />
+        ) : (
+          <Stat label="Gas" loading={q.isLoading} value={<Eth value={b?.gasSpentEth} />} hint="Paid from the pool" />
+        )}
       </dl>
       {b && b.reconciled === true && <Notice tone="success">The deposit address holds exactly what is available plus what is owed.</Notice>}
       {b && b.reconciled === false && (
@@ -77,7 +82,7 @@ function queueReason(i: Queue["items"][number], q: Queue, formatEth: (eth: strin
 }
 
 /** "Nothing to pay" with the reasons: what the queue holds that the run could not pay. */
-function nothingToPay(q: Queue | undefined, skipped: { code: string }[], formatEth: (eth: string) => string): string {
+function nothingToPay(q: Queue | undefined, skipped: { code: string }[], formatEth: (eth: string) => string, symbol: string): string {
   const parts: string[] = [];
   const gas = skipped.filter((x) => x.code === "GAS_TOO_HIGH").length;
   if (gas) parts.push(`${gas} held back because the gas would be too large a share of the amount`);
@@ -91,7 +96,7 @@ function nothingToPay(q: Queue | undefined, skipped: { code: string }[], formatE
     if (t.NO_WALLET.count) parts.push(`${t.NO_WALLET.count} without a wallet`);
     if (t.WALLET_FAILED.count) parts.push(`${t.WALLET_FAILED.count} whose wallet failed`);
   }
-  return parts.length ? `Nothing to pay: ${parts.join(", ")}.` : "Nothing to pay: no participant is owed ETH.";
+  return parts.length ? `Nothing to pay: ${parts.join(", ")}.` : `Nothing to pay: no participant is owed ${symbol}.`;
 }
 
 type QueueItem = Queue["items"][number];
@@ -134,12 +139,13 @@ function QueueTable({ label, rows, q, testId }: { label: string; rows: QueueItem
 export function PayoutQueueCard() {
   const { env } = useEnvironment();
   const q = trpc.payouts.queue.useQuery({ environment: env });
+  const { symbol } = useAsset();
   const data = q.data;
   const items = data?.items ?? [];
   const customers = items.filter(walletlessCustomer);
   const others = items.filter((i) => !walletlessCustomer(i));
   return (
-    <Card title="Payout queue" description="Participants owed ETH that no payout holds yet, and what the next run does about them.">
+    <Card title="Payout queue" description={`Participants owed ${symbol} that no payout holds yet, and what the next run does about them.`}>
       {data && (
         <ul className="mb-4 flex flex-wrap gap-2" aria-label="Payout queue totals" data-testid="queue-totals">
           {QUEUE_STATES.map(({ state, label, color }) => ({ state, label, color, total: data.totals[state] })).filter((x) => x.total).map(({ state, label, color, total }) => (
@@ -156,7 +162,7 @@ export function PayoutQueueCard() {
         query={q}
         isEmpty={items.length === 0}
         itemsLabel="payout queue"
-        empty={<EmptyState title="Nobody is owed ETH">Rewards appear here once earned, until a payout sends them.</EmptyState>}
+        empty={<EmptyState title={`Nobody is owed ${symbol}`}>Rewards appear here once earned, until a payout sends them.</EmptyState>}
       >
         {others.length > 0 && <QueueTable label="Payout queue" rows={others} q={data!} testId="queue-row" />}
         {data && data.customersWithoutWallet.count > 0 && (
@@ -176,6 +182,7 @@ export function PayoutQueueCard() {
 
 export function PayoutsCard() {
   const ethWords = useEthWords();
+  const { symbol } = useAsset();
   const { env } = useEnvironment();
   const { isOwner } = useMe();
   const toast = useToast();
@@ -189,7 +196,7 @@ export function PayoutsCard() {
       void utils.funding.balance.invalidate();
       await utils.payouts.queue.invalidate();
       if (r.payouts.length) toast(failed ? "info" : "success", `${r.payouts.length} payout${r.payouts.length === 1 ? "" : "s"} created${failed ? `, ${failed} failed` : ""}`);
-      else toast("info", nothingToPay(utils.payouts.queue.getData({ environment: env }), r.skipped, ethWords));
+      else toast("info", nothingToPay(utils.payouts.queue.getData({ environment: env }), r.skipped, ethWords, symbol));
     },
   });
   const rows = list.rows;

@@ -474,7 +474,7 @@ export function ParticipantDetailPage({ participantId }: { participantId: string
                     <Td className="text-right text-xs whitespace-nowrap">
                       <Eth value={w.amountEth} />
                       {w.requestedEth !== w.amountEth && <span className="block text-slate-500">of <Eth value={w.requestedEth} /></span>}
-                      {w.ruleId && <span className="block whitespace-normal text-slate-500" data-testid="reward-basis">{commissionBasis(w)}</span>}
+                      {w.ruleId && <span className="block whitespace-normal text-slate-500" data-testid="reward-basis">{commissionBasis(w, p.asset.symbol)}</span>}
                     </Td>
                     <Td className="text-xs">{w.state === "REVERSED" ? `Reversed: ${w.reversalReason ?? "no reason given"}` : reasonText(w.reason) || "—"}</Td>
                     <Td className="text-xs whitespace-nowrap">{formatDateTime(w.paidAt ?? w.createdAt)}</Td>

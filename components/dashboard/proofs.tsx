@@ -2,7 +2,7 @@
 // Proofs of liabilities of the selected environment: each published proof with its status
 // (covered or not), what it states, its public page, and how anyone verifies one (docs/trust.md).
 import { useAmountText } from "../money";
-import { weiToEth } from "@/server/shared/money";
+import { amountOf } from "@/server/shared/asset";
 import { useEnvironment } from "../environment";
 import { contractError } from "../errors";
 import { formatDateTime } from "../format";
@@ -78,8 +78,8 @@ export function ProofsPage() {
                   <span data-testid="proof-status">{p.covered ? <Badge color="green">Covered</Badge> : <Badge color="red">Not covered</Badge>}</span>
                   {i === 0 && <div className="mt-1 text-xs text-slate-500">Latest</div>}
                 </Td>
-                <Td className="text-right whitespace-nowrap">{formatEth(weiToEth(p.totalOwedWei))}</Td>
-                <Td className="text-right whitespace-nowrap">{formatEth(weiToEth(p.poolBalanceWei))}</Td>
+                <Td className="text-right whitespace-nowrap">{formatEth(amountOf(p.totalOwedWei, p.asset))}</Td>
+                <Td className="text-right whitespace-nowrap">{formatEth(amountOf(p.poolBalanceWei, p.asset))}</Td>
                 <Td className="text-right">{p.participants}</Td>
                 <Td className="font-mono text-xs">{p.blockNumber}</Td>
                 <Td>

@@ -105,7 +105,7 @@ function ReverseDialog({ reward, onClose }: { reward: Reward; onClose: () => voi
       >
         <p>
           {personOf(reward.participant)} earned <strong><Eth value={reward.amountEth} /></strong> ({REWARD_STATE[reward.state].word.toLowerCase()}).{" "}
-          {paidOut ? "It was already paid out: it becomes a clawback, offset from their next payouts." : "It was not paid out yet: its ETH goes back to the pool."}
+          {paidOut ? "It was already paid out: it becomes a clawback, offset from their next payouts." : "It was not paid out yet: its amount goes back to the pool."}
         </p>
         <Field label="Reason" error={errorFor(errs, "reason")} hint="Shown in the reversals list and sent in the reward.reversed webhook.">
           {(p) => <Textarea {...p} name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} rows={2} placeholder="Refunded order" />}
@@ -217,14 +217,14 @@ function RewardsList() {
   );
 }
 
-/** Every reversal of the environment: whose reward, how much, why, and what happened to the ETH. */
+/** Every reversal of the environment: whose reward, how much, why, and what happened to the amount. */
 function Reversals() {
   const { env } = useEnvironment();
   const { cursors, add } = useCursors(env);
   const q = combinePages(trpc.useQueries((t) => cursors.map((cursor) => t.rewards.reversals({ environment: env, limit: 25, ...(cursor ? { cursor } : {}) }))), add);
   const rows = q.rows;
   return (
-    <Card title="Reversals" description="Earned rewards taken back (refunds, chargebacks, staff), with the reason and what happened to the ETH." bodyClassName="p-5 pt-0">
+    <Card title="Reversals" description="Earned rewards taken back (refunds, chargebacks, staff), with the reason and what happened to the amount." bodyClassName="p-5 pt-0">
       <DataList query={q} isEmpty={!rows.length} itemsLabel="reversals" skeleton={2} empty={<EmptyState title="No reversals">Rewards are reversed by a reversal event (Configuration), POST /sdk/rewards/reverse, or the Reverse button above.</EmptyState>} label="Reversals" head={
         <>
           <Th>Participant</Th>

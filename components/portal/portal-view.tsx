@@ -52,7 +52,7 @@ function CustomerWelcome({ me }: { me: PortalPageData["me"] }) {
       You joined {me.business.name} through a friend&apos;s referral.{" "}
       {owed ? (
         <>
-          You have earned <Eth value={me.earnings.earnedEth} /> in rewards, paid in ETH to a wallet you own.{" "}
+          You have earned <Eth value={me.earnings.earnedEth} /> in rewards, paid in {me.earnings.asset.symbol} to a wallet you own.{" "}
           {me.wallet.address ? "It is paid to your wallet below." : "Add a wallet below to receive it."}
         </>
       ) : (

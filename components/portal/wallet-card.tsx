@@ -10,6 +10,7 @@ import type { PortalPageData } from "@/server/portal/page-data";
 import { CopyButton } from "../copy-button";
 import { formatDateTime } from "../format";
 import { Badge, Button, Card, Field, Input, Notice, Textarea } from "../ui";
+import { useAsset } from "../money";
 
 type Eip1193 = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
 type Challenge = { message: string; nonce: string; expiresAt: string };
@@ -127,7 +128,8 @@ export function WalletCard({ wallet, readOnly, customer }: { wallet: PortalPageD
       setBusy(false);
     }
   }
-  const description = customer ? "Your rewards are paid in ETH to a wallet you own. Add one to receive them." : "Rewards are paid in ETH to this wallet.";
+  const { symbol } = useAsset();
+  const description = customer ? `Your rewards are paid in ${symbol} to a wallet you own. Add one to receive them.` : `Rewards are paid in ${symbol} to this wallet.`;
   return (
     <Card title="Payout wallet" description={description}>
       <div className="space-y-3 text-sm">

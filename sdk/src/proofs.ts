@@ -1,8 +1,9 @@
 // verifyLiabilityProof: checks a published proof of liabilities without trusting the service:
 // the EIP-712 signature of the statement by the deposit address, the participant's leaf in the
 // Merkle root (OpenZeppelin StandardMerkleTree, leaf encoding ["bytes32","uint256"]), and that the
-// deposit address held at least what is owed at the proof's block, read from your own RPC node.
-import { createPublicClient, encodeAbiParameters, http, isAddressEqual, keccak256, recoverTypedDataAddress, toBytes, concat, type Address, type Hex } from "viem";
+// deposit address held at least what is owed at the proof's block, read from your own RPC node:
+// its ETH, or for a program in a token (proof.asset.tokenAddress) its balanceOf that token.
+import { createPublicClient, encodeAbiParameters, erc20Abi, http, isAddressEqual, keccak256, recoverTypedDataAddress, toBytes, concat, type Address, type Hex } from "viem";
 
 /** A proof as GET /proofs/:businessId/:environment/latest answers it. */
 export interface LiabilityProof {
@@ -13,6 +14,8 @@ export interface LiabilityProof {
   totalOwedWei: string;
   participants: number;
   poolBalanceWei: string;
+  /** What the amounts count: base units of ETH (tokenAddress null) or of the ERC-20 at tokenAddress. Absent: ETH. */
+  asset?: { symbol: string; decimals: number; tokenAddress: string | null };
   blockNumber: number;
   chainId: number;
   ledgerHead: string | null;
@@ -133,7 +136,11 @@ export async function verifyLiabilityProof(input: VerifyLiabilityProofInput): Pr
   }
   if (!included) problems.push("the leaf and path do not lead to the proof's root");
 
-  const onChainBalanceWei = await client.getBalance({ address: proof.signer as Address, blockNumber: BigInt(proof.blockNumber) });
+  const blockNumber = BigInt(proof.blockNumber);
+  const token = proof.asset?.tokenAddress;
+  const onChainBalanceWei = token
+    ? await client.readContract({ address: token as Address, abi: erc20Abi, functionName: "balanceOf", args: [proof.signer as Address], blockNumber })
+    : await client.getBalance({ address: proof.signer as Address, blockNumber });
   const balanceMatches = onChainBalanceWei === BigInt(proof.poolBalanceWei);
   if (!balanceMatches) problems.push("the signer's balance at the proof's block is not the poolBalanceWei the proof states");
   const covered = BigInt(proof.totalOwedWei) <= onChainBalanceWei;

@@ -874,6 +874,11 @@ export interface operations {
                             referralCode: string;
                         } | null;
                         rewards?: {
+                            asset: {
+                                symbol: string;
+                                decimals: number;
+                                tokenAddress: string | null;
+                            };
                             rewardId: string;
                             participantId: string;
                             /** @enum {string} */
@@ -1889,6 +1894,11 @@ export interface operations {
                         }[];
                         eventId?: string;
                         refundedAmount?: string | null;
+                        asset: {
+                            symbol: string;
+                            decimals: number;
+                            tokenAddress: string | null;
+                        };
                         returnedToPoolEth: string;
                         clawbackEth: string;
                         balanceEth: string;

@@ -25,8 +25,10 @@ dl{display:grid;grid-template-columns:repeat(auto-fit,minmax(90px,1fr));gap:6px;
 }
 
 function widget(me: PortalMeOutput, price: DisplayPrice | null, nonce: string) {
-  const eth = (v: string) => `<span title="${esc(decimalText(v))} ETH">${esc(ethWithFiat(v, price))}</span>`;
   const e = me.earnings;
+  // Amounts in the program's asset (the earnings' tag): "12.5 USDC".
+  const symbol = e.asset.symbol;
+  const eth = (v: string) => `<span title="${esc(decimalText(v))} ${esc(symbol)}">${esc(ethWithFiat(v, price, symbol))}</span>`;
   const share = me.shareUrl ?? me.referralCode;
   const t = me.tier;
   const from = t.current?.minReferrals ?? 0;

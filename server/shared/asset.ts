@@ -4,6 +4,7 @@
 // decimals. The rules core never looks at the asset: it counts base units.
 import { z } from "zod";
 import type { Address } from "viem";
+import { fromBaseUnits } from "./money";
 
 export interface Asset {
   asset: "ETH" | "ERC20";
@@ -28,3 +29,16 @@ export const assetTag = z.object({
 export type AssetTag = z.infer<typeof assetTag>;
 
 export const assetTagOf = (a: Asset): AssetTag => ({ symbol: a.symbol, decimals: a.decimals, tokenAddress: a.tokenAddress });
+
+/** Base units as stored (a Prisma Decimal), computed (bigint) or read (integer text). */
+type Units = Parameters<typeof fromBaseUnits>[0];
+
+/**
+ * The one rule that turns a program amount (base units of its asset) into the API's decimal
+ * string: at the asset's decimals ("1999000" of USDC → "1.999"). Gas is never a program amount: it
+ * stays ETH (money.ts weiToEth).
+ */
+export const amountOf = (units: Units, asset: Pick<Asset, "decimals">): string => fromBaseUnits(units, asset.decimals);
+
+/** A program amount in words, with the asset's symbol ("1.999 USDC"): messages, memos, emails, pages. */
+export const amountText = (units: Units, asset: Pick<Asset, "decimals" | "symbol">): string => `${amountOf(units, asset)} ${asset.symbol}`;

@@ -9,7 +9,8 @@ import { txScope, type TxScope } from "../db/tx-hooks";
 import { inApiWords } from "../domain/audit/changes";
 import { hashIp, recordAudit } from "../domain/audit/service";
 import { readConfigView } from "../domain/config/service";
-import { readAsset } from "../domain/assets/read";
+import { readAsset, readAssets } from "../domain/assets/read";
+import { ETH_ASSET, type Asset } from "../shared/asset";
 import type { ConfigOutput } from "../domain/config/schemas";
 import { referralSettingsView } from "../domain/referral-settings/service";
 import { CLIENT_IP_HEADER } from "../shared/client-ip";
@@ -73,17 +74,26 @@ const SETTINGS: Record<string, SettingsView> = {
 // Never in the log: secrets and their hashes; and, outside staff records, a participant's personal
 // data (the log is append-only, so an erasure could not take it back out).
 // A transaction hash is public and names what was credited or paid: kept. Stored amounts are shown
-// in the API's words (`referralRewardWei` → `referralRewardEth`, in ETH).
+// in the API's words (`referralRewardWei` → `referralRewardEth`), in the asset of the row's
+// environment (a row without one, a tier: stored at ETH's decimals).
 const SECRET = /^(?!txHash$).*(hash|secret|ciphertext|token|password|inviteUrl)|^key$|rawTx/i;
 const PERSONAL = /^(email|name|handle|externalId|metadata|referredUserEmail|userEmail|referrerEmail|recipient)$/;
 
-function clean(value: unknown, personal: boolean): unknown {
+/** The business's assets per environment, and the one the amounts being cleaned count. */
+interface AmountsIn {
+  assets: Record<Environment, Asset> | null;
+  asset: Asset;
+}
+
+function clean(value: unknown, personal: boolean, a: AmountsIn): unknown {
   if (value === null || value === undefined) return value ?? null;
   if (typeof value === "bigint") return value.toString();
   if (value instanceof Date) return value.toISOString();
   if (typeof value === "object" && "toFixed" in value && typeof (value).toFixed === "function") return (value as { toFixed(): string }).toFixed();
-  if (Array.isArray(value)) return value.map((v) => clean(v, personal));
+  if (Array.isArray(value)) return value.map((v) => clean(v, personal, a));
   if (typeof value === "object") {
+    const env = (value as { environment?: unknown }).environment;
+    if (a.assets && (env === "TEST" || env === "LIVE")) a = { ...a, asset: a.assets[env] };
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       if (SECRET.test(k)) continue;
@@ -91,7 +101,7 @@ function clean(value: unknown, personal: boolean): unknown {
         out[k] = "[personal data]";
         continue;
       }
-      const [name, shown] = inApiWords(k, clean(v, personal));
+      const [name, shown] = inApiWords(k, clean(v, personal, a), a.asset);
       out[name] = shown;
     }
     return out;
@@ -131,7 +141,8 @@ export async function audited<T extends { ok: boolean; data?: unknown }>(caller:
   const input = rawInput && typeof rawInput === "object" ? (rawInput as Record<string, unknown>) : {};
   const personal = !path.startsWith("members.");
   const target = targetOf(input);
-  const before = await snapshot(db, caller.businessId, path, input).catch(() => null);
+  const [before, assets] = await Promise.all([snapshot(db, caller.businessId, path, input).catch(() => null), readAssets(db, caller.businessId).catch(() => null)]);
+  const amounts: AmountsIn = { assets, asset: ETH_ASSET };
   const environment = environmentOf(input);
   const entry = (after: unknown, output: unknown, created?: string) => ({
     businessId: caller.businessId,
@@ -139,8 +150,8 @@ export async function audited<T extends { ok: boolean; data?: unknown }>(caller:
     actor: { userId: caller.user.id, email: caller.user.email },
     action: path,
     target: target ? `${target.key}:${target.id}` : (created ?? createdTarget(output)),
-    before: clean(before, personal),
-    after: clean(after ?? output ?? null, personal),
+    before: clean(before, personal, amounts),
+    after: clean(after ?? output ?? null, personal, amounts),
     ipHash: hashIp(caller.headers.get(CLIENT_IP_HEADER)),
   });
   // Inside the mutation's transaction the output is not known yet: `after` is the changed row.

@@ -8,6 +8,7 @@ import type { Participant, Referral, TrackedEvent } from "../../server/db/genera
 import type { AlertRow } from "../../server/domain/rules/pay";
 import { utcDayStart } from "../../server/domain/rules/screen";
 import { isQualified } from "../../server/shared/referral-rules";
+import { ETH_ASSET } from "../../server/shared/asset";
 import type { Decisions, RewardRow, RuleConfig, RuleItem, RuleSettings, RulesState, TierRule } from "../../server/domain/rules/decide";
 
 // ── Fixtures: dates are fixed, ages are in days before NOW, which is shortly before a UTC midnight ──
@@ -23,6 +24,7 @@ export function ids(prefix = "") {
 }
 
 export const baseConfig = (o: Partial<RuleConfig> = {}): RuleConfig => ({
+  asset: ETH_ASSET,
   rewardStrategy: "FIXED",
   referralWei: milli(10),
   bonusWei: milli(4),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assetTag } from "../../shared/asset";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../../shared/environment";
 
@@ -7,6 +8,8 @@ export const alertOutput = z.object({
   environment,
   kind: z.enum(["LOW_POOL", "REFILL_REQUEST", "WEBHOOK_DISABLED"]),
   message: z.string(),
+  /** The asset the amounts are in (the environment's). */
+  asset: assetTag,
   balanceEth: z.string(),
   thresholdEth: z.string(),
   /** REFILL_REQUEST: the configured autoRefillAmountEth to deposit. */

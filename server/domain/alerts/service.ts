@@ -3,17 +3,19 @@
 import { db, type Prisma } from "../../db/client";
 import { notFound } from "../../shared/errors";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
-import { weiToEth } from "../../shared/money";
+import { amountOf, assetTagOf, type Asset } from "../../shared/asset";
+import { readAsset } from "../assets/read";
 import type { Environment } from "../../shared/environment";
 
-const toOutput = (a: Prisma.AlertGetPayload<object>) => ({
+const toOutput = (a: Prisma.AlertGetPayload<object>, asset: Asset) => ({
   alertId: a.id,
   environment: a.environment,
   kind: a.kind,
   message: a.message,
-  balanceEth: weiToEth(a.balanceWei),
-  thresholdEth: weiToEth(a.thresholdWei),
-  amountEth: a.amountWei === null ? null : weiToEth(a.amountWei),
+  asset: assetTagOf(asset),
+  balanceEth: amountOf(a.balanceWei, asset),
+  thresholdEth: amountOf(a.thresholdWei, asset),
+  amountEth: a.amountWei === null ? null : amountOf(a.amountWei, asset),
   acknowledgedAt: a.acknowledgedAt ? a.acknowledgedAt.toISOString() : null,
   createdAt: a.createdAt.toISOString(),
 });
@@ -27,12 +29,14 @@ export async function listAlerts(
     where: { businessId, environment: q.environment, kind: q.kind, ...(q.unacknowledged ? { acknowledgedAt: null } : {}) },
     ...pageArgs(q.limit, q.cursor),
   });
-  return toPage(rows, q.limit, toOutput);
+  const asset = await readAsset(db, businessId, q.environment);
+  return toPage(rows, q.limit, (a) => toOutput(a, asset));
 }
 
 export async function acknowledgeAlert(businessId: string, alertId: string) {
   const a = await db.alert.findFirst({ where: { id: alertId, businessId } });
   if (!a) throw notFound("Alert");
-  if (a.acknowledgedAt) return toOutput(a);
-  return toOutput(await db.alert.update({ where: { id: a.id }, data: { acknowledgedAt: new Date() } }));
+  const asset = await readAsset(db, businessId, a.environment);
+  if (a.acknowledgedAt) return toOutput(a, asset);
+  return toOutput(await db.alert.update({ where: { id: a.id }, data: { acknowledgedAt: new Date() } }), asset);
 }

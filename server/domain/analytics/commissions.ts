@@ -6,7 +6,9 @@
 // (migration 0100), per referrer through the referrer's referrals and rewards.
 import { db } from "../../db/client";
 import { notFound } from "../../shared/errors";
-import { toBigInt, weiToEth } from "../../shared/money";
+import { toBigInt } from "../../shared/money";
+import { amountOf, assetTagOf } from "../../shared/asset";
+import { readAsset } from "../assets/read";
 import { netRevenueSql, revenueEventSql } from "../../shared/totals";
 import type { CommissionAnalyticsInput, CommissionAnalyticsOutput } from "./schemas";
 import { Params, resolveRange, run } from "./service";
@@ -64,16 +66,18 @@ export async function getCommissionAnalytics(businessId: string, q: CommissionAn
     .map((r) => ({ ruleId: r.ruleId, name: names.get(r.ruleId) ?? null, count: r.n, wei: toBigInt(r.wei) }))
     .sort((a, b) => (b.wei > a.wei ? 1 : b.wei < a.wei ? -1 : a.ruleId.localeCompare(b.ruleId)));
   const day = (d: Date) => d.toISOString().slice(0, 10);
+  const asset = await readAsset(db, businessId, environment);
   return {
     environment,
+    asset: assetTagOf(asset),
     from: range ? day(range.from) : null,
     to: range ? day(range.to) : null,
     participantId: referrer ?? null,
     revenue: revenue.map((r) => ({ currency: r.currency, amount: trimDecimal(r.amount), events: r.events })),
     commissions: {
       count: byRule.reduce((s, r) => s + r.count, 0),
-      eth: weiToEth(byRule.reduce((s, r) => s + r.wei, 0n)),
-      byRule: byRule.map(({ wei, ...r }) => ({ ...r, eth: weiToEth(wei) })),
+      eth: amountOf(byRule.reduce((s, r) => s + r.wei, 0n), asset),
+      byRule: byRule.map(({ wei, ...r }) => ({ ...r, eth: amountOf(wei, asset) })),
     },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assetTag } from "../../shared/asset";
 import { utcDay } from "../../shared/dates";
 import { environment } from "../../shared/environment";
 
@@ -42,6 +43,8 @@ const topReferrer = z.object({
 
 export const analyticsOutput = z.object({
   environment,
+  /** The asset the amounts are in (the environment's). */
+  asset: assetTag,
   from: z.string(),
   to: z.string(),
   campaign: z.string().nullable(),
@@ -55,6 +58,8 @@ export const referralStatsInput = z.strictObject({ environment: environment.defa
 
 export const referralStatsOutput = z.object({
   environment,
+  /** The asset the amounts are in (the environment's). */
+  asset: assetTag,
   total: z.number().int(),
   byStatus: z.object({ PENDING: z.number().int(), QUALIFIED: z.number().int(), REWARDED: z.number().int(), FLAGGED: z.number().int(), REJECTED: z.number().int() }),
   /** (QUALIFIED + REWARDED) / total, 0 when there are none. */
@@ -85,6 +90,8 @@ export type CommissionAnalyticsInput = z.infer<typeof commissionAnalyticsInput>;
 
 export const commissionAnalyticsOutput = z.object({
   environment,
+  /** The asset the amounts are in (the environment's). */
+  asset: assetTag,
   /** The range counted (UTC days, inclusive); both null: all time. */
   from: z.string().nullable(),
   to: z.string().nullable(),

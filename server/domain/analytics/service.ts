@@ -3,7 +3,9 @@
 // (businessId, environment, <the day column>), so the cost follows the range, not the table.
 import { db } from "../../db/client";
 import { AppError } from "../../shared/errors";
-import { toBigInt, weiToEth } from "../../shared/money";
+import { toBigInt } from "../../shared/money";
+import { amountOf, assetTagOf } from "../../shared/asset";
+import { readAsset } from "../assets/read";
 import type { Environment } from "../../shared/environment";
 import { earnedOf, earnedWeiSql, rewardedSql } from "../../shared/totals";
 import type { AnalyticsOutput } from "./schemas";
@@ -136,7 +138,7 @@ export async function getAnalytics(businessId: string, q: AnalyticsQuery): Promi
   const r = new Params();
   const c = new Params();
   const w = new Params();
-  const [events, referrals, conversions, paid, top] = await Promise.all([
+  const [events, referrals, conversions, paid, top, asset] = await Promise.all([
     eventsPerDay(businessId, q.environment, from, to, q.campaign),
     run<Array<DayRow & { converted: number }>>(
       perDay(
@@ -157,6 +159,7 @@ export async function getAnalytics(businessId: string, q: AnalyticsQuery): Promi
       w,
     ),
     topReferrers(businessId, q.environment, lo, hi, q.campaign),
+    readAsset(db, businessId, q.environment),
   ]);
   const byDay = new Map<string, AnalyticsOutput["days"][number] & { cohortConverted: number }>();
   for (let i = 0; i < days; i++) {
@@ -166,7 +169,7 @@ export async function getAnalytics(businessId: string, q: AnalyticsQuery): Promi
   for (const r of events) byDay.get(r.d)!.events = r.n;
   for (const r of referrals) Object.assign(byDay.get(r.d)!, { referrals: r.n, cohortConverted: r.converted });
   for (const r of conversions) byDay.get(r.d)!.conversions = r.n;
-  for (const r of paid) Object.assign(byDay.get(r.d)!, { rewardsPaid: r.n, ethRewarded: weiToEth(toBigInt(r.wei)), ethEarned: weiToEth(toBigInt(r.earned)) });
+  for (const r of paid) Object.assign(byDay.get(r.d)!, { rewardsPaid: r.n, ethRewarded: amountOf(r.wei, asset), ethEarned: amountOf(r.earned, asset) });
 
   const totals = { events: 0, referrals: 0, conversions: 0, rewardsPaid: 0, ethRewarded: "0", ethEarned: "0", conversionRate: 0 };
   let cohort = 0;
@@ -180,10 +183,10 @@ export async function getAnalytics(businessId: string, q: AnalyticsQuery): Promi
     cohort += cohortConverted;
     out.push(d);
   }
-  totals.ethRewarded = weiToEth(paid.reduce((sum, r) => sum + toBigInt(r.wei), 0n));
-  totals.ethEarned = weiToEth(paid.reduce((sum, r) => sum + toBigInt(r.earned), 0n));
+  totals.ethRewarded = amountOf(paid.reduce((sum, r) => sum + toBigInt(r.wei), 0n), asset);
+  totals.ethEarned = amountOf(paid.reduce((sum, r) => sum + toBigInt(r.earned), 0n), asset);
   totals.conversionRate = totals.referrals ? round4(cohort / totals.referrals) : 0;
-  return { environment: q.environment, from: isoDay(from), to: isoDay(to), campaign: q.campaign ?? null, totals, days: out, topReferrers: top };
+  return { environment: q.environment, asset: assetTagOf(asset), from: isoDay(from), to: isoDay(to), campaign: q.campaign ?? null, totals, days: out, topReferrers: top };
 }
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
@@ -202,6 +205,7 @@ export async function topReferrers(businessId: string, environment: Environment,
     p,
   );
   if (!rows.length) return [];
+  const asset = await readAsset(db, businessId, environment);
   const ids = rows.map((r) => r.referrerId);
   const [people, earned] = await Promise.all([
     db.participant.findMany({ where: { id: { in: ids }, businessId }, select: { id: true, referralCode: true, email: true, name: true } }),
@@ -232,8 +236,8 @@ export async function topReferrers(businessId: string, environment: Environment,
         name: p.name,
         referrals: r.referrals,
         conversions: r.conversions,
-        ethRewarded: weiToEth(sums.rewarded),
-        ethEarned: weiToEth(earnedOf(sums.rewarded, sums.reversed)),
+        ethRewarded: amountOf(sums.rewarded, asset),
+        ethEarned: amountOf(earnedOf(sums.rewarded, sums.reversed), asset),
       };
     });
 }

@@ -6,7 +6,7 @@ import type { Db, Tx } from "../../db/client";
 import { ETH_ASSET, type Asset } from "../../shared/asset";
 import type { Environment } from "../../shared/environment";
 import { AppError } from "../../shared/errors";
-import { assetAmountProblem, fromBaseUnits, rescaleUnits, toBaseUnits, toBigInt } from "../../shared/money";
+import { assetAmountProblem, rescaleUnits, toBaseUnits, toBigInt } from "../../shared/money";
 
 export async function readAsset(client: Tx | Db, businessId: string, environment: Environment): Promise<Asset> {
   const row = await client.environmentAsset.findUnique({ where: { businessId_environment: { businessId, environment } } });
@@ -27,8 +27,19 @@ export function unitsOfInput(amount: string, asset: Asset, field: string): bigin
   return toBaseUnits(amount, asset.decimals);
 }
 
-/** Base units of the asset → the decimal string the API answers. */
-export const amountOf = (units: bigint | { toFixed(): string } | string, asset: Asset): string => fromBaseUnits(units, asset.decimals);
+/** Base units of the asset → the decimal string the API answers (the rule lives in shared/asset.ts). */
+export { amountOf } from "../../shared/asset";
+
+/**
+ * A business-wide amount typed by a person (minPayoutEth, tier amounts: one number for both
+ * environments) → its stored base units at ETH's 18 decimals; 400 VALIDATION_ERROR (naming
+ * `field`) when it has more decimals than the fewer of the two environments' assets.
+ */
+export async function sharedUnitsOfInput(client: Tx | Db, businessId: string, amount: string, field: string): Promise<bigint> {
+  const assets = await readAssets(client, businessId);
+  unitsOfInput(amount, assets.TEST.decimals <= assets.LIVE.decimals ? assets.TEST : assets.LIVE, field);
+  return unitsOfInput(amount, ETH_ASSET, field);
+}
 
 /**
  * A business-wide amount (minPayoutWei, tier amounts: one number for both environments, stored at

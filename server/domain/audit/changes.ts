@@ -1,7 +1,8 @@
-// The audit log speaks the API's words: amounts in ETH under the names the routes use
-// (`referralRewardEth`, `maxEthPerDayPerUser`), and each entry lists what changed,
-// `referralRewardEth: 0.01 → 0.02`, rather than two stored rows to compare.
-import { weiToEth } from "../../shared/money";
+// The audit log speaks the API's words: amounts in the asset they count (the row's environment's:
+// ETH or its token; business-wide amounts such as tiers are stored at ETH's decimals) under the
+// names the routes use (`referralRewardEth`, `maxEthPerDayPerUser`), and each entry lists what
+// changed, `referralRewardEth: 0.01 → 0.02`, rather than two stored rows to compare.
+import { amountOf, ETH_ASSET, type Asset } from "../../shared/asset";
 
 /** A stored amount's API name: `referralRewardWei` → `referralRewardEth`, `maxEthPerDayPerUserWei` → `maxEthPerDayPerUser`. */
 function apiAmountName(key: string): string | null {
@@ -10,11 +11,11 @@ function apiAmountName(key: string): string | null {
   return stem.includes("Eth") ? stem : `${stem}Eth`;
 }
 
-/** A stored field and its value in the API's words: wei amounts (integer text) become ETH under their API name. */
-export function inApiWords(key: string, value: unknown): [string, unknown] {
+/** A stored field and its value in the API's words: base-unit amounts (integer text) become amounts of `asset` under their API name. */
+export function inApiWords(key: string, value: unknown, asset: Pick<Asset, "decimals"> = ETH_ASSET): [string, unknown] {
   const name = apiAmountName(key);
   if (name === null || (typeof value !== "string" && typeof value !== "bigint") || !/^-?\d+$/.test(String(value))) return [key, value];
-  return [name, weiToEth(BigInt(value))];
+  return [name, amountOf(BigInt(value), asset)];
 }
 
 export interface AuditChange {

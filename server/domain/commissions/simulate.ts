@@ -43,7 +43,7 @@ export async function simulateRule(businessId: string, input: SimulateInput): Pr
     db.tier.findMany({ where: { businessId }, orderBy: { minReferrals: "desc" } }),
     readAsset(db, businessId, environment),
   ]);
-  const cfg = ruleConfigOf(cfgRow);
+  const cfg = ruleConfigOf(cfgRow, asset);
   const r = input.rule;
   const state: CommissionState = {
     rules: [

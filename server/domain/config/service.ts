@@ -7,7 +7,7 @@ import type { Prisma } from "../../db/generated";
 import { notFound } from "../../shared/errors";
 import { weiToDb, weiToEth, type Currency } from "../../shared/money";
 import { assetTagOf, ETH_ASSET, type Asset } from "../../shared/asset";
-import { amountOf, readAsset, readAssets, unitsOfInput } from "../assets/read";
+import { amountOf, readAsset, readAssets, sharedUnitsOfInput, unitsOfInput } from "../assets/read";
 import { rearmLowPoolAlerts } from "../ledger/service";
 import { forgetLinkTargets } from "../links/resolve";
 import type { Environment } from "../../shared/environment";
@@ -167,13 +167,8 @@ export async function updateGeneralConfig(businessId: string, input: UpdateGener
   return getConfig(businessId, input.environment);
 }
 
-/** minPayoutEth and minWithdrawalEth apply in both environments' assets: at most the fewer decimals of the two (stored at 18). */
-async function minPayoutOfInput(tx: Tx, businessId: string, amount: string, field = "minPayoutEth"): Promise<string> {
-  const assets = await readAssets(tx, businessId);
-  const fewer = assets.TEST.decimals <= assets.LIVE.decimals ? assets.TEST : assets.LIVE;
-  unitsOfInput(amount, fewer, field);
-  return weiToDb(unitsOfInput(amount, ETH_ASSET, field));
-}
+/** minPayoutEth and minWithdrawalEth apply in both environments' assets (assets/read.ts sharedUnitsOfInput). */
+const minPayoutOfInput = async (tx: Tx, businessId: string, amount: string, field = "minPayoutEth") => weiToDb(await sharedUnitsOfInput(tx, businessId, amount, field));
 
 const PAYOUT_FIELDS = ["payoutHoldDays", "minPayoutEth", "autoPayoutEnabled", "reversalEvents", "requireVerifiedWallet", "withdrawalsEnabled", "minWithdrawalEth"] as const;
 

@@ -1,9 +1,10 @@
 // What each kind of email says (pure): subject, heading, paragraphs, lines and one action, from
-// the facts the outbox row keeps and the names read when it is rendered. Amounts follow the
-// display rule of shared/display-money.ts. Every link points at APP_URL.
+// the facts the outbox row keeps and the names read when it is rendered. Amounts are in the
+// environment's asset (as the webhook payloads and the API state them) and follow the display
+// rule of shared/display-money.ts, with the asset's symbol. Every link points at APP_URL.
 import { ethText } from "../../shared/display-money";
 import { env } from "../../shared/env";
-import { ethToWei, weiToEth } from "../../shared/money";
+import { amountOf, type Asset } from "../../shared/asset";
 import type { EmailKind } from "./kinds";
 
 export interface EmailContent {
@@ -23,8 +24,10 @@ interface ContentFacts {
   /** The referrer's name, when the email is to one. */
   name: string | null;
   data: Record<string, unknown>;
-  /** REWARD_EARNED: the rewards the digest gathered. */
-  rewards?: { amountEth: string; kind: string; createdAt: Date }[];
+  /** The environment's asset: the amounts' words. */
+  asset: Asset;
+  /** REWARD_EARNED: the rewards the digest gathered (amountWei: base units of the asset). */
+  rewards?: { amountWei: bigint; kind: string; createdAt: Date }[];
 }
 
 /** A subject is one line (a CR/LF in a name stays text, never a header), at most 200 characters. */
@@ -53,16 +56,17 @@ export function emailContent(f: ContentFacts): EmailContent {
 
 function contentOf(f: ContentFacts, biz: string, hello: string, portal: EmailContent["action"]): EmailContent {
   const d = f.data;
-  const amount = ethText(str(d.amountEth, "0"));
+  const words = (units: bigint) => ethText(amountOf(units, f.asset), f.asset.symbol);
+  const amount = ethText(str(d.amountEth, "0"), f.asset.symbol);
   switch (f.kind) {
     case "REWARD_EARNED": {
       const rewards = f.rewards ?? [];
-      const totalText = ethText(weiToEth(rewards.reduce((n, r) => n + ethToWei(r.amountEth), 0n)));
+      const totalText = words(rewards.reduce((n, r) => n + r.amountWei, 0n));
       return {
         subject: `You earned ${totalText} from ${biz}`,
         heading: "You earned a reward",
         paragraphs: [hello, rewards.length === 1 ? `You earned ${totalText} from ${biz}.` : `You earned ${totalText} from ${biz} in ${rewards.length} rewards.`],
-        items: rewards.map((r) => `${ethText(r.amountEth)} for ${REWARD_KIND_WORDS[r.kind] ?? "a reward"}, ${r.createdAt.toISOString().slice(0, 16).replace("T", " ")} UTC`),
+        items: rewards.map((r) => `${words(r.amountWei)} for ${REWARD_KIND_WORDS[r.kind] ?? "a reward"}, ${r.createdAt.toISOString().slice(0, 16).replace("T", " ")} UTC`),
         action: portal,
       };
     }
@@ -70,7 +74,7 @@ function contentOf(f: ContentFacts, biz: string, hello: string, portal: EmailCon
       return {
         subject: `${biz} sent you ${amount}`,
         heading: "A payout is on its way",
-        paragraphs: [hello, `${biz} sent ${amount} (ETH) to your wallet ${str(d.walletAddress)}.`, `Transaction: ${str(d.txHash, "pending")}`],
+        paragraphs: [hello, `${biz} sent ${amount} to your wallet ${str(d.walletAddress)}.`, `Transaction: ${str(d.txHash, "pending")}`],
         action: portal,
       };
     case "PAYOUT_FAILED":
@@ -108,20 +112,21 @@ function contentOf(f: ContentFacts, biz: string, hello: string, portal: EmailCon
 
 function staffContent(f: ContentFacts, biz: string): EmailContent {
   const d = f.data;
+  const text = (v: unknown) => ethText(str(v, "0"), f.asset.symbol);
   const dashboard = (path: string, label: string) => ({ label, url: `${env.appUrl}/dashboard${path}` });
   switch (f.kind) {
     case "LOW_POOL":
       return {
         subject: `${biz}: the reward pool is low`,
         heading: "The reward pool is low",
-        paragraphs: [`The ${f.environment} pool of ${biz} holds ${ethText(str(d.balanceEth, "0"))}, below the alert threshold of ${ethText(str(d.thresholdEth, "0"))}. Rewards stop when it is empty.`],
+        paragraphs: [`The ${f.environment} pool of ${biz} holds ${text(d.balanceEth)}, below the alert threshold of ${text(d.thresholdEth)}. Rewards stop when it is empty.`],
         action: dashboard("/balance", "Add funds"),
       };
     case "PAYOUT_RUN_FAILED":
       return {
         subject: `${biz}: a payout failed`,
         heading: "A payout failed",
-        paragraphs: [`A payout of ${ethText(str(d.amountEth, "0"))} to ${str(d.walletAddress)} failed: ${oneLine(str(d.error, "unknown error"), 300)}.`],
+        paragraphs: [`A payout of ${text(d.amountEth)} to ${str(d.walletAddress)} failed: ${oneLine(str(d.error, "unknown error"), 300)}.`],
         action: dashboard("/payouts", "See payouts"),
       };
     case "WEBHOOK_DISABLED":

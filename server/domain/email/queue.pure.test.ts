@@ -2,6 +2,7 @@
 // (pure: no database).
 import { describe, expect, it } from "vitest";
 import { emailContent, oneLine } from "./content";
+import { ETH_ASSET } from "../../shared/asset";
 import { emailsForEvents, emailsOfRun } from "./queue";
 
 describe("emails of events", () => {
@@ -36,18 +37,18 @@ describe("emails of events", () => {
 
   it("a run: a digest per participant who earned, LOW_POOL when the run raised it, nothing else", () => {
     const row = (participantId: string, status: string) => ({ row: { participantId, status } });
-    const out = emailsOfRun({ rewards: [row("a", "PAID"), row("a", "PAID"), row("b", "HELD")], alerts: [{ kind: "LOW_POOL", balanceWei: 10n ** 17n, thresholdWei: 10n ** 18n }, { kind: "REFILL_REQUEST", balanceWei: 0n, thresholdWei: 0n }] });
+    const out = emailsOfRun({ asset: ETH_ASSET, rewards: [row("a", "PAID"), row("a", "PAID"), row("b", "HELD")], alerts: [{ kind: "LOW_POOL", balanceWei: 10n ** 17n, thresholdWei: 10n ** 18n }, { kind: "REFILL_REQUEST", balanceWei: 0n, thresholdWei: 0n }] });
     expect(out).toEqual([
       { kind: "REWARD_EARNED", participantId: "a", data: {} },
       { kind: "LOW_POOL", data: { balanceEth: "0.1", thresholdEth: "1" } },
     ]);
-    expect(emailsOfRun({ rewards: [], alerts: [] })).toEqual([]);
+    expect(emailsOfRun({ asset: ETH_ASSET, rewards: [], alerts: [] })).toEqual([]);
   });
 });
 
 describe("what a message says", () => {
   it("a subject is one line; TEST says so; amounts are rounded for display", () => {
-    const c = emailContent({ kind: "PAYOUT_SENT", environment: "TEST", businessId: "b1", businessName: "Evil\r\nBcc: x@example.com", name: "N", data: { amountEth: "0.123456789", txHash: "0xh" } });
+    const c = emailContent({ kind: "PAYOUT_SENT", environment: "TEST", businessId: "b1", businessName: "Evil\r\nBcc: x@example.com", name: "N", asset: ETH_ASSET, data: { amountEth: "0.123456789", txHash: "0xh" } });
     expect(c.subject).toBe("[TEST] Evil Bcc: x@example.com sent you 0.1235 ETH");
     expect(oneLine("a\nb\u2028c")).toBe("a b c");
     expect(c.action?.url).toMatch(/\/portal\/sign-in\?business=b1$/);

@@ -10,7 +10,7 @@ import type { DirectSql } from "../../db/direct-sql";
 import { env } from "../../shared/env";
 import type { Environment } from "../../shared/environment";
 import { newId } from "../../shared/ids";
-import { weiToEth } from "../../shared/money";
+import { amountOf, type Asset } from "../../shared/asset";
 import { isStaffKind, type EmailKind } from "./kinds";
 
 export interface EmailIntent {
@@ -32,10 +32,10 @@ const rec = (v: unknown): Record<string, unknown> => (typeof v === "object" && v
  * The emails of a run of the rules core (pure): a digest for each participant who earned a
  * reward, LOW_POOL when the run raised the alert. The run's webhook events do not mail again.
  */
-export function emailsOfRun(run: { rewards: readonly { row: { participantId: string; status: string } }[]; alerts: readonly { kind: string; balanceWei: bigint; thresholdWei: bigint }[] }): EmailIntent[] {
+export function emailsOfRun(run: { asset: Asset; rewards: readonly { row: { participantId: string; status: string } }[]; alerts: readonly { kind: string; balanceWei: bigint; thresholdWei: bigint }[] }): EmailIntent[] {
   const earned = [...new Set(run.rewards.filter((r) => r.row.status === "PAID").map((r) => r.row.participantId))];
   const out: EmailIntent[] = earned.map((participantId) => ({ kind: "REWARD_EARNED", participantId, data: {} }));
-  for (const a of run.alerts) if (a.kind === "LOW_POOL") out.push({ kind: "LOW_POOL", data: { balanceEth: weiToEth(a.balanceWei), thresholdEth: weiToEth(a.thresholdWei) } });
+  for (const a of run.alerts) if (a.kind === "LOW_POOL") out.push({ kind: "LOW_POOL", data: { balanceEth: amountOf(a.balanceWei, run.asset), thresholdEth: amountOf(a.thresholdWei, run.asset) } });
   return out;
 }
 

@@ -3,7 +3,8 @@
 // once a week each), and the daily REVIEW_QUEUE digest to staff while events wait for review.
 import { db, txSql } from "../../db/client";
 import type { Environment } from "../../shared/environment";
-import { weiToEth } from "../../shared/money";
+import { amountOf, type Asset } from "../../shared/asset";
+import { readAsset } from "../assets/read";
 import type { EmailIntent } from "./queue";
 import { queueEmails } from "./queue";
 
@@ -17,12 +18,23 @@ async function walletMissing(now: Date): Promise<Scoped[]> {
       FROM "Reward" r
       JOIN "Participant" p ON p.id = r."participantId"
       LEFT JOIN "BusinessConfig" c ON c."businessId" = r."businessId"
+      LEFT JOIN "EnvironmentAsset" a ON a."businessId" = r."businessId" AND a.environment = r.environment AND a.asset = 'ERC20'
      WHERE r."payoutStatus" = 'PAYABLE' AND p."walletAddress" IS NULL AND p.email IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM "Email" e WHERE e."participantId" = r."participantId" AND e.kind = 'WALLET_MISSING' AND e."createdAt" > ${new Date(now.getTime() - 7 * DAY_MS)})
-     GROUP BY r."businessId", r.environment, r."participantId", c."minPayoutWei"
-    HAVING sum(r."amountWei" - r."reversedWei") > 0 AND sum(r."amountWei" - r."reversedWei") >= COALESCE(c."minPayoutWei", 0)
+     GROUP BY r."businessId", r.environment, r."participantId", c."minPayoutWei", a.decimals
+    HAVING sum(r."amountWei" - r."reversedWei") > 0
+       -- the minimum is business-wide, at 18 decimals: in base units of the asset, rounded down (assets/read.ts sharedAmountUnits)
+       AND sum(r."amountWei" - r."reversedWei") >= div(COALESCE(c."minPayoutWei", 0), power(10::numeric, 18 - COALESCE(a.decimals, 18)))
      LIMIT 1000`;
-  return rows.map((r) => ({ businessId: r.businessId, environment: r.environment, intent: { kind: "WALLET_MISSING", participantId: r.participantId, data: { amountEth: weiToEth(r.owed) } } }));
+  const assets = new Map<string, Promise<Asset>>();
+  const assetOf = (businessId: string, environment: Environment) => {
+    const key = `${businessId}:${environment}`;
+    if (!assets.has(key)) assets.set(key, readAsset(db, businessId, environment));
+    return assets.get(key)!;
+  };
+  return Promise.all(
+    rows.map(async (r) => ({ businessId: r.businessId, environment: r.environment, intent: { kind: "WALLET_MISSING" as const, participantId: r.participantId, data: { amountEth: amountOf(r.owed, await assetOf(r.businessId, r.environment)) } } })),
+  );
 }
 
 async function reviewQueue(now: Date): Promise<Scoped[]> {

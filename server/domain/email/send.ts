@@ -6,7 +6,8 @@
 import { db, type Tx } from "../../db/client";
 import type { Email } from "../../db/generated";
 import { env } from "../../shared/env";
-import { weiToEth } from "../../shared/money";
+import { toBigInt } from "../../shared/money";
+import { readAsset } from "../assets/read";
 import { createPortalLink } from "../portal-links/links";
 import { emailContent, oneLine, PORTAL_LINK_SLOT } from "./content";
 import { isReferrerKind } from "./kinds";
@@ -50,7 +51,7 @@ async function paidRewards(client: Tx, e: Email, after: Date, until: Date) {
     take: 200,
     select: { id: true, amountWei: true, kind: true, paidAt: true },
   });
-  return rows.map((r) => ({ rewardId: r.id, amountEth: weiToEth(r.amountWei), kind: r.kind, createdAt: r.paidAt! }));
+  return rows.map((r) => ({ rewardId: r.id, amountWei: toBigInt(r.amountWei), kind: r.kind, createdAt: r.paidAt! }));
 }
 
 /** Gathers a digest's rewards: earned (paid into the balance, `paidAt`) since the previous digest gathered, or the hour before this one was written. */
@@ -63,7 +64,8 @@ async function gatherRewards(tx: Tx, e: Email, now: Date) {
 async function keptContent(e: Email, businessName: string) {
   const participant = e.participantId ? await db.participant.findUnique({ where: { id: e.participantId }, select: { name: true } }) : null;
   const rows = e.kind === "REWARD_EARNED" && e.participantId ? await paidRewards(db, e, new Date(e.createdAt.getTime() - 60_000), new Date(e.createdAt.getTime() + HOUR_MS)) : [];
-  return emailContent({ kind: e.kind, environment: e.environment, businessId: e.businessId, businessName, name: participant?.name ?? null, data: e.data as Record<string, unknown>, rewards: rows.length ? rows : undefined });
+  const asset = await readAsset(db, e.businessId, e.environment);
+  return emailContent({ kind: e.kind, environment: e.environment, businessId: e.businessId, businessName, name: participant?.name ?? null, data: e.data as Record<string, unknown>, asset, rewards: rows.length ? rows : undefined });
 }
 
 const businessNameOf = async (businessId: string) => (await db.business.findUniqueOrThrow({ where: { id: businessId }, select: { name: true } })).name;
@@ -96,10 +98,11 @@ export async function prepareEmail(emailId: string, now = new Date()): Promise<P
     const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "Email" WHERE id = ${emailId} AND status = 'QUEUED' FOR UPDATE`;
     if (!locked) return null;
     const e = await tx.email.findUniqueOrThrow({ where: { id: emailId } });
-    const [business, settings, participant] = await Promise.all([
+    const [business, settings, participant, asset] = await Promise.all([
       tx.business.findUniqueOrThrow({ where: { id: e.businessId }, select: { name: true } }),
       tx.notificationSettings.findUnique({ where: { businessId_environment: { businessId: e.businessId, environment: e.environment } } }),
       e.participantId ? tx.participant.findUnique({ where: { id: e.participantId }, select: { email: true, name: true } }) : null,
+      readAsset(tx, e.businessId, e.environment),
     ]);
     const suppress = (error: string) => tx.email.update({ where: { id: e.id }, data: { status: "SUPPRESSED", error, gatheredAt: e.kind === "REWARD_EARNED" ? now : undefined } }).then(() => null);
     if (e.participantId && !participant?.email) return suppress("The participant was erased or has no email");
@@ -110,7 +113,7 @@ export async function prepareEmail(emailId: string, now = new Date()): Promise<P
     if (e.html === null) {
       const rewards = e.kind === "REWARD_EARNED" ? await gatherRewards(tx, e, now) : undefined;
       if (rewards && rewards.length === 0) return suppress("No earned reward left to report (reversed or refused meanwhile)");
-      const content = emailContent({ kind: e.kind, environment: e.environment, businessId: e.businessId, businessName: business.name, name: participant?.name ?? null, data: e.data as Record<string, unknown>, rewards });
+      const content = emailContent({ kind: e.kind, environment: e.environment, businessId: e.businessId, businessName: business.name, name: participant?.name ?? null, data: e.data as Record<string, unknown>, asset, rewards });
       const footer = `${oneLine(business.name, 100)} sent you this email through its referral program.`;
       const { html, text } = await renderEmail({ content, unsubscribeUrl: unsub, footer });
       const data = rewards ? { ...(e.data as object), rewardIds: rewards.map((r) => r.rewardId) } : undefined;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assetTag } from "../../shared/asset";
 import { isoInstant } from "../../shared/dates";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../../shared/environment";
@@ -71,6 +72,8 @@ export const previewEventDecisionInput = z.strictObject({
 });
 
 export const rewardOutcomeOutput = z.object({
+  /** The asset the amounts are in (the environment's). */
+  asset: assetTag,
   rewardId: z.string(),
   kind: z.enum(["REFERRAL", "BONUS", "MANUAL", "COMMISSION"]),
   recipient: participantRef,

@@ -13,7 +13,9 @@ import { acceptEvent } from "../tracking/service";
 import type { TrackInput } from "../tracking/schemas";
 import { toParticipantRef } from "../participants/schemas";
 import type { Reward } from "../../db/generated";
-import { decimalText, weiToEth } from "../../shared/money";
+import { decimalText } from "../../shared/money";
+import { amountOf, assetTagOf, type Asset } from "../../shared/asset";
+import { readAsset, readAssets } from "../assets/read";
 import type { EventDecisionPreview, EventOutput, RewardOutcome } from "./schemas";
 import { emitWebhookEvent, reviewedEventWebhook } from "../webhooks/emit";
 
@@ -23,7 +25,7 @@ const withRewards = {
 } satisfies Prisma.TrackedEventInclude;
 type Row = Prisma.TrackedEventGetPayload<{ include: typeof withRewards }>;
 
-const toOutput = (e: Row): EventOutput => ({
+const toOutput = (e: Row, asset: Asset): EventOutput => ({
   eventId: e.id,
   environment: e.environment,
   eventName: e.eventName,
@@ -43,7 +45,7 @@ const toOutput = (e: Row): EventOutput => ({
   reason: e.reason,
   createdAt: e.createdAt.toISOString(),
   processedAt: e.processedAt ? e.processedAt.toISOString() : null,
-  rewards: e.rewards.map(toRewardSummary),
+  rewards: e.rewards.map((r) => toRewardSummary(r, asset)),
 });
 
 /** The filters of the events list and its CSV export. */
@@ -74,13 +76,14 @@ export async function listEvents(businessId: string, q: EventFilters & { limit: 
     include: withRewards,
     ...pageArgs(q.limit, q.cursor),
   });
-  return toPage(rows, q.limit, toOutput);
+  const asset = await readAsset(db, businessId, q.environment);
+  return toPage(rows, q.limit, (e) => toOutput(e, asset));
 }
 
 export async function getEvent(businessId: string, eventId: string): Promise<EventOutput> {
   const e = await db.trackedEvent.findFirst({ where: { id: eventId, businessId }, include: withRewards });
   if (!e) throw notFound("Event");
-  return toOutput(e);
+  return toOutput(e, await readAsset(db, businessId, e.environment));
 }
 
 /** Manual create: the same pipeline as POST /track (same validation, idempotency, AUTO/SYNC/ASYNC rule). */
@@ -130,15 +133,16 @@ async function decideEvent(tx: Tx, businessId: string, input: Decision): Promise
   return out;
 }
 
-async function toOutcomes(tx: Tx, rewards: Reward[]): Promise<RewardOutcome[]> {
-  const people = await tx.participant.findMany({ where: { id: { in: [...new Set(rewards.map((r) => r.participantId))] } } });
+async function toOutcomes(tx: Tx, businessId: string, rewards: Reward[]): Promise<RewardOutcome[]> {
+  const [people, assets] = await Promise.all([tx.participant.findMany({ where: { id: { in: [...new Set(rewards.map((r) => r.participantId))] } } }), readAssets(tx, businessId)]);
   const byId = new Map(people.map((p) => [p.id, toParticipantRef(p)]));
   return rewards.map((r) => ({
+    asset: assetTagOf(assets[r.environment]),
     rewardId: r.id,
     kind: r.kind,
     recipient: byId.get(r.participantId)!,
-    requestedEth: weiToEth(r.requestedWei),
-    amountEth: weiToEth(r.amountWei),
+    requestedEth: amountOf(r.requestedWei, assets[r.environment]),
+    amountEth: amountOf(r.amountWei, assets[r.environment]),
     status: r.status,
     reason: r.reason,
   }));
@@ -146,7 +150,7 @@ async function toOutcomes(tx: Tx, rewards: Reward[]): Promise<RewardOutcome[]> {
 
 export async function changeEventStatus(businessId: string, input: Decision): Promise<EventOutput & { outcome: RewardOutcome[] }> {
   // Approving locks the referral, then the pool: a deadlock victim against the worker runs again.
-  const outcome = await transactionRetried(async (tx) => toOutcomes(tx, await decideEvent(tx, businessId, input)), { timeout: 30_000, maxWait: 30_000 });
+  const outcome = await transactionRetried(async (tx) => toOutcomes(tx, businessId, await decideEvent(tx, businessId, input)), { timeout: 30_000, maxWait: 30_000 });
   return { ...(await getEvent(businessId, input.eventId)), outcome };
 }
 
@@ -166,7 +170,7 @@ export async function previewEventDecision(businessId: string, input: { eventId:
   try {
     await db.$transaction(
       async (tx) => {
-        throw new RolledBack(await toOutcomes(tx, await decideEvent(tx, businessId, input)));
+        throw new RolledBack(await toOutcomes(tx, businessId, await decideEvent(tx, businessId, input)));
       },
       { timeout: 30_000, maxWait: 30_000 },
     );

@@ -1,9 +1,12 @@
 // CSV exports of referrals, rewards, events and payouts with the filters of their lists, produced page by
 // page (500 rows per query) so that a large range streams in constant memory; cells are
-// shared/csv.ts's (formula-safe); amounts are exact decimal ETH strings.
+// shared/csv.ts's (formula-safe); amounts are exact decimal strings in the environment's asset
+// (gas in ETH).
 import { db } from "../../db/client";
 import { csvLine } from "../../shared/csv";
 import { decimalText, weiToEth } from "../../shared/money";
+import { amountOf } from "../../shared/asset";
+import { readAssets } from "../assets/read";
 import type { ListBusinessReferralsInput } from "../referrals/browse-schemas";
 import { paidBy, referralWhere } from "../referrals/browse";
 import { eventWhere, type EventFilters } from "../events/service";
@@ -37,11 +40,12 @@ const who = (p: { email: string | null; name: string | null; externalId: string 
 export async function* referralsCsv(businessId: string, q: Omit<ListBusinessReferralsInput, "limit" | "cursor">): AsyncGenerator<string> {
   yield csvLine(["referralId", "environment", "status", "reason", "createdAt", "qualifiedAt", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "apiKeyId", "apiKeyName", "source", "campaign", "ethPaid"]);
   const where = referralWhere(businessId, q);
+  const assets = await readAssets(db, businessId);
   // ethPaid as the referrals list reads it (paidBy): reversed rewards and refunded shares left out.
   for await (const page of pageLists((a) => db.referral.findMany({ ...a, where, include: { referrer: true, referred: true, apiKey: { select: { name: true, prefix: true } } } }))) {
     const paid = await paidBy("referralId", page.map((r) => r.id));
     for (const r of page) {
-      yield csvLine([r.id, r.environment, r.status, r.reason, r.createdAt, r.qualifiedAt, ...who(r.referrer), ...who(r.referred), r.apiKeyId, r.apiKey ? (r.apiKey.name ?? r.apiKey.prefix) : null, r.source, r.campaign, weiToEth(paid.get(r.id) ?? 0n)]);
+      yield csvLine([r.id, r.environment, r.status, r.reason, r.createdAt, r.qualifiedAt, ...who(r.referrer), ...who(r.referred), r.apiKeyId, r.apiKey ? (r.apiKey.name ?? r.apiKey.prefix) : null, r.source, r.campaign, amountOf(paid.get(r.id) ?? 0n, assets[r.environment])]);
     }
   }
 }
@@ -55,12 +59,13 @@ export async function* rewardsCsv(businessId: string, q: RewardFilters): AsyncGe
   // what its reversals took back (the whole amount once REVERSED, a share after a partial refund).
   yield csvLine(["rewardId", "environment", "kind", "status", "reason", "requestedEth", "amountEth", "recipientName", "recipientEmail", "recipientUserId", "recipientCode", "eventId", "referralId", "note", "createdAt", "paidAt", "state", "reversedAt", "reversalReason", "ruleId", "baseAmount", "baseCurrency", "rate", "rateSource", "rateAt", "reversedEth"]);
   const where = rewardWhere(businessId, q);
+  const assets = await readAssets(db, businessId);
   for await (const w of pages((a) => db.reward.findMany({ ...a, where, include: { participant: true } }))) {
     const state = rewardStateOf(w);
     yield csvLine([
-      w.id, w.environment, w.kind, state, w.reason, weiToEth(w.requestedWei), weiToEth(w.amountWei), ...who(w.participant), w.eventId, w.referralId, w.note, w.createdAt, w.paidAt, state, w.reversedAt, w.reversalReason,
+      w.id, w.environment, w.kind, state, w.reason, amountOf(w.requestedWei, assets[w.environment]), amountOf(w.amountWei, assets[w.environment]), ...who(w.participant), w.eventId, w.referralId, w.note, w.createdAt, w.paidAt, state, w.reversedAt, w.reversalReason,
       w.ruleId, w.baseAmount && decimalText(w.baseAmount), w.baseCurrency, w.rate && decimalText(w.rate), w.rateSource, w.rateAt,
-      weiToEth(w.reversedWei),
+      amountOf(w.reversedWei, assets[w.environment]),
     ]);
   }
 }
@@ -68,11 +73,12 @@ export async function* rewardsCsv(businessId: string, q: RewardFilters): AsyncGe
 export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGenerator<string> {
   yield csvLine(["eventId", "environment", "eventName", "status", "reason", "referrerSent", "referrerName", "referrerEmail", "referrerUserId", "referrerCode", "referredName", "referredEmail", "referredUserId", "referredCode", "referralId", "campaign", "source", "apiKeyId", "createdAt", "processedAt", "ethPaid", "amount", "currency", "refundedAmount"]);
   const where = eventWhere(businessId, q);
+  const assets = await readAssets(db, businessId);
   const none = [null, null, null, null];
   for await (const page of pageLists((a) => db.trackedEvent.findMany({ ...a, where, include: { referral: { include: { referrer: true, referred: true } } } }))) {
     const paid = await paidBy("eventId", page.map((e) => e.id));
     for (const e of page) {
-      yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, weiToEth(paid.get(e.id) ?? 0n), e.amount === null ? null : decimalText(e.amount), e.currency, decimalText(e.refundedAmount)]);
+      yield csvLine([e.id, e.environment, e.eventName, e.status, e.reason, e.referrer, ...(e.referral ? who(e.referral.referrer) : none), ...(e.referral ? who(e.referral.referred) : none), e.referralId, e.campaign, e.source, e.apiKeyId, e.createdAt, e.processedAt, amountOf(paid.get(e.id) ?? 0n, assets[e.environment]), e.amount === null ? null : decimalText(e.amount), e.currency, decimalText(e.refundedAmount)]);
     }
   }
 }
@@ -80,9 +86,10 @@ export async function* eventsCsv(businessId: string, q: EventFilters): AsyncGene
 export async function* payoutsCsv(businessId: string, q: Omit<ListPayoutsInput, "limit" | "cursor">): AsyncGenerator<string> {
   yield csvLine(["payoutId", "environment", "status", "amountEth", "rewardsEth", "offsetEth", "gasEth", "walletAddress", "recipientName", "recipientEmail", "recipientUserId", "recipientCode", "fromAddress", "txHash", "nonce", "blockNumber", "error", "rewardIds", "createdAt", "sentAt", "confirmedAt", "failedAt"]);
   const where = payoutWhere(businessId, q);
+  const assets = await readAssets(db, businessId);
   for await (const p of pages((a) => db.payout.findMany({ ...a, where, include: { participant: true } }))) {
     yield csvLine([
-      p.id, p.environment, p.status, weiToEth(p.amountWei), weiToEth(p.rewardsWei), weiToEth(p.offsetWei), p.gasWei === null ? null : weiToEth(p.gasWei), p.walletAddress, ...who(p.participant),
+      p.id, p.environment, p.status, amountOf(p.amountWei, assets[p.environment]), amountOf(p.rewardsWei, assets[p.environment]), amountOf(p.offsetWei, assets[p.environment]), p.gasWei === null ? null : weiToEth(p.gasWei), p.walletAddress, ...who(p.participant),
       p.fromAddress, p.txHash, p.nonce, p.blockNumber === null ? null : p.blockNumber.toString(), p.error, p.rewardIds.join(" "), p.createdAt, p.sentAt, p.confirmedAt, p.failedAt,
     ]);
   }

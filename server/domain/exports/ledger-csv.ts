@@ -4,7 +4,9 @@
 // words, so that the pool can be reconciled from the file alone: the last balance is the pool's.
 import { db } from "../../db/client";
 import type { Environment } from "../../shared/environment";
-import { toBigInt, weiToEth } from "../../shared/money";
+import { toBigInt } from "../../shared/money";
+import { amountOf } from "../../shared/asset";
+import { readAsset } from "../assets/read";
 import { csvLine } from "../../shared/csv";
 
 const BATCH = 500;
@@ -43,6 +45,7 @@ function ledgerReference(e: Pick<Entry, "kind" | "txHash" | "memo" | "reward">):
 
 export async function* ledgerCsv(businessId: string, environment: Environment): AsyncGenerator<string> {
   yield csvLine(["ledgerEntryId", "seq", "environment", "createdAt", "kind", "direction", "amountEth", "balanceEth", "txHash", "rewardId", "reference", "memo"]);
+  const asset = await readAsset(db, businessId, environment);
   let balance = 0n;
   let after: bigint | null = null;
   for (;;) {
@@ -50,7 +53,7 @@ export async function* ledgerCsv(businessId: string, environment: Environment): 
     for (const e of page) {
       const amount = toBigInt(e.amountWei);
       balance += amount;
-      yield csvLine([e.id, e.seq.toString(), e.environment, e.createdAt, e.kind, amount < 0n ? "DEBIT" : "CREDIT", weiToEth(amount), weiToEth(balance), e.txHash, e.rewardId, ledgerReference(e), e.memo]);
+      yield csvLine([e.id, e.seq.toString(), e.environment, e.createdAt, e.kind, amount < 0n ? "DEBIT" : "CREDIT", amountOf(amount, asset), amountOf(balance, asset), e.txHash, e.rewardId, ledgerReference(e), e.memo]);
     }
     if (page.length < BATCH) return;
     after = page[page.length - 1].seq;

@@ -222,7 +222,7 @@ function creditOnce(c: CreditInputs) {
         data: c.logs.map((l) => ({ environment: c.environment, txHash: c.hash, logIndex: l.logIndex, businessId: c.businessId, ledgerEntryId: credit.ledgerEntryId, tokenAddress: c.asset.tokenAddress!, fromAddress: getAddress(l.from), amount: weiToDb(l.amount) })),
       });
     }
-    await emitWebhookEvent(t, fundingWebhook({ businessId: c.businessId, environment: c.environment, txHash: c.hash, amountWei: c.amount, ...credit })); // webhook
+    await emitWebhookEvent(t, fundingWebhook({ businessId: c.businessId, environment: c.environment, txHash: c.hash, amountWei: c.amount, ...credit }, c.asset)); // webhook
     return { replay: null, credit };
   });
 }

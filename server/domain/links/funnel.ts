@@ -6,7 +6,8 @@
 // and the log of the range, not the clicks. A referral's campaign is its own, else its click's
 // utm_campaign; its utm_source is its click's, else its `source`. One statement merges the counts.
 import { db } from "../../db/client";
-import { weiToEth } from "../../shared/money";
+import { amountOf, assetTagOf } from "../../shared/asset";
+import { readAsset } from "../assets/read";
 import { resolveRange } from "../analytics/service";
 import type { Environment } from "../../shared/environment";
 import { FRAUD_SIGNALS, type FunnelInput, type FunnelOutput, type ParticipantClicksOutput } from "./schemas";
@@ -89,7 +90,7 @@ export async function getFunnel(businessId: string, q: FunnelInput): Promise<Fun
       tiles.days,
     );
   }
-  const [rows, signals] = await Promise.all([
+  const [rows, signals, asset] = await Promise.all([
     db.$queryRawUnsafe<Row[]>(funnelSql(g), ...args),
     db.$queryRawUnsafe<{ reason: string; n: number }[]>(
       `SELECT r.reason, count(*)::int AS n FROM "Referral" r
@@ -101,6 +102,7 @@ export async function getFunnel(businessId: string, q: FunnelInput): Promise<Fun
       lo,
       hi,
     ),
+    readAsset(db, businessId, q.environment),
   ]);
 
   const data: FunnelOutput["data"] = rows.map((r) => ({
@@ -110,8 +112,8 @@ export async function getFunnel(businessId: string, q: FunnelInput): Promise<Fun
     referrals: r.referrals,
     qualified: r.qualified,
     rewarded: r.rewarded,
-    rewardsEth: weiToEth(BigInt(r.granted)),
-    paidOutEth: weiToEth(BigInt(r.paid)),
+    rewardsEth: amountOf(BigInt(r.granted), asset),
+    paidOutEth: amountOf(BigInt(r.paid), asset),
     ...(g === "referrer" ? { participantId: r.k!, name: r.name ?? null } : {}),
   }));
   if (g === "day") data.sort((a, b) => (a.key ?? "").localeCompare(b.key ?? ""));
@@ -122,7 +124,7 @@ export async function getFunnel(businessId: string, q: FunnelInput): Promise<Fun
 
   const counts = Object.fromEntries(FRAUD_SIGNALS.map((s) => [s, 0])) as FunnelOutput["signals"];
   for (const s of signals) for (const code of s.reason.split(",")) if (code in counts) counts[code as keyof typeof counts] += s.n;
-  return { data, truncated, signals: counts };
+  return { asset: assetTagOf(asset), data, truncated, signals: counts };
 }
 
 /** A participant's counted clicks: all time, and per day over the last 30 days. */

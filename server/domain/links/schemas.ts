@@ -1,5 +1,6 @@
 // GET /business/analytics/funnel: from link clicks to paid-out rewards, grouped.
 import { z } from "zod";
+import { assetTag } from "../../shared/asset";
 import { utcDay } from "../../shared/dates";
 import { environment } from "../../shared/environment";
 
@@ -41,6 +42,8 @@ const funnelRow = z.object({
 });
 
 export const funnelOutput = z.object({
+  /** The asset the amounts are in (the environment's). */
+  asset: assetTag,
   data: z.array(funnelRow),
   /** True when there were more groups than the FUNNEL_MAX_GROUPS listed (the ones with most clicks, then referrals). */
   truncated: z.boolean(),

@@ -10,7 +10,7 @@ import { env } from "../../shared/env";
 import { AppError } from "../../shared/errors";
 import { toBigInt, weiToDb, weiToEth } from "../../shared/money";
 import { ETH_ASSET, isNative, type Asset } from "../../shared/asset";
-import { amountOf, sharedAmountUnits } from "../assets/read";
+import { amountOf, readAsset, sharedAmountUnits } from "../assets/read";
 import { assetBalanceOf } from "./asset-transfer";
 import { loadConfig } from "../effective-config/load";
 import { creditLedger, getBalanceWei, lockPool } from "../ledger/service";
@@ -117,7 +117,7 @@ export const isShortage = (error: string | null) => /^INSUFFICIENT_(FUNDS|POOL_F
 async function refuse(tx: Tx, data: Parameters<Tx["payout"]["create"]>[0]["data"], reason: string, walletFault: boolean): Promise<CreateStep> {
   const payout = await tx.payout.create({ data: { ...data, status: "FAILED", error: reason, failedAt: data.createdAt } });
   if (walletFault) await markWalletFailed(tx, payout.participantId, payout.walletAddress, reason, payout.failedAt!);
-  await emitWebhookEvent(tx, payoutWebhook("payout.failed", payout)); // webhook
+  await emitWebhookEvent(tx, payoutWebhook("payout.failed", payout, await readAsset(tx, payout.businessId, payout.environment))); // webhook
   return { kind: "created", payout };
 }
 

@@ -37,12 +37,12 @@ export function toPayoutOutput(p: PayoutRow, asset: Asset = ETH_ASSET): PayoutOu
   };
 }
 
-/** The payout.* webhook event of a payout row (its data: the payout as GET /business/payouts lists it; its amounts put in the asset when sent, webhooks/events.ts bodyInAsset). */
-export const payoutWebhook = (type: "payout.sent" | "payout.confirmed" | "payout.failed", p: PayoutRow): WebhookEvent => ({
+/** The payout.* webhook event of a payout row (its data: the payout as GET /business/payouts lists it, in the environment's asset). */
+export const payoutWebhook = (type: "payout.sent" | "payout.confirmed" | "payout.failed", p: PayoutRow, asset: Asset): WebhookEvent => ({
   businessId: p.businessId,
   environment: p.environment,
   type,
-  data: { ...toPayoutOutput(p) },
+  data: { ...toPayoutOutput(p, asset) },
 });
 
 /** The filters of the payouts list and its CSV export. */

@@ -62,7 +62,7 @@ export async function broadcastPayout(s: Sender, payoutId: string): Promise<Payo
   // PENDING → SENT and its payout.sent event commit together (once: a rebroadcast finds it SENT).
   await db.$transaction(async (tx) => {
     const r = await tx.payout.updateMany({ where: { id: p.id, status: "PENDING" }, data: { status: "SENT", sentAt: new Date() } });
-    if (r.count === 1) await emitWebhookEvent(tx, payoutWebhook("payout.sent", await tx.payout.findUniqueOrThrow({ where: { id: p.id } }))); // webhook
+    if (r.count === 1) await emitWebhookEvent(tx, payoutWebhook("payout.sent", await tx.payout.findUniqueOrThrow({ where: { id: p.id } }), s.asset)); // webhook
   }, TX_OPTIONS);
   return db.payout.findUniqueOrThrow({ where: { id: p.id } });
 }
@@ -97,7 +97,7 @@ async function failPayout(s: Sender, payoutId: string, reason: string, from: "PE
     if (r.count !== 1) return;
     const p = await tx.payout.findUniqueOrThrow({ where: { id: payoutId } });
     if (walletFault) await markWalletFailed(tx, p.participantId, p.walletAddress, reason, p.failedAt!);
-    await emitWebhookEvent(tx, payoutWebhook("payout.failed", p)); // webhook
+    await emitWebhookEvent(tx, payoutWebhook("payout.failed", p, s.asset)); // webhook
     await tx.reward.updateMany({ where: { payoutId, payoutStatus: "IN_PAYOUT" }, data: { payoutStatus: "PAYABLE", payoutId: null } });
     // Reversed (wholly or in part) while in this payout: never paid out after all, so those
     // clawbacks go back to the pool (the trigger moves them into each reward's returnedWei).
@@ -166,7 +166,7 @@ async function confirmPayout(s: Sender, p: PayoutRow, txHash: string, blockNumbe
     if (r.count !== 1) return;
     // Read again under the pool lock: a replacement of a stuck transaction may have raised the reserve since `p` was read.
     const current = await tx.payout.findUniqueOrThrow({ where: { id: p.id } });
-    await emitWebhookEvent(tx, payoutWebhook("payout.confirmed", current)); // webhook
+    await emitWebhookEvent(tx, payoutWebhook("payout.confirmed", current, s.asset)); // webhook
     await tx.reward.updateMany({ where: { payoutId: p.id, payoutStatus: "IN_PAYOUT" }, data: { payoutStatus: "PAID_OUT" } });
     // A token's gas is the deposit address's ETH, outside the ledger: nothing to settle.
     if (isNative(s.asset)) await settleGasReserve(tx, s, p.id, toBigInt(current.gasReservedWei), gasSpentWei);

@@ -3,6 +3,7 @@
 // /business/participants/:participantId. Outputs are plain z.object()s so that other areas can
 // `.extend()` them (e.g. wallet or payout fields on participants) without touching the lists.
 import { z } from "zod";
+import { assetTag } from "../../shared/asset";
 import { rewardState } from "../rewards/state";
 import { isoInstant } from "../../shared/dates";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
@@ -35,6 +36,8 @@ export type ListBusinessReferralsInput = z.infer<typeof listBusinessReferralsInp
 export type { ParticipantRef };
 
 const businessReferralOutput = z.object({
+  /** The asset the amounts are in (the environment's). */
+  asset: assetTag,
   referralId: z.string(),
   environment,
   status: referralStatus,

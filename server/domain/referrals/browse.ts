@@ -2,11 +2,12 @@
 // Participants, GET /business/referrals…, /business/participants…): search, filters, cursor
 // pagination, and detail views that put a referral's events, rewards and reasons on one timeline.
 // Every lookup is scoped to the caller's business: another business's id is a 404.
-import { assetTagOf, ETH_ASSET } from "../../shared/asset";
+import { amountOf, assetTagOf, type Asset } from "../../shared/asset";
+import { readAsset } from "../assets/read";
 import { db, type Prisma } from "../../db/client";
 import { notFound } from "../../shared/errors";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
-import { toBigInt, weiToEth } from "../../shared/money";
+import { toBigInt } from "../../shared/money";
 import { participantTotals, type ParticipantTotals } from "../payouts/totals";
 import type {
   BusinessParticipantOutput,
@@ -53,8 +54,9 @@ export async function paidBy(by: "referralId" | "eventId", ids: string[]): Promi
 }
 const paidByReferral = (ids: string[]) => paidBy("referralId", ids);
 
-function toBusinessReferral(r: ReferralRow, paid: Map<string, bigint>): BusinessReferralOutput {
+function toBusinessReferral(r: ReferralRow, paid: Map<string, bigint>, asset: Asset): BusinessReferralOutput {
   return {
+    asset: assetTagOf(asset),
     referralId: r.id,
     environment: r.environment,
     status: r.status,
@@ -65,7 +67,7 @@ function toBusinessReferral(r: ReferralRow, paid: Map<string, bigint>): Business
     campaign: r.campaign,
     referrer: toParticipantRef(r.referrer),
     referred: toParticipantRef(r.referred),
-    ethPaid: weiToEth(paid.get(r.id) ?? 0n),
+    ethPaid: amountOf(paid.get(r.id) ?? 0n, asset),
     createdAt: r.createdAt.toISOString(),
     qualifiedAt: r.qualifiedAt ? r.qualifiedAt.toISOString() : null,
   };
@@ -88,20 +90,20 @@ export function referralWhere(businessId: string, q: Omit<ListBusinessReferralsI
 export async function listBusinessReferrals(businessId: string, q: ListBusinessReferralsInput) {
   await checkCursor(q.cursor, (id) => db.referral.findFirst({ where: { id, businessId, environment: q.environment }, select: { id: true } }));
   const rows = await db.referral.findMany({ where: referralWhere(businessId, q), include: referralInclude, ...pageArgs(q.limit, q.cursor) });
-  const paid = await paidByReferral(rows.slice(0, q.limit).map((r) => r.id));
-  return toPage(rows, q.limit, (r) => toBusinessReferral(r, paid));
+  const [paid, asset] = await Promise.all([paidByReferral(rows.slice(0, q.limit).map((r) => r.id)), readAsset(db, businessId, q.environment)]);
+  return toPage(rows, q.limit, (r) => toBusinessReferral(r, paid, asset));
 }
 
 const rewardInclude = { participant: true } satisfies Prisma.RewardInclude;
 type RewardRow = Prisma.RewardGetPayload<{ include: typeof rewardInclude }>;
 
-const toRewardView = (w: RewardRow) => ({
+const toRewardView = (w: RewardRow, asset: Asset) => ({
   rewardId: w.id,
   eventId: w.eventId,
   kind: w.kind,
   status: w.status,
-  amountEth: weiToEth(w.amountWei),
-  requestedEth: weiToEth(w.requestedWei),
+  amountEth: amountOf(w.amountWei, asset),
+  requestedEth: amountOf(w.requestedWei, asset),
   reason: w.reason,
   recipient: toParticipantRef(w.participant),
   createdAt: w.createdAt.toISOString(),
@@ -126,8 +128,9 @@ export async function getBusinessReferral(businessId: string, referralId: string
     },
   });
   if (!r) throw notFound("Referral");
-  const base = toBusinessReferral(r, await paidByReferral([r.id]));
-  const rewards = r.rewards.map(toRewardView);
+  const asset = await readAsset(db, businessId, r.environment);
+  const base = toBusinessReferral(r, await paidByReferral([r.id]), asset);
+  const rewards = r.rewards.map((w) => toRewardView(w, asset));
   const blank = { status: null, reason: null, eventId: null, rewardId: null, kind: null, amountEth: null, requestedEth: null, recipient: null };
   const timeline: TimelineEntry[] = [
     {
@@ -178,16 +181,16 @@ const participantInclude = {
 } satisfies Prisma.ParticipantInclude;
 type ParticipantRow = Prisma.ParticipantGetPayload<{ include: typeof participantInclude }>;
 
-const NO_TOTALS: ParticipantTotals = { walletAddress: null, earnedEth: "0", owedEth: "0", paidOutEth: "0", clawbackOwedEth: "0", balanceEth: "0", asset: assetTagOf(ETH_ASSET) };
+const noTotals = (asset: Asset): ParticipantTotals => ({ walletAddress: null, earnedEth: "0", owedEth: "0", paidOutEth: "0", clawbackOwedEth: "0", balanceEth: "0", asset: assetTagOf(asset) });
 
-function toBusinessParticipant(p: ParticipantRow, totals: Map<string, ParticipantTotals>): BusinessParticipantOutput {
+function toBusinessParticipant(p: ParticipantRow, totals: Map<string, ParticipantTotals>, asset: Asset): BusinessParticipantOutput {
   const by = p.referralsReceived[0]?.referrer;
   return {
     ...toParticipantRef(p),
     environment: p.environment,
     referralsMade: p._count.referralsMade,
     referredBy: by ? toParticipantRef(by) : null,
-    ...(totals.get(p.id) ?? NO_TOTALS),
+    ...(totals.get(p.id) ?? noTotals(asset)),
     walletAddress: p.walletAddress,
     createdAt: p.createdAt.toISOString(),
     walletVerified: p.walletVerified,
@@ -202,23 +205,24 @@ export async function listBusinessParticipants(businessId: string, q: ListBusine
     include: participantInclude,
     ...pageArgs(q.limit, q.cursor),
   });
-  const totals = await participantTotals(businessId, rows.slice(0, q.limit).map((p) => p.id));
-  return toPage(rows, q.limit, (p) => toBusinessParticipant(p, totals));
+  const [totals, asset] = await Promise.all([participantTotals(businessId, rows.slice(0, q.limit).map((p) => p.id)), readAsset(db, businessId, q.environment)]);
+  return toPage(rows, q.limit, (p) => toBusinessParticipant(p, totals, asset));
 }
 
 /** One participant: who referred them, the referrals they made and the rewards they received (latest 100 each). */
 export async function getBusinessParticipant(businessId: string, participantId: string): Promise<ParticipantDetailOutput> {
   const p = await db.participant.findFirst({ where: { id: participantId, businessId }, include: participantInclude });
   if (!p) throw notFound("Participant");
-  const [referrals, rewards, totals] = await Promise.all([
+  const [referrals, rewards, totals, asset] = await Promise.all([
     db.referral.findMany({ where: { businessId, referrerId: p.id }, include: referralInclude, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 100 }),
     db.reward.findMany({ where: { businessId, participantId: p.id }, include: rewardInclude, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 100 }),
     participantTotals(businessId, [p.id]),
+    readAsset(db, businessId, p.environment),
   ]);
   const paid = await paidByReferral(referrals.map((r) => r.id));
   return {
-    ...toBusinessParticipant(p, totals),
-    referrals: referrals.map((r) => toBusinessReferral(r, paid)),
-    rewards: rewards.map(toRewardView),
+    ...toBusinessParticipant(p, totals, asset),
+    referrals: referrals.map((r) => toBusinessReferral(r, paid, asset)),
+    rewards: rewards.map((w) => toRewardView(w, asset)),
   };
 }

@@ -3,6 +3,8 @@ import { db, type Prisma } from "../../db/client";
 import { notFound } from "../../shared/errors";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { reversalView } from "../webhooks/emit";
+import { assetTagOf, type Asset } from "../../shared/asset";
+import { readAsset } from "../assets/read";
 import type { ListReversalsInput, ReversalItem } from "./reversal-schemas";
 
 const include = {
@@ -11,8 +13,9 @@ const include = {
 } as const;
 type Row = Prisma.RewardReversalGetPayload<{ include: typeof include }>;
 
-const toItem = (v: Row): ReversalItem => ({
-  ...reversalView(v),
+const toItem = (v: Row, asset: Asset): ReversalItem => ({
+  ...reversalView(v, asset),
+  asset: assetTagOf(asset),
   environment: v.environment,
   rewardId: v.rewardId,
   rewardKind: v.reward.kind,
@@ -27,11 +30,12 @@ export async function listReversals(businessId: string, q: ListReversalsInput) {
     include,
     ...pageArgs(q.limit, q.cursor),
   });
-  return toPage(rows, q.limit, toItem);
+  const asset = await readAsset(db, businessId, q.environment);
+  return toPage(rows, q.limit, (v) => toItem(v, asset));
 }
 
 export async function getReversal(businessId: string, reversalId: string): Promise<ReversalItem> {
   const v = await db.rewardReversal.findFirst({ where: { id: reversalId, businessId }, include });
   if (!v) throw notFound("Reversal");
-  return toItem(v);
+  return toItem(v, await readAsset(db, businessId, v.environment));
 }

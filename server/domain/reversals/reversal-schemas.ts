@@ -5,9 +5,12 @@ import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 import { environment } from "../../shared/environment";
 import { rewardKind } from "../../shared/reward-enums";
 import { decimalAmount } from "../../shared/money";
+import { assetTag } from "../../shared/asset";
 import { email, externalUserId } from "../participants/schemas";
 
 const reversalItem = z.object({
+  /** The asset the amounts are in (the environment's). */
+  asset: assetTag,
   reversalId: z.string(),
   environment,
   rewardId: z.string(),
@@ -87,9 +90,11 @@ export const reverseRewardsOutput = z.object({
   /** With eventId: the event reversed, and how much of its amount is refunded in all (its currency; null when it has no amount). */
   eventId: z.string().optional(),
   refundedAmount: z.string().nullable().optional(),
-  /** ETH credited back to the pool by this call. */
+  /** The asset the amounts are in (the environment's). */
+  asset: assetTag,
+  /** The amount credited back to the pool by this call. */
   returnedToPoolEth: z.string(),
-  /** ETH already paid out, now owed back by the participants (offset by their next payouts). */
+  /** The amount already paid out, now owed back by the participants (offset by their next payouts). */
   clawbackEth: z.string(),
   balanceEth: z.string(),
 });

@@ -14,7 +14,9 @@ import type { Tx } from "../../db/client";
 import { transactionRetried } from "../../db/retry";
 import type { TrackedEvent } from "../../db/generated";
 import { AppError, notFound } from "../../shared/errors";
-import { amountProblem, decimalOfUnits, decimalText, refundShareWei, toBigInt, unitsAt, weiToEth, type Currency } from "../../shared/money";
+import { amountProblem, decimalOfUnits, decimalText, refundShareWei, toBigInt, unitsAt, type Currency } from "../../shared/money";
+import { amountOf, assetTagOf } from "../../shared/asset";
+import { readAsset } from "../assets/read";
 import { creditLedgerMany, getBalanceWei, lockPool } from "../ledger/service";
 import { newId } from "../../shared/ids";
 import { emitWebhookEvent, reversedRewardWebhook } from "../webhooks/emit";
@@ -83,6 +85,7 @@ async function reverseLockedRewards(tx: Tx, scope: Pick<Scope, "businessId" | "e
     .filter((r) => r.share > 0n);
   if (!rewards.length) return { reversals: [] as ReversalOutput[], returnedWei: 0n, clawbackWei: 0n };
   const now = new Date();
+  const asset = await readAsset(tx, scope.businessId, scope.environment);
   const whole = rewards.filter((r) => toBigInt(r.reversedWei) + r.share === toBigInt(r.amountWei)).map((r) => r.id);
   if (whole.length) await tx.reward.updateMany({ where: { id: { in: whole } }, data: { payoutStatus: "REVERSED", reversedAt: now, reversalReason: o.reason } });
   const revs = await tx.rewardReversal.createManyAndReturn({
@@ -119,7 +122,7 @@ async function reverseLockedRewards(tx: Tx, scope: Pick<Scope, "businessId" | "e
       reversalId: rev.id,
       rewardId: r.id,
       participantId: r.participantId,
-      amountEth: weiToEth(r.share),
+      amountEth: amountOf(r.share, asset),
       outcome: rev.outcome,
       reason: rev.reason,
       eventName: rev.eventName,
@@ -128,7 +131,7 @@ async function reverseLockedRewards(tx: Tx, scope: Pick<Scope, "businessId" | "e
   }
   await emitWebhookEvent(
     tx,
-    rewards.map((r) => reversedRewardWebhook(stored.get(r.id)!, revOf.get(r.id)!)),
+    rewards.map((r) => reversedRewardWebhook(stored.get(r.id)!, revOf.get(r.id)!, asset)),
   );
   if (credits.length) await creditLedgerMany(tx, scope, credits);
   return { reversals: out, returnedWei: returned, clawbackWei: clawback };
@@ -205,11 +208,13 @@ export async function refundEventToTotal(tx: Tx, scope: Pick<Scope, "businessId"
 
 /** The reversals of one call and what they moved, as the API answers them. */
 async function sums(tx: Tx, scope: Pick<Scope, "businessId" | "environment">, r: { reversals: ReversalOutput[]; returnedWei: bigint; clawbackWei: bigint }) {
+  const [asset, balanceWei] = await Promise.all([readAsset(tx, scope.businessId, scope.environment), getBalanceWei(tx, scope.businessId, scope.environment)]);
   return {
     reversals: r.reversals,
-    returnedToPoolEth: weiToEth(r.returnedWei),
-    clawbackEth: weiToEth(r.clawbackWei),
-    balanceEth: weiToEth(await getBalanceWei(tx, scope.businessId, scope.environment)),
+    asset: assetTagOf(asset),
+    returnedToPoolEth: amountOf(r.returnedWei, asset),
+    clawbackEth: amountOf(r.clawbackWei, asset),
+    balanceEth: amountOf(balanceWei, asset),
   };
 }
 
@@ -285,7 +290,7 @@ export async function reverseOneReward(businessId: string, rewardId: string, rea
       if (row.payoutStatus === "REVERSED") throw new AppError("CONFLICT", "This reward is already reversed");
       const r = await reverseLockedRewards(tx, scope, [row], { reason, reversedByUserId: userId });
       if (referralId) await markReferralsReversed(tx, [referralId]);
-      return { reversalId: r.reversals[0].reversalId, balanceEth: weiToEth(await getBalanceWei(tx, businessId, found.environment)) };
+      return { reversalId: r.reversals[0].reversalId, balanceEth: amountOf(await getBalanceWei(tx, businessId, found.environment), await readAsset(tx, businessId, found.environment)) };
     },
     { timeout: 30_000, maxWait: 30_000 },
   );

@@ -4,7 +4,8 @@
 // (docs/api.md, "Reward engine").
 import type { Tx } from "../../db/client";
 import type { Referral, Reward, TrackedEvent } from "../../db/generated";
-import { weiToEth } from "../../shared/money";
+import { amountOf, assetTagOf, type Asset, type AssetTag } from "../../shared/asset";
+import { readAsset } from "../assets/read";
 import { loadConfig } from "../effective-config/load";
 import { lockPool } from "../ledger/service";
 import { REWARD_REASONS } from "../rules/pay";
@@ -15,6 +16,7 @@ import { releaseHeldRewards } from "./payout";
 import { emitWebhookEvent, referralWebhook, reviewedEventWebhook, rewardWebhook, type RewardLike } from "../webhooks/emit";
 
 export interface RewardSummary {
+  asset: AssetTag;
   rewardId: string;
   participantId: string;
   kind: "REFERRAL" | "BONUS" | "MANUAL" | "COMMISSION";
@@ -36,12 +38,14 @@ export interface SettleResult {
   rewards: RewardSummary[];
 }
 
-export const toRewardSummary = (r: RewardLike): RewardSummary => ({
+/** A reward in its short form, its amounts in the environment's asset. */
+export const toRewardSummary = (r: RewardLike, asset: Asset): RewardSummary => ({
+  asset: assetTagOf(asset),
   rewardId: r.id,
   participantId: r.participantId,
   kind: r.kind,
-  amountEth: weiToEth(r.amountWei),
-  requestedEth: weiToEth(r.requestedWei),
+  amountEth: amountOf(r.amountWei, asset),
+  requestedEth: amountOf(r.requestedWei, asset),
   status: r.status,
   reason: r.reason,
   ...commissionBasisOf(r),
@@ -59,7 +63,8 @@ export async function settleEvent(tx: Tx, input: { event: TrackedEvent; referral
   const o = await runOne(tx, input.event, { ...eventItem("settle", input.event, input.referral.apiKeyId), referralId: input.referral.id });
   if (o.kind === "error") throw o.error;
   if (o.kind !== "event") throw new Error("settleEvent: not an event outcome");
-  return { status: o.status as SettleResult["status"], reason: o.reason ?? undefined, rewards: o.rewards.map(toRewardSummary) };
+  const asset = o.rewards.length ? await readAsset(tx, input.event.businessId, input.event.environment) : null;
+  return { status: o.status as SettleResult["status"], reason: o.reason ?? undefined, rewards: o.rewards.map((r) => toRewardSummary(r, asset!)) };
 }
 
 /**
@@ -83,7 +88,8 @@ export async function releaseEventRewards(tx: Tx, event: TrackedEvent): Promise<
   const refused = refuseAll ? held.filter((r) => refuseAll !== REWARD_REASONS.REFERRAL_ALREADY_REWARDED || r.kind !== "COMMISSION") : [];
   if (refused.length) {
     for (const r of refused) out.push(await tx.reward.update({ where: { id: r.id }, data: { status: "REFUSED", reason: refuseAll } }));
-    await emitWebhookEvent(tx, out.map((r) => rewardWebhook("reward.reversed", r))); // webhook
+    const asset = await readAsset(tx, event.businessId, event.environment);
+    await emitWebhookEvent(tx, out.map((r) => rewardWebhook("reward.reversed", r, asset))); // webhook
     if (refused.length === held.length) return out;
   }
   const release = held.filter((r) => !refused.includes(r));
@@ -111,7 +117,9 @@ export async function releaseEventRewards(tx: Tx, event: TrackedEvent): Promise<
 async function refuseHeld(tx: Tx, held: readonly Reward[], reason: string): Promise<Reward[]> {
   const out: Reward[] = [];
   for (const r of held) out.push(await tx.reward.update({ where: { id: r.id }, data: { status: "REFUSED", reason } }));
-  await emitWebhookEvent(tx, out.map((r) => rewardWebhook("reward.reversed", r))); // webhook
+  if (!out.length) return out;
+  const asset = await readAsset(tx, out[0].businessId, out[0].environment);
+  await emitWebhookEvent(tx, out.map((r) => rewardWebhook("reward.reversed", r, asset))); // webhook
   return out;
 }
 

@@ -14,6 +14,8 @@ import { capPayout, rewardDebitMemo, type PayoutCaps, type PayoutDecision, type 
 import { commissionCaps } from "../rules/commissions";
 import { utcDayStart } from "../rules/screen";
 import { ruleConfigOf } from "../rules/config";
+import { readAsset } from "../assets/read";
+import type { Asset } from "../../shared/asset";
 import { emitWebhookEvent, rewardWebhook } from "../webhooks/emit";
 
 /** Reads what the participant was paid today (UTC) and the pool balance, then capPayout under `caps`. Reads only; the caller writes. */
@@ -47,7 +49,8 @@ export interface PayInput {
 
 /** Decides, records the Reward row and, when paid, debits the pool (one ledger entry per reward). */
 export async function payReward(tx: Tx, pool: LockedPool, cfg: EffectiveConfig, input: PayInput): Promise<Reward> {
-  const d = await decidePayout(tx, ruleConfigOf(cfg), input);
+  const asset = await readAsset(tx, input.businessId, input.environment);
+  const d = await decidePayout(tx, ruleConfigOf(cfg, asset), input);
   const reward = await tx.reward.create({
     data: {
       businessId: input.businessId,
@@ -64,8 +67,8 @@ export async function payReward(tx: Tx, pool: LockedPool, cfg: EffectiveConfig, 
       paidAt: d.status === "PAID" ? input.now : null,
     },
   });
-  if (d.status === "PAID") await debit(tx, pool, reward, d.amountWei);
-  await emitWebhookEvent(tx, rewardWebhook("reward.created", reward)); // webhook
+  if (d.status === "PAID") await debit(tx, pool, reward, d.amountWei, asset);
+  await emitWebhookEvent(tx, rewardWebhook("reward.created", reward, asset)); // webhook
   return reward;
 }
 
@@ -77,7 +80,9 @@ export async function payReward(tx: Tx, pool: LockedPool, cfg: EffectiveConfig, 
  * (commissionCaps), this release included.
  */
 export async function releaseHeldRewards(tx: Tx, pool: LockedPool, cfg: EffectiveConfig, eventId: string, held: readonly Reward[], now: Date): Promise<Reward[]> {
-  const caps = ruleConfigOf(cfg);
+  if (!held.length) return [];
+  const asset = await readAsset(tx, held[0].businessId, held[0].environment);
+  const caps = ruleConfigOf(cfg, asset);
   const paid = await tx.reward.groupBy({ by: ["participantId"], where: { eventId, status: "PAID" }, _sum: { amountWei: true } });
   const paidThisEvent = new Map(paid.map((p) => [p.participantId, toBigInt(p._sum.amountWei ?? 0)]));
   const referrerOf = new Map<string, string | null>();
@@ -91,7 +96,7 @@ export async function releaseHeldRewards(tx: Tx, pool: LockedPool, cfg: Effectiv
       data: { status: d.status, amountWei: weiToDb(d.amountWei), reason: d.reason, paidAt: d.status === "PAID" ? now : null },
     });
     if (d.status === "PAID") {
-      await debit(tx, pool, reward, d.amountWei);
+      await debit(tx, pool, reward, d.amountWei, asset);
       paidThisEvent.set(r.participantId, (paidThisEvent.get(r.participantId) ?? 0n) + d.amountWei);
     }
     out.push(reward);
@@ -111,13 +116,13 @@ async function recipientOf(tx: Tx, r: Reward, referrerOf: Map<string, string | n
   return r.referralId && referrerOf.get(r.referralId) === r.participantId ? "REFERRER" : "REFERRED";
 }
 
-function debit(tx: Tx, pool: LockedPool, reward: Reward, amountWei: bigint) {
+function debit(tx: Tx, pool: LockedPool, reward: Reward, amountWei: bigint, asset: Asset) {
   return debitLedger(tx, pool, {
     businessId: reward.businessId,
     environment: reward.environment,
     amountWei,
     kind: "REWARD",
     rewardId: reward.id,
-    memo: rewardDebitMemo(reward.kind, amountWei),
+    memo: rewardDebitMemo(reward.kind, amountWei, asset),
   });
 }

@@ -11,6 +11,8 @@ import { rewardState } from "./state";
 
 /** The short form carried by events and the synchronous /track answer (engine.ts RewardSummary). */
 export const rewardSummaryOutput = z.object({
+  /** The asset the amounts are in (the environment's). */
+  asset: assetTag,
   rewardId: z.string(),
   participantId: z.string(),
   kind: rewardKind,

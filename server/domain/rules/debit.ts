@@ -10,6 +10,7 @@ import { readConfig } from "../effective-config/load";
 import { getBalanceWei, lockPool, type LedgerKind, type LedgerResult, type LockedPool } from "../ledger/service";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { ruleConfigOf } from "./config";
+import { readAsset } from "../assets/read";
 import { lowPoolCrossing } from "./pay";
 
 export interface DebitInput {
@@ -53,8 +54,8 @@ export async function debitLedger(tx: Tx, pool: LockedPool, input: DebitInput): 
  */
 async function checkLowPool(tx: Tx, pool: LockedPool, businessId: string, environment: Environment, balanceWei: bigint, atLeastWei = 0n) {
   if (pool.belowThreshold) return;
-  const c = await readConfig(tx, businessId, environment);
-  const rules = c ? ruleConfigOf(c) : { lowPoolWei: 0n, autoRefill: false, autoRefillWei: 0n };
+  const [c, asset] = await Promise.all([readConfig(tx, businessId, environment), readAsset(tx, businessId, environment)]);
+  const rules = c ? ruleConfigOf(c, asset) : { asset, lowPoolWei: 0n, autoRefill: false, autoRefillWei: 0n };
   if (atLeastWei > rules.lowPoolWei) rules.lowPoolWei = atLeastWei;
   const crossed = lowPoolCrossing({ businessId, environment }, rules, balanceWei, false, new Date(), newId);
   if (!crossed) return;

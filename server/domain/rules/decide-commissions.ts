@@ -51,7 +51,7 @@ export function earnCommissions(run: DecideRun, v: EventVerdict, r: Referral | n
       }
     }
     if (w.status !== "REFUSED") run.commissionCounts.set(countKey(p.rule.id, r.id), (run.commissionCounts.get(countKey(p.rule.id, r.id)) ?? 0) + 1);
-    hook(run, rewardWebhook("reward.created", w));
+    hook(run, rewardWebhook("reward.created", w, state.cfg.asset));
     v.rewards.push(w);
   }
 }

@@ -95,6 +95,7 @@ export function newRun(state: RulesState, now: Date, opts: DecideOptions): Decid
     out: {
       businessId: state.businessId,
       environment: state.environment,
+      asset: state.cfg.asset,
       now,
       outcomes: [],
       next: 0,

@@ -56,7 +56,7 @@ export function debit(run: DecideRun, w: RewardRow) {
   const { out } = run;
   m.balance -= w.amountWei;
   m.paid.set(w.participantId, (m.paid.get(w.participantId) ?? 0n) + w.amountWei);
-  out.debits.push({ at: run.at, rewardId: w.id, amountWei: w.amountWei, memo: rewardDebitMemo(w.kind, w.amountWei) });
+  out.debits.push({ at: run.at, rewardId: w.id, amountWei: w.amountWei, memo: rewardDebitMemo(w.kind, w.amountWei, cfg.asset) });
   const crossed = lowPoolCrossing({ businessId, environment }, cfg, m.balance, m.below, run.now, run.opts.newId);
   if (crossed) {
     m.below = true;
@@ -69,7 +69,7 @@ export function debit(run: DecideRun, w: RewardRow) {
 function hold(run: DecideRun, v: EventVerdict, r: Referral, list: OneTimePlan[], why: string) {
   for (const p of list) v.rewards.push(newReward(run, v, p, r, { status: "HELD", amountWei: 0n, reason: why }));
   if (list.length) run.settledRefs.add(r.id);
-  hook(run, v.rewards.map((w) => rewardWebhook("reward.created", w)));
+  hook(run, v.rewards.map((w) => rewardWebhook("reward.created", w, run.state.cfg.asset)));
 }
 
 /** The one-time rewards of a referral this event qualifies, paid under the caps and the pool. */
@@ -81,7 +81,7 @@ function payOneTime(run: DecideRun, v: EventVerdict, r: Referral, list: OneTimeP
     const w = newReward(run, v, p, r, d);
     run.settledRefs.add(r.id);
     if (d.status === "PAID") debit(run, w);
-    hook(run, rewardWebhook("reward.created", w));
+    hook(run, rewardWebhook("reward.created", w, cfg.asset));
     v.rewards.push(w);
   }
   if (v.rewards.some((w) => w.status === "PAID")) {

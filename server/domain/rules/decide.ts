@@ -23,6 +23,7 @@ import type { SubscribedEndpoint } from "../webhooks/emit";
 import { trackedEventWebhook, type WebhookEvent } from "../webhooks/events";
 import type { SignalSettings } from "../referral-settings/fraud-signals";
 import type { AlertRow, PayoutCaps, PoolAlertConfig } from "./pay";
+import type { Asset } from "../../shared/asset";
 import type { ScreenSettings } from "./screen";
 import type { CommissionState } from "./commissions";
 import { earnCommissions } from "./decide-commissions";
@@ -186,6 +187,8 @@ export type Outcome =
 export interface Decisions {
   businessId: string;
   environment: Environment;
+  /** The environment's asset (the run's emails state their amounts in it). */
+  asset: Asset;
   now: Date;
   outcomes: Outcome[];
   /** Items decided: outcomes.length. The caller continues at items[next] with a fresh state. */

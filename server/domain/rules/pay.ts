@@ -2,7 +2,7 @@
 // every kind) and the pool balance; and the pool's low-balance alert (with the auto-refill
 // request) when a debit crosses the threshold. Outcomes are never silent: a capped reward
 // records the cap in `reason`, an unpayable one is REFUSED with its reason.
-import { weiToEth } from "../../shared/money";
+import { amountText, type Asset } from "../../shared/asset";
 import type { Environment } from "../../shared/environment";
 import { poolLowWebhook, type WebhookEvent } from "../webhooks/events";
 
@@ -61,9 +61,11 @@ export function capPayout(caps: PayoutCaps, kind: RewardKind, requestedWei: bigi
 }
 
 /** The memo of a reward's ledger debit. */
-export const rewardDebitMemo = (kind: RewardKind, amountWei: bigint) => `${kind} reward ${weiToEth(amountWei)} ETH`;
+export const rewardDebitMemo = (kind: RewardKind, amountWei: bigint, asset: Asset) => `${kind} reward ${amountText(amountWei, asset)}`;
 
 export interface PoolAlertConfig {
+  /** The environment's asset: the alerts' words. */
+  asset: Asset;
   lowPoolWei: bigint;
   autoRefill: boolean;
   autoRefillWei: bigint;
@@ -101,7 +103,7 @@ export function lowPoolCrossing(
       id: newId(),
       ...scope,
       kind: "LOW_POOL",
-      message: `Pool balance ${weiToEth(balanceWei)} ETH fell below the alert threshold of ${weiToEth(threshold)} ETH`,
+      message: `Pool balance ${amountText(balanceWei, cfg.asset)} fell below the alert threshold of ${amountText(threshold, cfg.asset)}`,
       balanceWei,
       thresholdWei: threshold,
       amountWei: null,
@@ -113,12 +115,12 @@ export function lowPoolCrossing(
       id: newId(),
       ...scope,
       kind: "REFILL_REQUEST",
-      message: `Auto-refill: please deposit ${weiToEth(cfg.autoRefillWei)} ETH to the ${scope.environment} pool (balance ${weiToEth(balanceWei)} ETH)`,
+      message: `Auto-refill: please deposit ${amountText(cfg.autoRefillWei, cfg.asset)} to the ${scope.environment} pool (balance ${amountText(balanceWei, cfg.asset)})`,
       balanceWei,
       thresholdWei: threshold,
       amountWei: cfg.autoRefillWei,
       createdAt: now,
     });
   }
-  return { alerts, webhook: poolLowWebhook({ ...scope, balanceWei, thresholdWei: threshold }) };
+  return { alerts, webhook: poolLowWebhook({ ...scope, balanceWei, thresholdWei: threshold }, cfg.asset) };
 }

@@ -43,11 +43,12 @@ export interface LoadedRules {
  */
 export async function loadRules(tx: Tx, scope: RulesScope, create = true): Promise<LoadedRules | null> {
   const { businessId, environment } = scope;
-  const [cfg, settings, endpoints, commissions] = await Promise.all([
+  const [cfg, settings, endpoints, commissions, asset] = await Promise.all([
     create ? loadConfig(tx, businessId, environment) : readConfig(tx, businessId, environment),
     create ? loadReferralSettings(tx, businessId) : tx.referralSettings.findUnique({ where: { businessId } }),
     tx.webhookEndpoint.findMany({ where: { businessId, environment, enabled: true }, select: { id: true, events: true } }),
     loadCommissionRules(tx, scope),
+    readAsset(tx, businessId, environment),
   ]);
   if (!cfg || !settings) return null;
   const tierRows =
@@ -55,9 +56,8 @@ export async function loadRules(tx: Tx, scope: RulesScope, create = true): Promi
       ? await tx.tier.findMany({ where: { businessId }, orderBy: { minReferrals: "desc" } })
       : [];
   // Tier amounts are business-wide (the number at 18 decimals): in base units of this environment's asset.
-  const asset = tierRows.length ? await readAsset(tx, businessId, environment) : null;
-  const tiers = tierRows.map((t) => ({ id: t.id, minReferrals: t.minReferrals, referralWei: sharedAmountUnits(t.referralRewardWei, asset!), bonusWei: sharedAmountUnits(t.bonusWei, asset!) }));
-  return { cfg: ruleConfigOf(cfg), settings, tiers, endpoints, commissions };
+  const tiers = tierRows.map((t) => ({ id: t.id, minReferrals: t.minReferrals, referralWei: sharedAmountUnits(t.referralRewardWei, asset), bonusWei: sharedAmountUnits(t.bonusWei, asset) }));
+  return { cfg: ruleConfigOf(cfg, asset), settings, tiers, endpoints, commissions };
 }
 
 /**

@@ -4,7 +4,8 @@ import { lockBusiness } from "../../db/business-lock";
 import { db, type Prisma } from "../../db/client";
 import { isUniqueViolation } from "../../db/unique-violation";
 import { AppError, notFound } from "../../shared/errors";
-import { ethToWei, weiToDb, weiToEth } from "../../shared/money";
+import { weiToDb, weiToEth } from "../../shared/money";
+import { sharedUnitsOfInput } from "../assets/read";
 import type { Environment } from "../../shared/environment";
 import type { TierCategorizationOutput, TierOutput } from "./schemas";
 import { QUALIFIED_STATUSES, tierFor } from "../../shared/referral-rules";
@@ -35,6 +36,9 @@ const overlap = (minReferrals: number) =>
   new AppError("TIER_OVERLAP", `Another tier already starts at ${minReferrals} referrals; tier thresholds must be distinct`, { minReferrals });
 
 export async function createTier(businessId: string, input: { name: string; minReferrals: number; referralRewardEth: string; bonusEth: string }): Promise<TierOutput> {
+  // Tier amounts are business-wide: read in each environment's asset, at most the fewer decimals of the two.
+  const referralRewardWei = await sharedUnitsOfInput(db, businessId, input.referralRewardEth, "referralRewardEth");
+  const bonusWei = await sharedUnitsOfInput(db, businessId, input.bonusEth, "bonusEth");
   try {
     const row = await db.$transaction(async (tx) => {
       // One creation at a time per business, so that concurrent creations cannot pass the cap together.
@@ -47,8 +51,8 @@ export async function createTier(businessId: string, input: { name: string; minR
           businessId,
           name: input.name,
           minReferrals: input.minReferrals,
-          referralRewardWei: weiToDb(ethToWei(input.referralRewardEth)),
-          bonusWei: weiToDb(ethToWei(input.bonusEth)),
+          referralRewardWei: weiToDb(referralRewardWei),
+          bonusWei: weiToDb(bonusWei),
         },
       });
     });
@@ -71,6 +75,8 @@ export async function updateTier(
   input: { tierId: string; name?: string; minReferrals?: number; referralRewardEth?: string; bonusEth?: string },
 ): Promise<TierOutput> {
   const tier = await ownedTier(businessId, input.tierId);
+  const referralRewardWei = input.referralRewardEth === undefined ? undefined : await sharedUnitsOfInput(db, businessId, input.referralRewardEth, "referralRewardEth");
+  const bonusWei = input.bonusEth === undefined ? undefined : await sharedUnitsOfInput(db, businessId, input.bonusEth, "bonusEth");
   if (input.minReferrals !== undefined && input.minReferrals !== tier.minReferrals) {
     const clash = await db.tier.findFirst({ where: { businessId, minReferrals: input.minReferrals, id: { not: tier.id } }, select: { id: true } });
     if (clash) throw overlap(input.minReferrals);
@@ -82,8 +88,8 @@ export async function updateTier(
       data: {
         name: input.name,
         minReferrals: input.minReferrals,
-        referralRewardWei: input.referralRewardEth === undefined ? undefined : weiToDb(ethToWei(input.referralRewardEth)),
-        bonusWei: input.bonusEth === undefined ? undefined : weiToDb(ethToWei(input.bonusEth)),
+        referralRewardWei: referralRewardWei === undefined ? undefined : weiToDb(referralRewardWei),
+        bonusWei: bonusWei === undefined ? undefined : weiToDb(bonusWei),
       },
     });
     if (count === 0) throw notFound("Tier");

@@ -16,6 +16,8 @@ import { txSql, type Tx } from "../../db/client";
 import type { Prisma, TrackedEvent } from "../../db/generated";
 import type { Environment } from "../../shared/environment";
 import { toRewardSummary } from "../rewards/engine";
+import { readAsset } from "../assets/read";
+import type { Asset } from "../../shared/asset";
 import { reversalOf, type Outcome, type RuleItem, type RulesState } from "../rules/decide";
 import { applyView, runRules, type AheadOptions } from "../rules/run";
 import { applyItem, eventItem, loadRules, type ApplyInput, type LoadedRules } from "../rules/state";
@@ -62,18 +64,20 @@ export const fastPathStats = { fast: 0, repeat: 0, apply: 0, slow: 0 };
 export interface RunInputs {
   rules: LoadedRules | null;
   events: Map<string, TrackedEvent>;
+  /** The environment's asset (its rewards' amounts are answered in it); read by the run when absent. */
+  asset?: Asset;
 }
 
 /** Reads a run's inputs before the caller takes the pool lock (they overlap with the batch ahead of it). */
 export async function readRunInputs(tx: Tx, businessId: string, environment: Environment, items: BatchItem[]): Promise<RunInputs> {
-  const rules = await loadRules(tx, { businessId, environment }, false);
+  const [rules, asset] = await Promise.all([loadRules(tx, { businessId, environment }, false), readAsset(tx, businessId, environment)]);
   const rows = await (await txSql(tx)).query<TrackedEvent>(
     `SELECT * FROM "TrackedEvent" WHERE id = ANY($1::text[]) AND "businessId" = $2 AND environment = $3::"Environment"`,
     items.map((i) => i.eventId),
     businessId,
     environment,
   );
-  return { rules, events: new Map(rows.map((e) => [e.id, e])) };
+  return { rules, events: new Map(rows.map((e) => [e.id, e])), asset };
 }
 
 /**
@@ -96,7 +100,8 @@ export async function processEventRun(
   ahead?: BatchAhead,
 ): Promise<FastRun> {
   if (slice.length === 0) return { done: [], next: 0, slow: false, written: Promise.resolve(), marked: false };
-  const { rules, events } = inputs ?? (await readRunInputs(tx, businessId, environment, slice));
+  const { rules, events, asset: read } = inputs ?? (await readRunInputs(tx, businessId, environment, slice));
+  const asset = read ?? (await readAsset(tx, businessId, environment));
   const items: RuleItem[] = [];
   for (const it of slice) {
     if (it.apply) {
@@ -121,10 +126,10 @@ export async function processEventRun(
       ...ahead,
       // (a missing event ends the items early: the caller runs it alone)
       locked: items.length === slice.length ? ahead.locked : () => undefined,
-      sent: mark && ((outcomes) => mark(resultsOf(outcomes))),
+      sent: mark && ((outcomes) => mark(resultsOf(outcomes, asset))),
     },
   });
-  const done = resultsOf(run.outcomes);
+  const done = resultsOf(run.outcomes, asset);
   const known = new Set(run.state.participants.map((p) => p.id));
   for (const o of run.outcomes) {
     if (o.kind === "apply") fastPathStats.apply += 1;
@@ -141,7 +146,7 @@ export async function processEventRun(
 }
 
 /** The job results of a run's outcomes, as the EVENT_PROCESS and SDK_REFERRAL_APPLY handlers return them. */
-function resultsOf(outcomes: readonly Outcome[]): FastRun["done"] {
+function resultsOf(outcomes: readonly Outcome[], asset: Asset): FastRun["done"] {
   const done: FastRun["done"] = [];
   for (const o of outcomes) {
     if (o.kind === "apply") {
@@ -161,7 +166,7 @@ function resultsOf(outcomes: readonly Outcome[]): FastRun["done"] {
         reason: o.reason,
         referralId: o.referral?.id ?? null,
         referredParticipant: o.referred ? { participantId: o.referred.id, referralCode: o.referred.referralCode } : null,
-        rewards: o.rewards.map(toRewardSummary) as unknown as Prisma.InputJsonArray,
+        rewards: o.rewards.map((r) => toRewardSummary(r, asset)) as unknown as Prisma.InputJsonArray,
         // Waits for a price (PRICE_UNAVAILABLE): the jobs layer reschedules its job.
         ...(o.wait ? { wait: true } : {}),
       },

@@ -14,6 +14,7 @@ import { env } from "../../shared/env";
 import { assertCleanJson, inspectJson, invalidInput, MAX_JSON_DEPTH } from "../../shared/json-guard";
 import { newId } from "../../shared/ids";
 import { toRewardSummary, type RewardSummary } from "../rewards/engine";
+import { readAsset } from "../assets/read";
 import type { Scope } from "../../shared/scope";
 import { runOne } from "../rules/run";
 import { eventItem } from "../rules/state";
@@ -72,7 +73,8 @@ export async function processEvent(tx: Tx, scope: Scope, event: TrackedEvent): P
   if (o.kind !== "event") throw new Error("processEvent: not an event outcome");
   const now = new Date();
   const done: TrackedEvent = o.skipped ? event : { ...event, referralId: o.referral?.id ?? null, status: o.status, reason: o.reason, processedAt: now, updatedAt: now };
-  return { event: done, referral: o.referral, referred: o.referred, status: o.status as ProcessOutcome["status"], reason: o.reason, rewards: o.rewards.map(toRewardSummary), wait: o.wait === true };
+  const asset = o.rewards.length ? await readAsset(tx, scope.businessId, scope.environment) : null;
+  return { event: done, referral: o.referral, referred: o.referred, status: o.status as ProcessOutcome["status"], reason: o.reason, rewards: o.rewards.map((r) => toRewardSummary(r, asset!)), wait: o.wait === true };
 }
 
 /** One event processed now in the caller's transaction: its row written, decided, answered (a refusal throws). */

@@ -4,6 +4,7 @@ import { db } from "../../db/client";
 import { checkCursor } from "../../shared/list-page";
 import type { Environment } from "../../shared/environment";
 import { getLiabilityProof, PROOF_COLUMNS, toOutput, type ProofRow } from "./proofs";
+import { readAsset } from "../assets/read";
 import type { ProofOutput } from "./schemas";
 
 export async function listProofs(businessId: string, q: { environment: Environment; limit: number; cursor?: string }): Promise<{ data: ProofOutput[]; nextCursor: string | null }> {
@@ -19,7 +20,8 @@ export async function listProofs(businessId: string, q: { environment: Environme
   );
   const more = rows.length > q.limit;
   const page = more ? rows.slice(0, q.limit) : rows;
-  return { data: page.map(toOutput), nextCursor: more ? page[page.length - 1].id : null };
+  const asset = await readAsset(db, businessId, q.environment);
+  return { data: page.map((r) => toOutput(r, asset)), nextCursor: more ? page[page.length - 1].id : null };
 }
 
 /** A published proof with the name of the business that signed it (the public page shows both). */

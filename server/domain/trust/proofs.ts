@@ -17,6 +17,7 @@ import type { PortalAuth } from "../../shared/portal-auth";
 import type { ProofReason } from "../jobs/proof-schedule";
 import { readAsset } from "../assets/read";
 import { assetBalanceOf } from "../payouts/asset-transfer";
+import { assetTagOf, type Asset } from "../../shared/asset";
 import { participantProofOutput, type ParticipantProofOutput, type ProofOutput } from "./schemas";
 import { proofTypedData } from "./statement";
 
@@ -175,10 +176,12 @@ export async function recordLiabilityProof(
     { timeout: 60_000 },
   );
   timings.writeMs = lap();
+  const asset = await readAsset(db, businessId, environment);
   return {
     proofId,
     businessId,
     environment,
+    asset: assetTagOf(asset),
     root: tree.root,
     leafEncoding: [...LEAF_ENCODING],
     totalOwedWei: totalOwedWei.toString(),
@@ -219,10 +222,11 @@ export const PROOF_COLUMNS = `x.id, x."businessId", x.environment::text AS envir
   x."poolBalanceWei"::text AS "poolBalanceWei", x."blockNumber"::text AS "blockNumber", x."chainId", x."ledgerSeq"::text AS "ledgerSeq", x."ledgerHead",
   x.signer, x.signature, x.covered, x.reason, to_char(x."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"`;
 
-export const toOutput = (r: ProofRow): ProofOutput => ({
+export const toOutput = (r: ProofRow, asset: Asset): ProofOutput => ({
   proofId: r.id,
   businessId: r.businessId,
   environment: r.environment,
+  asset: assetTagOf(asset),
   root: r.root,
   leafEncoding: [...LEAF_ENCODING],
   totalOwedWei: r.totalOwedWei,
@@ -250,7 +254,7 @@ export async function getLiabilityProof(businessId: string, environment: Environ
         )
       : await rawRows<ProofRow>(`SELECT ${PROOF_COLUMNS} FROM "LiabilityProof" x WHERE x.id = $3 AND x."businessId" = $1 AND x.environment = $2::"Environment"`, businessId, environment, proofId);
   if (!rows[0]) throw notFound("Proof");
-  return toOutput(rows[0]);
+  return toOutput(rows[0], await readAsset(db, businessId, environment));
 }
 
 /**

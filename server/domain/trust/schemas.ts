@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assetTag } from "../../shared/asset";
 import { environment } from "../../shared/environment";
 import { listCursor, listLimit, pageOutput } from "../../shared/list-page";
 
@@ -10,6 +11,8 @@ export const proofOutput = z.object({
   proofId: z.string(),
   businessId: z.string(),
   environment,
+  /** The asset the amounts are in (the environment's): the pool balance is its balanceOf for a token. */
+  asset: assetTag,
   /** Merkle root over every participant's [participantKey, owedWei] (OpenZeppelin StandardMerkleTree). */
   root: hex32,
   /** abi types of a leaf. */

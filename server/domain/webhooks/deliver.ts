@@ -20,9 +20,6 @@ import { storableText } from "../../shared/json-guard";
 import { postWebhook, type PostOutcome } from "./destination";
 import { decryptSecret, signatureHeader } from "./secrets";
 import { queueEmails } from "../email/queue";
-import { ETH_ASSET, type Asset } from "../../shared/asset";
-import type { Address } from "viem";
-import { bodyInAsset } from "./events";
 
 /** Attempts per message: the first plus 12 retries. */
 export const MAX_WEBHOOK_ATTEMPTS = 13;
@@ -86,10 +83,6 @@ export interface MessageToSend {
   secretCiphertext: string;
   previousSecretCiphertext: string | null;
   previousSecretExpiresAt: Date | null;
-  /** The environment's asset (EnvironmentAsset; null columns: ETH): the body's amounts are put in its words when sent. */
-  assetTokenAddress: string | null;
-  assetSymbol: string | null;
-  assetDecimals: number | null;
 }
 
 /** The messages of these deliveries with their endpoints: one statement for any number (a claim of the webhook pool, or one job). */
@@ -97,10 +90,8 @@ export async function readWebhookMessages(ids: string[]): Promise<Map<string, Me
   if (ids.length === 0) return new Map();
   const rows = await rawRows<MessageToSend>(
     `SELECT m.id, m.status::text AS status, m.body, e.environment::text AS environment, e.url, e.enabled,
-            e."secretCiphertext", e."previousSecretCiphertext", e."previousSecretExpiresAt",
-            a."tokenAddress" AS "assetTokenAddress", a.symbol AS "assetSymbol", a.decimals AS "assetDecimals"
+            e."secretCiphertext", e."previousSecretCiphertext", e."previousSecretExpiresAt"
        FROM "WebhookMessage" m JOIN "WebhookEndpoint" e ON e.id = m."endpointId"
-       LEFT JOIN "EnvironmentAsset" a ON a."businessId" = m."businessId" AND a.environment = e.environment AND a.asset = 'ERC20'
       WHERE m.id = ANY($1::text[])`,
     ids,
   );
@@ -121,16 +112,14 @@ async function sendWebhookMessage(p: DeliveryPayload, now = new Date(), read?: M
     secrets.push(decryptSecret(m.previousSecretCiphertext));
   }
   const timestamp = Math.floor(now.getTime() / 1000);
-  const asset: Asset = m.assetTokenAddress ? { asset: "ERC20", tokenAddress: m.assetTokenAddress as Address, symbol: m.assetSymbol!, decimals: m.assetDecimals! } : ETH_ASSET;
-  const body = bodyInAsset(m.body, asset);
   const headers = {
     "content-type": "application/json",
     "user-agent": "referral-tracking-service-webhooks/1",
     "webhook-id": m.id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": signatureHeader(secrets, m.id, timestamp, body),
+    "webhook-signature": signatureHeader(secrets, m.id, timestamp, m.body),
   };
-  return { sent: true, webhookTimestamp: timestamp, outcome: await postWebhook(m.environment, m.url, headers, body) };
+  return { sent: true, webhookTimestamp: timestamp, outcome: await postWebhook(m.environment, m.url, headers, m.body) };
 }
 
 /** One attempt to record: what the delivery job asked for and what sendWebhookMessage did. */

@@ -18,6 +18,8 @@ import type { WebhookEventType } from "./schemas";
 import { deliveryGroupSize } from "./deliver";
 import { rewardWebhook, trackedEventWebhook, type WebhookEvent } from "./events";
 import { emailsForEvents, queueEmails } from "../email/queue";
+import { readAsset } from "../assets/read";
+import { assetTagOf } from "../../shared/asset";
 
 // The payload builders are pure (webhooks/events.ts), so that the rules core can build its events without a database.
 export * from "./events";
@@ -194,6 +196,7 @@ export async function writeWebhookMessages(tx: Tx, messages: WebhookMessageInput
 /** event.reviewed: the event as decided, with its rewards (released, or refused). */
 export async function reviewedEventWebhook(tx: Tx, eventId: string): Promise<WebhookEvent> {
   const e = await tx.trackedEvent.findUniqueOrThrow({ where: { id: eventId }, include: { rewards: { orderBy: [{ kind: "asc" }, { createdAt: "asc" }] } } });
+  const asset = await readAsset(tx, e.businessId, e.environment);
   const base = trackedEventWebhook("event.reviewed", e);
-  return { ...base, data: { ...base.data, rewards: e.rewards.map((r) => rewardWebhook("reward.created", r).data) } };
+  return { ...base, data: { ...base.data, asset: assetTagOf(asset), rewards: e.rewards.map((r) => rewardWebhook("reward.created", r, asset).data) } };
 }

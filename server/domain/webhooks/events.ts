@@ -1,10 +1,10 @@
 // The webhook events' payloads, pure: the `data` of each event type (docs/webhooks.md), built
 // where the change is decided (the rules core builds its events with no database) and written to
-// the outbox by webhooks/emit.ts.
+// the outbox by webhooks/emit.ts. A payload with amounts states them in the environment's asset
+// (shared/asset.ts amountOf) and says which (`data.asset`), as the API's answers do.
 import type { Prisma, Referral, Reward, RewardReversal, TrackedEvent } from "../../db/generated";
 import type { Environment } from "../../shared/environment";
-import { fromBaseUnits, toBaseUnits, weiToEth } from "../../shared/money";
-import { assetTagOf, isNative, type Asset } from "../../shared/asset";
+import { amountOf, assetTagOf, type Asset } from "../../shared/asset";
 import { commissionBasisOf, type CommissionBasisLike } from "../../shared/reward-basis";
 import type { WebhookEventType } from "./schemas";
 
@@ -47,19 +47,19 @@ export function newReferralWebhooks(r: Omit<Referral, "provisional" | "reversedA
   return out;
 }
 
-/** A reward as stored, or as the rules core decided it (amounts as bigint wei). */
+/** A reward as stored, or as the rules core decided it (amounts as bigint base units). */
 export type RewardLike = Pick<Reward, "id" | "businessId" | "environment" | "participantId" | "referralId" | "eventId" | "kind" | "status" | "reason" | "createdAt" | "paidAt"> & {
-  amountWei: Parameters<typeof weiToEth>[0];
-  requestedWei: Parameters<typeof weiToEth>[0];
+  amountWei: Parameters<typeof amountOf>[0];
+  requestedWei: Parameters<typeof amountOf>[0];
   /** Known once stored (the payout-state trigger sets it); absent on a reward the core just decided. */
   payoutStatus?: Reward["payoutStatus"];
   reversedAt?: Date | null;
   reversalReason?: string | null;
   /** What its reversals took back so far (stored rewards); none on a reward the core just decided. */
-  reversedWei?: Parameters<typeof weiToEth>[0];
+  reversedWei?: Parameters<typeof amountOf>[0];
 } & CommissionBasisLike;
 
-export function rewardWebhook(type: "reward.created" | "reward.reversed", r: RewardLike): WebhookEvent {
+export function rewardWebhook(type: "reward.created" | "reward.reversed", r: RewardLike, asset: Asset): WebhookEvent {
   return {
     businessId: r.businessId,
     environment: r.environment,
@@ -71,37 +71,38 @@ export function rewardWebhook(type: "reward.created" | "reward.reversed", r: Rew
       eventId: r.eventId,
       kind: r.kind,
       status: r.status,
-      amountEth: weiToEth(r.amountWei),
-      requestedEth: weiToEth(r.requestedWei),
+      asset: assetTagOf(asset),
+      amountEth: amountOf(r.amountWei, asset),
+      requestedEth: amountOf(r.requestedWei, asset),
       reason: r.reason,
       createdAt: r.createdAt.toISOString(),
       paidAt: iso(r.paidAt),
       payoutStatus: r.payoutStatus ?? null,
       reversedAt: iso(r.reversedAt ?? null),
       reversalReason: r.reversalReason ?? null,
-      reversedEth: weiToEth(r.reversedWei ?? 0n),
+      reversedEth: amountOf(r.reversedWei ?? 0n, asset),
       ...commissionBasisOf(r),
     },
   };
 }
 
 /** reward.reversed for an earned reward taken back (API, reversal event or staff), with its reversal. */
-export function reversedRewardWebhook(r: Reward, v: RewardReversal): WebhookEvent {
-  const base = rewardWebhook("reward.reversed", r);
+export function reversedRewardWebhook(r: Reward, v: RewardReversal, asset: Asset): WebhookEvent {
+  const base = rewardWebhook("reward.reversed", r, asset);
   return {
     ...base,
     data: {
       ...base.data,
-      reversal: reversalView(v),
+      reversal: reversalView(v, asset),
     },
   };
 }
 
 /** A reversal as the API and the webhook show it (the reversals list adds the reward and the participant). */
-export function reversalView(v: Pick<RewardReversal, "id" | "amountWei" | "outcome" | "reason" | "eventName" | "eventId" | "reversedByUserId" | "createdAt">) {
+export function reversalView(v: Pick<RewardReversal, "id" | "amountWei" | "outcome" | "reason" | "eventName" | "eventId" | "reversedByUserId" | "createdAt">, asset: Asset) {
   return {
     reversalId: v.id,
-    amountEth: weiToEth(v.amountWei),
+    amountEth: amountOf(v.amountWei, asset),
     outcome: v.outcome,
     reason: v.reason,
     eventName: v.eventName,
@@ -133,45 +134,20 @@ export function trackedEventWebhook(type: "event.flagged" | "event.reviewed", e:
   };
 }
 
-export function fundingWebhook(f: { businessId: string; environment: Environment; txHash: string; amountWei: bigint; balanceWei: bigint; ledgerEntryId: string }): WebhookEvent {
+export function fundingWebhook(f: { businessId: string; environment: Environment; txHash: string; amountWei: bigint; balanceWei: bigint; ledgerEntryId: string }, asset: Asset): WebhookEvent {
   return {
     businessId: f.businessId,
     environment: f.environment,
     type: "funding.credited",
-    data: { txHash: f.txHash, amountEth: weiToEth(f.amountWei), balanceEth: weiToEth(f.balanceWei), ledgerEntryId: f.ledgerEntryId },
+    data: { txHash: f.txHash, asset: assetTagOf(asset), amountEth: amountOf(f.amountWei, asset), balanceEth: amountOf(f.balanceWei, asset), ledgerEntryId: f.ledgerEntryId },
   };
 }
 
-export function poolLowWebhook(p: { businessId: string; environment: Environment; balanceWei: bigint; thresholdWei: bigint }): WebhookEvent {
+export function poolLowWebhook(p: { businessId: string; environment: Environment; balanceWei: bigint; thresholdWei: bigint }, asset: Asset): WebhookEvent {
   return {
     businessId: p.businessId,
     environment: p.environment,
     type: "pool.low",
-    data: { environment: p.environment, balanceEth: weiToEth(p.balanceWei), thresholdEth: weiToEth(p.thresholdWei) },
+    data: { environment: p.environment, asset: assetTagOf(asset), balanceEth: amountOf(p.balanceWei, asset), thresholdEth: amountOf(p.thresholdWei, asset) },
   };
 }
-
-/** Amount fields of the payloads counted in the pool's asset (gas is always ETH). */
-const ASSET_AMOUNT = /^(?!gas).*Eth$/;
-
-/**
- * A message body as it is sent: `data.asset` says what its amounts are in, and for a token program
- * the amounts (built from base units at ETH's 18 decimals) are put in the token's decimals. A
- * message's amounts come from ledger entries, which lock the asset, so it cannot have changed since.
- */
-export function bodyInAsset(body: string, asset: Asset): string {
-  const parsed = JSON.parse(body) as { data?: Record<string, unknown> };
-  if (!parsed.data || typeof parsed.data !== "object") return body;
-  const walk = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(walk);
-    if (!v || typeof v !== "object") return v;
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === "string" && ASSET_AMOUNT.test(k) && !isNative(asset) ? reexpress(x, asset) : walk(x)]));
-  };
-  return JSON.stringify({ ...parsed, data: { ...(walk(parsed.data) as object), asset: assetTagOf(asset) } });
-}
-
-const reexpress = (eth: string, asset: Asset) => {
-  const neg = eth.startsWith("-");
-  const units = toBaseUnits(neg ? eth.slice(1) : eth, 18);
-  return fromBaseUnits(neg ? -units : units, asset.decimals);
-};

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import type { ProofOutput } from "../../domain/trust/schemas";
 import { env } from "../../shared/env";
-import { weiToEth } from "../../shared/money";
+import { amountText } from "../../shared/asset";
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -24,7 +24,8 @@ export function renderProofPage(req: Request, proof: ProofOutput, businessName: 
   // The public address (APP_URL), not the host this instance was reached at behind a proxy.
   const self = `${env.appUrl}${new URL(req.url).pathname}`;
   const name = businessName || "This business";
-  const eth = (wei: string) => `${weiToEth(wei)} ETH`;
+  // The proof states base units of its asset (proof.asset), shown with its symbol.
+  const eth = (units: string) => amountText(units, proof.asset);
   const row = (k: string, v: string, mono = false) => `<dt>${esc(k)}</dt><dd${mono ? ' class="mono"' : ""}>${esc(v)}</dd>`;
   const body = `<main>
 <h1>${esc(name)}: proof of liabilities</h1>
