@@ -1,5 +1,6 @@
 // Payouts as the API and webhooks show them, and GET /business/payouts.
 import { db } from "../../db/client";
+import { env } from "../../shared/env";
 import type { Payout, Prisma } from "../../db/generated";
 import { checkCursor, pageArgs, toPage } from "../../shared/list-page";
 import { weiToEth } from "../../shared/money";
@@ -67,11 +68,12 @@ export async function listPayouts(businessId: string, q: ListPayoutsInput) {
 
 type BatchRow = Awaited<ReturnType<typeof db.payoutBatch.findUniqueOrThrow>>;
 
-const toBatchOutput = (b: BatchRow, asset: Asset): BatchOutput => ({
+const toBatchOutput = (b: BatchRow, asset: Asset, explorer: string | null): BatchOutput => ({
   asset: assetTagOf(asset),
   batchId: b.id,
   environment: b.environment,
   txHash: b.txHash,
+  txUrl: explorer ? `${explorer}/tx/${b.txHash}` : null,
   nonce: b.nonce,
   status: b.status,
   recipients: b.recipients,
@@ -89,5 +91,6 @@ export async function listBatches(businessId: string, q: ListBatchesInput) {
   await checkCursor(q.cursor, (id) => db.payoutBatch.findFirst({ where: { ...where, id }, select: { id: true } }));
   const rows = await db.payoutBatch.findMany({ where, ...pageArgs(q.limit, q.cursor) });
   const asset = await readAsset(db, businessId, q.environment);
-  return toPage(rows, q.limit, (b) => toBatchOutput(b, asset));
+  const explorer = env.explorerUrl(q.environment);
+  return toPage(rows, q.limit, (b) => toBatchOutput(b, asset, explorer));
 }

@@ -124,6 +124,8 @@ const batchOutput = z.object({
   environment,
   /** The transaction (the mined version once mined; a fee bump replaces it). */
   txHash: z.string(),
+  /** The transaction on the environment's block explorer (EXPLORER_URL / EXPLORER_URL_TEST), or null when none is configured. */
+  txUrl: z.string().nullable(),
   nonce: z.number().int(),
   /** As its payouts': PENDING (recorded), SENT, CONFIRMED or FAILED. */
   status: payoutStatus,
