@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWalletClient, encodeAbiParameters, encodeFunctionData, erc20Abi, formatEther, getAddress, http, parseEther, type Address, type Hex } from "viem";
 import { TestToken, testTokenAbi } from "../../server/chain/contracts";
 import { devAccount } from "../support/chain";
-import { uniqueEmail } from "../support/http";
+import { signUp, uniqueEmail } from "../support/http";
 import { balanceOf, earn, figures, freshWallet, fund, mineBlocks, payoutBusiness, referrerWithWallet, rpcCall, startChainApp, type ChainApp, type PayoutBusiness } from "./payouts-helpers";
 
 /** Runtime codes: REVERT at once; STOP unless the caller is the transaction's sender (refuses a contract's call). */
@@ -139,12 +139,23 @@ describe("batch payouts", () => {
     expect(await nonceOf(deposit)).toBe(3);
   }, 300_000);
 
-  it("batches: members read; a bad environment or cursor is 400; another business sees none", async () => {
-    const b = await payoutBusiness(c);
+  it("batches: members read; a bad environment or another list's cursor is 400; another business sees none", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.01" });
+    await fund(c, b.owner, "1");
+    for (const w of [await warmWallet(), await warmWallet()]) await earn(b, (await referrerWithWallet(b, w)).referralCode);
+    const [p] = (await run(b)).payouts;
+    const email = uniqueEmail("member");
+    const invite = await b.owner.call("POST", "/business/members", { email, role: "MEMBER" });
+    const member = await signUp({ url: c.app.url, email, inviteUrl: invite.body.inviteUrl });
+    const seen = await member.call("GET", "/business/payouts/batches?environment=TEST&limit=1");
+    expect(seen.status, JSON.stringify(seen.body)).toBe(200);
+    expect(seen.body).toMatchObject({ data: [{ batchId: p.batchId, recipients: 2, txUrl: null }], nextCursor: null });
+    expect((await member.call("POST", "/business/payouts/run", { environment: "TEST" })).status).toBe(403);
     expect((await b.owner.call("GET", "/business/payouts/batches?environment=NOPE")).status).toBe(400);
-    expect((await b.owner.call("GET", "/business/payouts/batches?environment=TEST&cursor=nope")).status).toBe(400);
-    expect((await b.owner.call("GET", "/business/payouts/batches?environment=TEST&limit=1")).body).toEqual({ data: [], nextCursor: null });
-  });
+    const stranger = await signUp({ url: c.app.url });
+    expect((await stranger.call("GET", "/business/payouts/batches?environment=TEST")).body).toEqual({ data: [], nextCursor: null });
+    expect((await stranger.call("GET", `/business/payouts/batches?environment=TEST&cursor=${p.batchId}`)).status).toBe(400);
+  }, 300_000);
 });
 
 describe("batch payouts across a reorg and a stuck fee", () => {
