@@ -74,7 +74,7 @@ async function gasFigures(rpc: string) {
   const [t1] = await warm(1, true);
   row("USDC, warm recipients (holders)", USDC, await transferToken(t1), await payToken(await warm(N, true)), false);
   row("USDC, fresh recipients", USDC, await transferToken(fresh(1)[0]), await payToken(fresh(N)), false);
-  console.log(`\nGas per recipient, ${N} recipients in one BatchPayout transaction vs one transfer each (the chooser's estimate for the plain path: ${batchShareGas(ETH_ASSET, 21_000n, true)} for a fresh ETH address in a batch)`);
+  console.log(`\nGas per recipient, ${N} recipients in one BatchPayout transaction vs one transfer each (the chooser estimates a fresh ETH address's share of a batch at ${batchShareGas(ETH_ASSET, 21_000n, true)})`);
   console.log("| case | one transfer each | batch, per recipient | batch ÷ transfer | the run pays (chooser) |");
   console.log("|---|---:|---:|---:|---:|");
   for (const r of rows) console.log(`| ${r.case} | ${r.single.toLocaleString("en")} | ${r.batch.toLocaleString("en")} | ${(Number(r.batch) / Number(r.single)).toFixed(2)} | ${r.chosen.toLocaleString("en")} |`);
