@@ -215,6 +215,7 @@ export function PayoutsCard() {
     onSuccess: async (r) => {
       const failed = r.payouts.filter((p) => p.status === "FAILED").length;
       void utils.payouts.list.invalidate();
+      void utils.payouts.batches.invalidate();
       void utils.funding.balance.invalidate();
       await utils.payouts.queue.invalidate();
       if (r.payouts.length) toast(failed ? "info" : "success", `${r.payouts.length} payout${r.payouts.length === 1 ? "" : "s"} created${failed ? `, ${failed} failed` : ""}`);
