@@ -86,12 +86,12 @@ BEGIN
     IF NEW."batchId" IS NULL AND EXISTS (
       SELECT 1 FROM "PayoutBatch" b WHERE b."environment" = NEW."environment" AND b."fromAddress" = NEW."fromAddress"
         AND COALESCE(b."chainGenesis", '') = COALESCE(NEW."chainGenesis", '') AND b."nonce" = NEW."nonce" AND b."status" <> 'FAILED') THEN
-      RAISE EXCEPTION 'NONCE_TAKEN: nonce % of % is a batch''s', NEW."nonce", NEW."fromAddress" USING ERRCODE = '23505';
+      RAISE EXCEPTION 'NONCE_TAKEN: nonce % of % is a batch''s', NEW."nonce", NEW."fromAddress" USING ERRCODE = '23514';
     END IF;
   ELSIF EXISTS (
       SELECT 1 FROM "Payout" p WHERE p."environment" = NEW."environment" AND p."fromAddress" = NEW."fromAddress" AND p."batchId" IS NULL
         AND COALESCE(p."chainGenesis", '') = COALESCE(NEW."chainGenesis", '') AND p."nonce" = NEW."nonce" AND p."status" <> 'FAILED') THEN
-    RAISE EXCEPTION 'NONCE_TAKEN: nonce % of % is a single payout''s', NEW."nonce", NEW."fromAddress" USING ERRCODE = '23505';
+    RAISE EXCEPTION 'NONCE_TAKEN: nonce % of % is a single payout''s', NEW."nonce", NEW."fromAddress" USING ERRCODE = '23514';
   END IF;
   RETURN NEW;
 END $$;
