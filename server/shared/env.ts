@@ -253,7 +253,7 @@ export const env = {
   get payoutMaxGasPercent() {
     return int(process.env.PAYOUT_MAX_GAS_PERCENT, 10);
   },
-  /** Recipients of one batch payout transaction at most (1–1000; docs/payouts.md). */
+  /** Recipients of one batch payout transaction at most (1–1000; 1 turns batches off; docs/payouts.md). */
   get payoutBatchSize() {
     return Math.min(1000, Math.max(1, int(process.env.PAYOUT_BATCH_SIZE, 200)));
   },

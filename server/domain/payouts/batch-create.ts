@@ -163,7 +163,8 @@ function withinCap(members: Member[]): Member[] {
  */
 export async function createNextBatch(s: Sender, contract: Address, exclude: Set<string>, plain: Set<string>, now = new Date()): Promise<BatchStep> {
   const chainId = s.chainId!;
-  const size = Math.max(2, env.payoutBatchSize);
+  const size = env.payoutBatchSize;
+  if (size < 2) return { kind: "none", created: [], skipped: [] }; // PAYOUT_BATCH_SIZE=1: one transfer each
   if ((await pendingBatch(db, s)) || (await db.payout.findFirst({ where: { environment: s.environment, fromAddress: s.address, status: "PENDING" }, select: { id: true } }))) {
     return { kind: "none", created: [], skipped: [] };
   }
