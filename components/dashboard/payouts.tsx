@@ -15,6 +15,38 @@ import { PersonLink } from "./people";
 import { Badge, Button, Card, cx, DataList, EmptyState, Notice, Stat, Table, Td, Th } from "../ui";
 import { Eth, useAsset, useEthWords } from "../money";
 import { countText } from "@/server/shared/display-money";
+import { Fragment } from "react";
+
+type Batch = RouterOutputs["payouts"]["batches"]["data"][number];
+
+/** The heading row of a batch's payouts: how many it pays, what in all, and its transaction (linked to the explorer when one is configured). */
+function BatchRow({ batch, txHash }: { batch: Batch | undefined; txHash: string | null }) {
+  const hash = batch?.txHash ?? txHash;
+  return (
+    <tr data-testid="payout-batch-row" className="bg-slate-50">
+      <td colSpan={4} className="px-3 py-3 pl-5 align-middle text-sm text-slate-700">
+        One transaction paid {batch ? `${batch.recipients} participants` : "several participants"}
+        {batch && (
+          <>
+            {" "}
+            (<Eth value={batch.amountEth} />)
+          </>
+        )}
+      </td>
+      <Td>{batch && <Badge color={STATUS_COLOR[batch.status]}>{batch.status}</Badge>}</Td>
+      <Td className="font-mono text-xs break-all">
+        {batch?.txUrl ? (
+          <a href={batch.txUrl} target="_blank" rel="noreferrer" className="underline">
+            {hash}
+            <span className="sr-only"> (opens the block explorer)</span>
+          </a>
+        ) : (
+          (hash ?? "—")
+        )}
+      </Td>
+    </tr>
+  );
+}
 
 const STATUS_COLOR = { PENDING: "gray", SENT: "indigo", CONFIRMED: "green", FAILED: "red" } as const;
 
@@ -193,6 +225,7 @@ export function PayoutsCard() {
     onSuccess: async (r) => {
       const failed = r.payouts.filter((p) => p.status === "FAILED").length;
       void utils.payouts.list.invalidate();
+      void utils.payouts.batches.invalidate();
       void utils.funding.balance.invalidate();
       await utils.payouts.queue.invalidate();
       if (r.payouts.length) toast(failed ? "info" : "success", `${r.payouts.length} payout${r.payouts.length === 1 ? "" : "s"} created${failed ? `, ${failed} failed` : ""}`);
@@ -200,6 +233,7 @@ export function PayoutsCard() {
     },
   });
   const rows = list.rows;
+  const batches = new Map((trpc.payouts.batches.useQuery({ environment: env, limit: 200 }).data?.data ?? []).map((b) => [b.batchId, b]));
   const runError = contractError(run.error);
   const hasFailed = rows.some((p) => p.status === "FAILED");
   return (
@@ -235,8 +269,10 @@ export function PayoutsCard() {
           </>
         }
       >
-        {rows.map((p) => (
-          <tr key={p.payoutId} data-testid="payout-row">
+        {rows.map((p, i) => (
+          <Fragment key={p.payoutId}>
+          {p.batchId && rows[i - 1]?.batchId !== p.batchId && <BatchRow batch={batches.get(p.batchId)} txHash={p.txHash} />}
+          <tr data-testid="payout-row">
             <Td>{formatDateTime(p.createdAt)}</Td>
             <Td className="min-w-0">
               <PersonLink person={p.participant} />
@@ -250,8 +286,9 @@ export function PayoutsCard() {
               <Badge color={STATUS_COLOR[p.status]}>{p.status}</Badge>
               {p.error && <span className="mt-1 block max-w-xs text-xs break-words text-slate-500">{inWords(p.error)}</span>}
             </Td>
-            <Td className="font-mono text-xs break-all">{p.txHash ?? "—"}</Td>
+            <Td className="font-mono text-xs break-all">{p.batchId ? <span className="text-slate-500">in the batch above</span> : (p.txHash ?? "—")}</Td>
           </tr>
+          </Fragment>
         ))}
       </DataList>
     </Card>

@@ -6,7 +6,7 @@
 import { getContractAddress, type Address, type Hex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { LOCAL_DEV_CHAIN_IDS, publicClientFor, walletClientFor } from "./clients";
-import { TestUSDC, type ContractBuild } from "./contracts";
+import { BatchPayout, TestUSDC, type ContractBuild } from "./contracts";
 import { DEV_MNEMONIC } from "./deposit-address";
 
 /** The development account reserved for deployments (no test or faucet uses it). */
@@ -20,7 +20,10 @@ interface LocalDeployment {
 }
 
 /** What a local chain gets, in deployment order (append only: an entry's position is its nonce). */
-const LOCAL_DEPLOYMENTS: readonly LocalDeployment[] = [{ name: "TestUSDC", build: TestUSDC }];
+const LOCAL_DEPLOYMENTS: readonly LocalDeployment[] = [
+  { name: "TestUSDC", build: TestUSDC },
+  { name: "BatchPayout", build: BatchPayout },
+];
 
 /** Where an entry of LOCAL_DEPLOYMENTS lives on a fresh local chain. */
 function localDeploymentAddress(name: string): Address {
@@ -31,6 +34,9 @@ function localDeploymentAddress(name: string): Address {
 
 /** The test stablecoin's address on a local TEST chain. */
 export const LOCAL_TEST_USDC: Address = localDeploymentAddress("TestUSDC");
+
+/** The batch payout contract's address on a local TEST chain. */
+export const LOCAL_BATCH_PAYOUT: Address = localDeploymentAddress("BatchPayout");
 
 const hasCode = async (rpcUrl: string, address: Address) => ((await publicClientFor(rpcUrl).getCode({ address })) ?? "0x") !== "0x";
 
@@ -62,8 +68,9 @@ async function chainOf(rpcUrl: string) {
 
 const done = new Map<string, Promise<boolean>>();
 
-/** Makes sure every local deployment is on the chain at rpcUrl; false (and nothing sent) when it is not a local development node. */
-export function ensureLocalDeployments(rpcUrl: string): Promise<boolean> {
+/** Makes sure every local deployment is on the chain at rpcUrl (`recheck`: again, after the chain restarted empty); false (and nothing sent) when it is not a local development node. */
+export function ensureLocalDeployments(rpcUrl: string, recheck = false): Promise<boolean> {
+  if (recheck) done.delete(rpcUrl);
   let p = done.get(rpcUrl);
   if (!p) {
     p = (async () => {

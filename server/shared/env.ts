@@ -257,6 +257,17 @@ export const env = {
   get payoutMaxGasPercent() {
     return int(process.env.PAYOUT_MAX_GAS_PERCENT, 10);
   },
+  /** Recipients of one batch payout transaction at most (1–1000; 1 turns batches off; docs/payouts.md). */
+  get payoutBatchSize() {
+    return Math.min(1000, Math.max(1, int(process.env.PAYOUT_BATCH_SIZE, 200)));
+  },
+  /**
+   * The BatchPayout contract (contracts/BatchPayout.sol) on the LIVE chain; unset, LIVE pays one
+   * transfer per participant. A local TEST chain uses the copy deployed at start.
+   */
+  get payoutBatchContract(): string | undefined {
+    return process.env.PAYOUT_BATCH_CONTRACT || undefined;
+  },
   /** Raw link clicks are deleted this many days after the click; daily rollups are kept. */
   get clickRetentionDays() {
     return Math.max(1, int(process.env.CLICK_RETENTION_DAYS, 90));

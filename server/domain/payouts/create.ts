@@ -22,7 +22,7 @@ import { owedOf, participantSumsCtes, participantSumsSelect, type ParticipantSum
 import type { SkippedPayout } from "./schemas";
 import { chainGenesisOf, estimateTransferGas, quoteFees, recordTransaction, signTransfer, TX_OPTIONS, type Sender } from "./sender";
 
-async function lockSender(tx: Tx, s: Sender) {
+export async function lockSender(tx: Tx, s: Sender) {
   await tx.$executeRaw`
     INSERT INTO "PayoutSender" ("environment", "address", "businessId", "createdAt")
     VALUES (${s.environment}::"Environment", ${s.address}, ${s.businessId}, now())
@@ -38,18 +38,28 @@ export async function participantDebtWei(client: Tx | typeof db, participantId: 
 
 /**
  * The next nonce: the chain's pending count (read before the lock), never below the highest live
- * nonce recorded for this chain. A local development chain starts empty each time it starts (in
+ * nonce recorded for this chain (single payouts' and batches'). A local development chain starts empty each time it starts (in
  * memory) while the database keeps the payouts of its earlier lives: only those signed on this
  * one (the same genesis) count.
  */
-async function nextNonce(tx: Tx, s: Sender, chainCount: number, genesis: string | null): Promise<number> {
+export async function nextNonce(tx: Tx, s: Sender, chainCount: number, genesis: string | null): Promise<number> {
   const rows = await tx.$queryRaw<Array<{ n: number | null }>>`
-    SELECT MAX("nonce") AS "n" FROM "Payout"
-    WHERE "environment" = ${s.environment}::"Environment" AND "fromAddress" = ${s.address} AND "status" <> 'FAILED'
-      AND COALESCE("chainGenesis", '') = COALESCE(${genesis}::text, '')`;
+    SELECT MAX("nonce") AS "n" FROM (
+      SELECT "nonce" FROM "Payout"
+      WHERE "environment" = ${s.environment}::"Environment" AND "fromAddress" = ${s.address} AND "status" <> 'FAILED'
+        AND COALESCE("chainGenesis", '') = COALESCE(${genesis}::text, '')
+      UNION ALL
+      SELECT "nonce" FROM "PayoutBatch"
+      WHERE "environment" = ${s.environment}::"Environment" AND "fromAddress" = ${s.address} AND "status" <> 'FAILED'
+        AND COALESCE("chainGenesis", '') = COALESCE(${genesis}::text, '')
+    ) AS "live"`;
   const recorded = rows[0]?.n;
   return Math.max(chainCount, recorded === null || recorded === undefined ? 0 : Number(recorded) + 1);
 }
+
+/** The sender's PENDING batch (recorded, not yet broadcast), if any. */
+export const pendingBatch = (client: Tx | typeof db, s: Sender) =>
+  client.payoutBatch.findFirst({ where: { environment: s.environment, fromAddress: s.address, status: "PENDING" }, orderBy: { nonce: "asc" }, select: { id: true } });
 
 export type CreateStep =
   | { kind: "none" }
@@ -59,7 +69,7 @@ export type CreateStep =
   /** The participant's rewards changed between the look and the lock: look again. */
   | { kind: "retry" };
 
-interface Candidate {
+export interface Candidate {
   participantId: string;
   walletAddress: string;
 }
@@ -87,7 +97,7 @@ async function nextCandidate(s: Sender, exclude: Set<string>, verifiedOnly: bool
  * The participant's payable rewards (locked with FOR UPDATE inside a transaction), their sum, and
  * what offsets it. A reward pays its amount less what partial refunds returned to the pool.
  */
-async function payableOf(client: Tx | typeof db, s: Sender, participantId: string, lock: boolean) {
+export async function payableOf(client: Tx | typeof db, s: Sender, participantId: string, lock: boolean) {
   const rewards = lock
     ? await client.$queryRaw<Array<{ id: string; amountWei: string }>>`
         SELECT "id", ("amountWei" - "returnedWei")::text AS "amountWei" FROM "Reward"
@@ -105,8 +115,8 @@ async function payableOf(client: Tx | typeof db, s: Sender, participantId: strin
   return { rewardIds: rewards.map((r) => r.id), rewardsWei, offsetWei, amountWei: rewardsWei - offsetWei };
 }
 
-type Payable = Awaited<ReturnType<typeof payableOf>>;
-const samePayable = (a: Payable, b: Payable) => a.amountWei === b.amountWei && a.offsetWei === b.offsetWei && a.rewardIds.join() === b.rewardIds.join();
+export type Payable = Awaited<ReturnType<typeof payableOf>>;
+export const samePayable = (a: Payable, b: Payable) => a.amountWei === b.amountWei && a.offsetWei === b.offsetWei && a.rewardIds.join() === b.rewardIds.join();
 
 export const belowMinimumMessage = (amountWei: bigint, minWei: bigint, asset: Asset = ETH_ASSET) => `${amountOf(amountWei, asset)} ${asset.symbol} is below the minimum payout of ${amountOf(minWei, asset)} ${asset.symbol}`;
 
@@ -114,7 +124,7 @@ export const belowMinimumMessage = (amountWei: bigint, minWei: bigint, asset: As
 export const isShortage = (error: string | null) => /^INSUFFICIENT_(FUNDS|POOL_FOR_GAS):/.test(error ?? "");
 
 /** Records a payout refused before signing (FAILED with its reason; the rewards stay PAYABLE), and the wallet's refusal when it is the wallet's doing. */
-async function refuse(tx: Tx, data: Parameters<Tx["payout"]["create"]>[0]["data"], reason: string, walletFault: boolean): Promise<CreateStep> {
+export async function refuse(tx: Tx, data: Parameters<Tx["payout"]["create"]>[0]["data"], reason: string, walletFault: boolean): Promise<CreateStep> {
   const payout = await tx.payout.create({ data: { ...data, status: "FAILED", error: reason, failedAt: data.createdAt } });
   if (walletFault) await markWalletFailed(tx, payout.participantId, payout.walletAddress, reason, payout.failedAt!);
   await emitWebhookEvent(tx, payoutWebhook("payout.failed", payout, await readAsset(tx, payout.businessId, payout.environment))); // webhook
@@ -199,6 +209,8 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
     await lockSender(tx, s);
     const pending = await tx.payout.findFirst({ where: { environment: s.environment, fromAddress: s.address, status: "PENDING" }, orderBy: { nonce: "asc" } });
     if (pending) return { kind: "pending", payout: pending };
+    // A batch recorded meanwhile that pays nobody (a token approval) is broadcast by the next run's settling.
+    if (await pendingBatch(tx, s)) return { kind: "none" };
     if (!samePayable(seen, await payableOf(tx, s, c.participantId, true))) {
       exclude.delete(c.participantId);
       return { kind: "retry" };
@@ -237,7 +249,7 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
  * PAYOUT_MAX_GAS_PERCENT of what it pays (a token's amount and ETH's gas have no common unit
  * without a price: GAS_BALANCE_LOW and PAYOUT_MAX_GAS bound a token payout's gas instead).
  */
-function heldBack(s: Sender, participantId: string, amountWei: bigint, quotedReserveWei: bigint): SkippedPayout | null {
+export function heldBack(s: Sender, participantId: string, amountWei: bigint, quotedReserveWei: bigint): SkippedPayout | null {
   const maxPercent = BigInt(env.payoutMaxGasPercent);
   if (!isNative(s.asset) || maxPercent <= 0n || quotedReserveWei * 100n <= amountWei * maxPercent) return null;
   return { participantId, code: "GAS_TOO_HIGH", message: `Held back: its gas (up to ${weiToEth(quotedReserveWei)} ETH) would exceed ${maxPercent}% of the ${weiToEth(amountWei)} ETH it pays (PAYOUT_MAX_GAS_PERCENT)` };
@@ -267,7 +279,7 @@ async function signNew(tx: Tx, s: Sender, t: Parameters<typeof signTransfer>[1])
 }
 
 /** Moves exactly these PAYABLE rewards into the payout; any of them already taken aborts the transaction. */
-async function claimRewards(tx: Tx, payoutId: string, rewardIds: string[], to: "IN_PAYOUT" | "PAID_OUT") {
+export async function claimRewards(tx: Tx, payoutId: string, rewardIds: string[], to: "IN_PAYOUT" | "PAID_OUT") {
   const r = await tx.reward.updateMany({ where: { id: { in: rewardIds }, payoutStatus: "PAYABLE", payoutId: null }, data: { payoutStatus: to, payoutId } });
   if (r.count !== rewardIds.length) throw new AppError("CONFLICT", "A reward of this payout was taken by another payout; retry");
 }

@@ -27,6 +27,9 @@ import { createNextPayout, isShortage } from "./create";
 import { toPayoutOutput } from "./list";
 import type { PayoutOutput, SkippedPayout } from "./schemas";
 import { broadcastPayout, checkPayout, settlePayouts } from "./settle";
+import { batchContractFor } from "./batch-call";
+import { createNextBatch } from "./batch-create";
+import { broadcastBatch, checkBatch } from "./batch-settle";
 import { chainGenesisOf, quoteFees, receiptOf, senderFor, type Sender } from "./sender";
 import { queueProofAfterPayouts } from "../jobs/proof-schedule";
 import { holdOverWhere } from "../rewards/state";
@@ -58,7 +61,8 @@ async function waitMined(s: Sender, hashes: Hash[], ms: number) {
 /**
  * POST /business/payouts/run and the REWARD_PAYOUT job: settles unfinished payouts, releases
  * ended holds, then creates, signs, records and broadcasts one payout per participant whose
- * payable rewards reach minPayoutEth. Answers the payouts it created (FAILED ones included) and
+ * payable rewards reach minPayoutEth: in batches through the BatchPayout contract where one is
+ * available and cheaper (batch-create.ts), else one transfer each. Answers the payouts it created (FAILED ones included) and
  * the participants it passed over, with why. A wallet that refuses fails only its own payout.
  * Safe to run concurrently, in any number of processes.
  */
@@ -74,7 +78,20 @@ export async function runPayouts(businessId: string, environment: Environment): 
   const exclude = new Set<string>();
   const created: string[] = [];
   const skipped: SkippedPayout[] = [];
+  // Batches first (those a batch pays cheaper than a transfer of their own), then one transfer each.
+  let batching = await batchContractFor(s, s.chainId);
+  const plain = new Set<string>();
   for (let i = 0; i < MAX_PAYOUTS_PER_RUN; i++) {
+    if (batching) {
+      const b = await createNextBatch(s, batching, exclude, plain);
+      created.push(...b.created);
+      skipped.push(...b.skipped);
+      if (b.kind === "created") {
+        // Still PENDING: the node did not take it (unreachable); stop here, the next run resends it.
+        if ((await broadcastBatch(s, b.batchId)).status === "PENDING") break;
+      } else if (b.kind === "none") batching = null;
+      continue;
+    }
     const step = await createNextPayout(s, exclude);
     if (step.kind === "none") break;
     if (step.kind === "retry") continue;
@@ -94,9 +111,11 @@ export async function runPayouts(businessId: string, environment: Environment): 
   }
   // Give a mined transaction the chance to confirm within this call (a local chain mines at once),
   // this run's and those recovered above alike.
-  const sent = await db.payout.findMany({ where: { businessId, environment, status: "SENT" }, select: { id: true, txHash: true }, take: MAX_PAYOUTS_PER_RUN });
-  if (sent.length) {
-    await waitMined(s, sent.map((p) => p.txHash as Hash), 5_000);
+  const sent = await db.payout.findMany({ where: { businessId, environment, status: "SENT", batchId: null }, select: { id: true, txHash: true }, take: MAX_PAYOUTS_PER_RUN });
+  const batches = await db.payoutBatch.findMany({ where: { businessId, environment, status: "SENT" }, select: { id: true, txHash: true }, take: MAX_PAYOUTS_PER_RUN });
+  if (sent.length || batches.length) {
+    await waitMined(s, [...sent, ...batches].map((p) => p.txHash as Hash), 5_000);
+    for (const b of batches) await checkBatch(s, b.id);
     for (const p of sent) await checkPayout(s, p.id);
   }
   // Requests this run could not pay get their answer; those it did not reach wait for the next.

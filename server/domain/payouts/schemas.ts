@@ -20,9 +20,11 @@ const payoutOutput = z.object({
   rewardsEth: z.string(),
   /** Part of the rewards kept to offset earlier reversed (already paid-out) rewards. */
   offsetEth: z.string(),
-  /** Gas the mined transaction cost (from the pool); null until mined. */
+  /** Gas the mined transaction cost (from the pool; a batch's payout: its equal share of the batch's gas); null until mined. */
   gasEth: z.string().nullable(),
   status: payoutStatus,
+  /** The batch transaction that pays it (GET /business/payouts/batches); null for a transfer of its own. */
+  batchId: z.string().nullable(),
   txHash: z.string().nullable(),
   nonce: z.number().int().nullable(),
   fromAddress: z.string(),
@@ -108,3 +110,36 @@ export const payoutQueueOutput = z.object({
   truncated: z.boolean(),
 });
 export type PayoutQueueOutput = z.infer<typeof payoutQueueOutput>;
+
+/** GET /business/payouts/batches: batch transactions, newest first. */
+export const listBatchesInput = z.strictObject({
+  environment: environment.default("LIVE"),
+  limit: listLimit,
+  cursor: listCursor,
+});
+export type ListBatchesInput = z.infer<typeof listBatchesInput>;
+const batchOutput = z.object({
+  /** The asset amountEth is in (gasEth is always ETH). */
+  asset: assetTag,
+  batchId: z.string(),
+  environment,
+  /** The transaction (the mined version once mined; a fee bump replaces it). */
+  txHash: z.string(),
+  /** The transaction on the environment's block explorer (EXPLORER_URL / EXPLORER_URL_TEST), or null when none is configured. */
+  txUrl: z.string().nullable(),
+  nonce: z.number().int(),
+  /** As its payouts': PENDING (recorded), SENT, CONFIRMED or FAILED. */
+  status: payoutStatus,
+  /** Participants it pays (one payout each, with this batchId). */
+  recipients: z.number().int(),
+  /** What it pays in all. */
+  amountEth: z.string(),
+  /** Gas the mined transaction cost, in ETH; null until mined. */
+  gasEth: z.string().nullable(),
+  blockNumber: z.string().nullable(),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  confirmedAt: z.string().nullable(),
+});
+export type BatchOutput = z.infer<typeof batchOutput>;
+export const listBatchesOutput = pageOutput(batchOutput);

@@ -11,7 +11,7 @@ import type { Environment } from "../../shared/environment";
 import { weiToDb } from "../../shared/money";
 import type { Asset } from "../../shared/asset";
 import { readAsset } from "../assets/read";
-import { maxTransferGas, minTransferGas, transferCall } from "./asset-transfer";
+import { maxTransferGas, minTransferGas, transferCall, type TransferCall } from "./asset-transfer";
 
 export const TX_OPTIONS = { timeout: 60_000, maxWait: 60_000 };
 
@@ -117,12 +117,17 @@ export interface SignedTransfer {
 }
 
 /** Signs a transfer of `value` of the sender's asset to `to` locally (the key never leaves the process). Signing alone sends nothing. */
-export async function signTransfer(s: Sender, p: { to: Address; value: bigint; nonce: number; gasLimit: bigint; fees: FeeQuote; chainId: number }): Promise<SignedTransfer> {
+export function signTransfer(s: Sender, p: { to: Address; value: bigint; nonce: number; gasLimit: bigint; fees: FeeQuote; chainId: number }): Promise<SignedTransfer> {
+  return signCall(s, transferCall(s.asset, p.to, p.value), p);
+}
+
+/** Signs any call from the sending account (a batch, an approval) the same way. */
+export async function signCall(s: Sender, call: TransferCall, p: { nonce: number; gasLimit: bigint; fees: FeeQuote; chainId: number }): Promise<SignedTransfer> {
   const rawTx = await s.account.signTransaction({
     type: "eip1559",
     chainId: p.chainId,
     nonce: p.nonce,
-    ...transferCall(s.asset, p.to, p.value),
+    ...call,
     gas: p.gasLimit,
     maxFeePerGas: p.fees.maxFeePerGas,
     maxPriorityFeePerGas: p.fees.maxPriorityFeePerGas,
@@ -146,7 +151,7 @@ export function recordTransaction(tx: Tx, payoutId: string, t: SignedTransfer) {
 
 
 /** What a transfer that fails in the receiver's code answers: a revert or an EVM fault of its code. */
-const REVERTED = /revert|invalid opcode|invalid jump|stack (underflow|overflow)|write protection|static ?call/i;
+export const REVERTED = /revert|invalid opcode|invalid jump|stack (underflow|overflow)|write protection|static ?call/i;
 /** JSON-RPC codes of a node's own trouble: internal error, resource unavailable, limit exceeded, method unsupported. */
 const NODE_TROUBLE_CODES = new Set([-32603, -32002, -32005, -32004, 429]);
 const NODE_TROUBLE = /header not found|missing trie node|rate limit|too many requests|try again|temporarily|unavailable|overloaded|busy|timeout|timed out/i;
@@ -196,6 +201,40 @@ export const transactionOf = (s: Sender, hash: Hash) => foundOrNull(s, "getTrans
 /** The mined receipt of any signed version of the payout, if one is mined. */
 export async function minedVersion(s: Sender, payoutId: string) {
   const versions = await db.payoutTransaction.findMany({ where: { payoutId }, orderBy: { createdAt: "asc" } });
+  for (const v of versions) {
+    const receipt = await receiptOf(s, v.txHash as Hash);
+    if (receipt) return { version: v, receipt };
+  }
+  return null;
+}
+
+export function recordBatchTransaction(tx: Tx, batchId: string, t: SignedTransfer) {
+  return tx.payoutBatchTransaction.create({
+    data: {
+      batchId,
+      txHash: t.txHash,
+      rawTx: t.rawTx,
+      nonce: t.nonce,
+      maxFeePerGas: weiToDb(t.fees.maxFeePerGas),
+      maxPriorityFeePerGas: weiToDb(t.fees.maxPriorityFeePerGas),
+      gasLimit: weiToDb(t.gasLimit),
+    },
+  });
+}
+
+/** Signs a batch's call; the same bytes as an earlier failed batch's (a taken hash) get a fee a wei higher, as signNew does for a payout. */
+export async function signBatchNew(tx: Tx, s: Sender, call: TransferCall, t: { nonce: number; gasLimit: bigint; fees: FeeQuote; chainId: number }): Promise<SignedTransfer> {
+  let fees = t.fees;
+  for (;;) {
+    const signed = await signCall(s, call, { ...t, fees });
+    if (!(await tx.payoutBatchTransaction.findUnique({ where: { txHash: signed.txHash }, select: { id: true } }))) return signed;
+    fees = { maxFeePerGas: fees.maxFeePerGas + 1n, maxPriorityFeePerGas: fees.maxPriorityFeePerGas + 1n };
+  }
+}
+
+/** The mined receipt of any signed version of the batch, if one is mined. */
+export async function minedBatchVersion(s: Sender, batchId: string) {
+  const versions = await db.payoutBatchTransaction.findMany({ where: { batchId }, orderBy: { createdAt: "asc" } });
   for (const v of versions) {
     const receipt = await receiptOf(s, v.txHash as Hash);
     if (receipt) return { version: v, receipt };

@@ -13,21 +13,27 @@ import { creditLedger, creditLedgerMany, getBalanceWei, lockPool } from "../ledg
 import { debitLedger } from "../rules/debit";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { markWalletFailed } from "./create";
+import { broadcastBatch, checkBatch, settleBatches } from "./batch-settle";
 import { payoutWebhook, type PayoutRow } from "./list";
 import { minedVersion, recordTransaction, rpcMessage, signTransfer, transactionOf, TX_OPTIONS, type Sender } from "./sender";
 
 /** Fee bump of a replacement: nodes require at least +10% on both fees; use +25%. */
-const BUMP_NUM = 125n;
-const BUMP_DEN = 100n;
+export const BUMP_NUM = 125n;
+export const BUMP_DEN = 100n;
 
-const ALREADY_KNOWN = /already ?known|known transaction|already imported|already in (the )?(mempool|pool)|transaction already exists/i;
-const NONCE_USED = /nonce too low|nonce has already been used|NONCE_EXPIRED|nonce.*(is )?lower than/i;
+export const ALREADY_KNOWN = /already ?known|known transaction|already imported|already in (the )?(mempool|pool)|transaction already exists/i;
+export const NONCE_USED = /nonce too low|nonce has already been used|NONCE_EXPIRED|nonce.*(is )?lower than/i;
 /**
  * Sends the payout's recorded raw transaction. PENDING → SENT. The chain down leaves it as it
  * is (503 to the caller); a definitive rejection of a PENDING payout fails it.
  */
 export async function broadcastPayout(s: Sender, payoutId: string): Promise<PayoutRow> {
   const p = await db.payout.findUniqueOrThrow({ where: { id: payoutId } });
+  if (p.batchId && (p.status === "PENDING" || p.status === "SENT")) {
+    // One of a batch: the batch's transaction is what is sent (batch-settle.ts).
+    await broadcastBatch(s, p.batchId);
+    return db.payout.findUniqueOrThrow({ where: { id: p.id } });
+  }
   if ((p.status !== "PENDING" && p.status !== "SENT") || !p.rawTx) return p;
   try {
     await s.client.sendRawTransaction({ serializedTransaction: p.rawTx as Hex });
@@ -75,7 +81,7 @@ async function heldByNode(s: Sender, payoutId: string): Promise<boolean> {
 }
 
 /** True when the sending address has a mined transaction at `nonce` (its mined count is past it). */
-async function nonceUsed(s: Sender, nonce: number | null): Promise<boolean> {
+export async function nonceUsed(s: Sender, nonce: number | null): Promise<boolean> {
   if (nonce === null) return false;
   const mined = await onChain(s.target, "getTransactionCount", () => s.client.getTransactionCount({ address: s.address, blockTag: "latest" }));
   return mined > nonce;
@@ -121,6 +127,10 @@ async function failPayout(s: Sender, payoutId: string, reason: string, from: "PE
 export async function checkPayout(s: Sender, payoutId: string, now = new Date()): Promise<PayoutRow> {
   const p = await db.payout.findUniqueOrThrow({ where: { id: payoutId } });
   if (p.status !== "SENT") return p;
+  if (p.batchId) {
+    await checkBatch(s, p.batchId, now);
+    return db.payout.findUniqueOrThrow({ where: { id: p.id } });
+  }
   const mined = await minedVersion(s, p.id);
   if (mined) {
     const { receipt, version } = mined;
@@ -169,7 +179,7 @@ async function confirmPayout(s: Sender, p: PayoutRow, txHash: string, blockNumbe
     await emitWebhookEvent(tx, payoutWebhook("payout.confirmed", current, s.asset)); // webhook
     await tx.reward.updateMany({ where: { payoutId: p.id, payoutStatus: "IN_PAYOUT" }, data: { payoutStatus: "PAID_OUT" } });
     // A token's gas is the deposit address's ETH, outside the ledger: nothing to settle.
-    if (isNative(s.asset)) await settleGasReserve(tx, s, p.id, toBigInt(current.gasReservedWei), gasSpentWei);
+    if (isNative(s.asset)) await settleGasReserve(tx, s, `payout ${p.id}`, toBigInt(current.gasReservedWei), gasSpentWei);
     const offset = toBigInt(p.offsetWei);
     if (offset > 0n) {
       await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: offset, kind: "REVERSAL", memo: `Payout ${p.id}: ${amountOf(offset, s.asset)} ${s.asset.symbol} of rewards kept to offset clawed-back rewards` });
@@ -178,12 +188,12 @@ async function confirmPayout(s: Sender, p: PayoutRow, txHash: string, blockNumbe
 }
 
 /** An ETH payout's gas in the ledger: the unused reserve back to the pool, or what it used above it debited. */
-async function settleGasReserve(tx: Tx, s: Sender, payoutId: string, reserve: bigint, gasSpentWei: bigint) {
+export async function settleGasReserve(tx: Tx, s: Sender, what: string, reserve: bigint, gasSpentWei: bigint) {
   if (reserve > gasSpentWei) {
-    await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: reserve - gasSpentWei, kind: "GAS", memo: `Unused gas reserve of payout ${payoutId} returned (used ${weiToEth(gasSpentWei)} ETH)` });
+    await creditLedger(tx, { businessId: s.businessId, environment: s.environment, amountWei: reserve - gasSpentWei, kind: "GAS", memo: `Unused gas reserve of ${what} returned (used ${weiToEth(gasSpentWei)} ETH)` });
   } else if (gasSpentWei > reserve) {
     const pool = await lockPool(tx, s.businessId, s.environment);
-    await debitLedger(tx, pool, { businessId: s.businessId, environment: s.environment, amountWei: gasSpentWei - reserve, kind: "GAS", memo: `Gas of payout ${payoutId} above its reserve` });
+    await debitLedger(tx, pool, { businessId: s.businessId, environment: s.environment, amountWei: gasSpentWei - reserve, kind: "GAS", memo: `Gas of ${what} above its reserve` });
   }
 }
 
@@ -218,10 +228,11 @@ async function replaceStuck(s: Sender, p: PayoutRow, latest: { maxFeePerGas: { t
 
 // ───────────── every open payout ─────────────
 
-/** Brings every unfinished payout of the sender forward: broadcast PENDING, check SENT. */
+/** Brings every unfinished payout and batch of the sender forward: broadcast PENDING, check SENT. */
 export async function settlePayouts(s: Sender): Promise<void> {
+  await settleBatches(s);
   const open = await db.payout.findMany({
-    where: { businessId: s.businessId, environment: s.environment, status: { in: ["PENDING", "SENT"] } },
+    where: { businessId: s.businessId, environment: s.environment, status: { in: ["PENDING", "SENT"] }, batchId: null },
     orderBy: [{ nonce: "asc" }, { createdAt: "asc" }],
     select: { id: true, status: true },
   });
