@@ -47,7 +47,7 @@ export async function broadcastBatch(s: Sender, batchId: string): Promise<BatchR
     const r = await tx.payoutBatch.updateMany({ where: { id: b.id, status: "PENDING" }, data: { status: "SENT", sentAt: at } });
     if (r.count !== 1) return;
     await tx.payout.updateMany({ where: { batchId: b.id, status: "PENDING" }, data: { status: "SENT", sentAt: at } });
-    for (const p of await tx.payout.findMany({ where: { batchId: b.id }, orderBy: { id: "asc" } })) await emitWebhookEvent(tx, payoutWebhook("payout.sent", p)); // webhook
+    for (const p of await tx.payout.findMany({ where: { batchId: b.id }, orderBy: { id: "asc" } })) await emitWebhookEvent(tx, payoutWebhook("payout.sent", p, s.asset)); // webhook
   }, TX_OPTIONS);
   return db.payoutBatch.findUniqueOrThrow({ where: { id: b.id } });
 }
@@ -84,7 +84,7 @@ async function failBatch(s: Sender, batchId: string, reason: string, from: "PEND
     const shares = gasShares(gasSpentWei, payouts.length);
     for (const [i, p] of payouts.entries()) {
       const failed = await tx.payout.update({ where: { id: p.id }, data: { status: "FAILED", error: reason.slice(0, 1000), failedAt: at, gasWei: gasSpentWei > 0n ? weiToDb(shares[i]) : undefined } });
-      await emitWebhookEvent(tx, payoutWebhook("payout.failed", failed)); // webhook
+      await emitWebhookEvent(tx, payoutWebhook("payout.failed", failed, s.asset)); // webhook
     }
     const ids = payouts.map((p) => p.id);
     await tx.reward.updateMany({ where: { payoutId: { in: ids }, payoutStatus: "IN_PAYOUT" }, data: { payoutStatus: "PAYABLE", payoutId: null } });
@@ -144,7 +144,7 @@ async function confirmBatch(s: Sender, b: BatchRow, txHash: string, blockNumber:
     const shares = gasShares(gasSpentWei, payouts.length);
     for (const [i, p] of payouts.entries()) {
       const done = await tx.payout.update({ where: { id: p.id }, data: { status: "CONFIRMED", confirmedAt: now, txHash, blockNumber, gasWei: weiToDb(shares[i]), error: null } });
-      await emitWebhookEvent(tx, payoutWebhook("payout.confirmed", done)); // webhook
+      await emitWebhookEvent(tx, payoutWebhook("payout.confirmed", done, s.asset)); // webhook
     }
     await tx.reward.updateMany({ where: { payoutId: { in: payouts.map((p) => p.id) }, payoutStatus: "IN_PAYOUT" }, data: { payoutStatus: "PAID_OUT" } });
     // An approval's or a token batch's gas is the deposit address's ETH, outside the ledger.
