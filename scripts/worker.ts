@@ -16,7 +16,7 @@ async function main() {
     );
   }
   if (process.env.MIGRATE_ON_START === undefined) process.env.MIGRATE_ON_START = "1";
-  // The same secrets as the installation's server (it decrypts webhook secrets with them); then every variable checked.
+  // The clone's secrets, as its server loads them (scripts/secrets.mjs); then every variable checked.
   loadSecrets();
   checkEnv();
   await dbReady();

@@ -73,7 +73,15 @@ export async function executeClaimedJobs(claimed: Job[], parallel = 4): Promise<
   const txSize = env.jobBatchTxSize ?? (dbKind() === "postgres" ? 1000 : 500);
   for (const g of groups.values()) {
     g.sort(arrival);
-    for (let i = 0; i < g.length; i += txSize) units.push(g.slice(i, i + txSize));
+    // Jobs run before (most often taken over from a process that stopped mid-batch) go in
+    // smaller transactions, halved per earlier attempt: a batch longer than its worker lives
+    // still commits part of its work each time, and a job that takes its process down ends up
+    // alone before its attempts run out.
+    for (let i = 0; i < g.length; ) {
+      const size = Math.max(1, txSize >> Math.min(30, g[i].attempts - 1));
+      units.push(g.slice(i, i + size));
+      i += size;
+    }
   }
   // Turns on the pool lock, taken now, in arrival order: a business's batches lock its pool in
   // that order, whatever lane runs them and whenever it gets there (also across claims).
