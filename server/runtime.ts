@@ -1,6 +1,6 @@
 // Process start-up for the Next.js server: database first, then background work.
 import { dbReady } from "./db/client";
-import { checkEnv, env } from "./shared/env";
+import { env } from "./shared/env";
 
 const g = globalThis as unknown as { __rtsRuntime?: Promise<void> };
 
@@ -10,7 +10,6 @@ export function startServerRuntime() {
 }
 
 async function start() {
-  checkEnv(); // a malformed or, in production, missing variable stops the start, named
   await dbReady();
   await startJobs();
   startPayoutSchedule();
