@@ -1,8 +1,16 @@
-// Runs once when the server starts: stamp each request with its client IP (trusted proxies
-// only), open and migrate the database, then start the embedded job runner (unless Inngest is
-// configured).
+// Runs once when the server starts: check the environment (a malformed or, in production,
+// missing variable stops the start, named: Next.js would log a failing hook and serve on), stamp
+// each request with its client IP (trusted proxies only), open and migrate the database, then
+// start the embedded job runner (unless Inngest is configured).
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { checkEnv } = await import("./server/shared/env");
+  try {
+    checkEnv();
+  } catch (e) {
+    console.error(`✖ ${(e as Error).message}`);
+    process.exit(1);
+  }
   const { installClientIpStamp } = await import("./server/http-peer");
   installClientIpStamp();
   const { startServerRuntime } = await import("./server/runtime");

@@ -12,8 +12,12 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { applyMigrations } from "../server/db/migrate";
+import { loadSecrets } from "../scripts/secrets.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
+// The clone's secrets (scripts/secrets.mjs) for this process and the seeding scripts and workers it
+// starts: what one encrypts (a webhook's secret) the others read.
+loadSecrets();
 const ADMIN = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const EVENTS = Number(process.env.DRAIN_EVENTS ?? 5000);
 const WORKERS = (process.env.DRAIN_WORKERS ?? "1,2").split(",").map(Number);

@@ -7,6 +7,7 @@
 // Usage: node scripts/serve.mjs [--dev] [-p PORT] [-H HOST]
 import http from "node:http";
 import path from "node:path";
+import { loadSecrets } from "./secrets.mjs";
 
 const args = process.argv.slice(2);
 const arg = (flag, fallback) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : fallback);
@@ -14,6 +15,8 @@ const dev = args.includes("--dev");
 const port = Number(arg("-p", process.env.PORT || "3000"));
 const hostname = arg("-H", undefined);
 if (!dev) process.env.NODE_ENV = "production";
+// The secrets the environment lacks, from .data/secrets.json (generated once): production requires them.
+loadSecrets();
 
 /** The methods the app's routes answer; anything else is refused before Next sees it. */
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];

@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { buildIsStale, ensureBuild, ensureDependencies, ensurePrismaClient, root, took } from "./ensure.mjs";
+import { loadSecrets, SECRETS_FILE } from "./secrets.mjs";
 
 const dev = process.argv.includes("--dev");
 const started = Date.now();
@@ -24,6 +25,12 @@ ensureDependencies({ dev });
 ensurePrismaClient();
 // `npm test` type-checks the whole tree; the start's build does not repeat it.
 if (!dev) ensureBuild({ quiet: true, env: { NEXT_SKIP_TYPECHECK: "1" } });
+
+// BETTER_AUTH_SECRET and WEBHOOK_SECRET_KEY, when not configured: generated once into
+// .data/secrets.json and given to the server (and to workers started from this clone).
+const freshSecrets = !existsSync(SECRETS_FILE);
+const generated = loadSecrets();
+if (generated.length && freshSecrets) console.log(`▸ Generated ${generated.join(" and ")} into .data/secrets.json (keep that file with the database)`);
 
 const port = process.env.PORT || "3000";
 const children = [];

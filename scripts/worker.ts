@@ -5,6 +5,8 @@
 // SIGINT/SIGTERM: stop claiming, finish the jobs in hand, exit.
 import { closeDb, dbKind, dbReady } from "../server/db/client";
 import { startJobWorker } from "../server/jobs/worker";
+import { checkEnv } from "../server/shared/env";
+import { loadSecrets } from "./secrets.mjs";
 
 async function main() {
   if (!process.env.DATABASE_URL) {
@@ -14,6 +16,9 @@ async function main() {
     );
   }
   if (process.env.MIGRATE_ON_START === undefined) process.env.MIGRATE_ON_START = "1";
+  // The clone's secrets, as its server loads them (scripts/secrets.mjs); then every variable checked.
+  loadSecrets();
+  checkEnv();
   await dbReady();
   const worker = startJobWorker();
   console.log(`[worker] draining jobs (${dbKind()}, pid ${process.pid})`);

@@ -20,7 +20,7 @@ export const auth = betterAuth({
   emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
   trustedOrigins: appOrigins(),
   // Brute-force protection on sign-in/sign-up; AUTH_RATE_LIMIT=0 turns it off (test suites).
-  rateLimit: { enabled: process.env.AUTH_RATE_LIMIT !== "0" },
+  rateLimit: { enabled: env.authRateLimit },
   // The client IP comes only from the header our HTTP server stamps from the socket peer and
   // TRUSTED_PROXIES (server/http-peer.ts); a client's own X-Forwarded-For is never read, so a
   // forged one cannot move a brute-force attempt into a fresh bucket.

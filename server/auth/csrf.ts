@@ -10,7 +10,7 @@ import { env } from "../shared/env";
 export function appOrigins(): string[] {
   const port = env.port;
   const list = [env.appUrl, `http://localhost:${port}`, `http://127.0.0.1:${port}`];
-  for (const o of (process.env.TRUSTED_ORIGINS ?? "").split(",")) if (o.trim()) list.push(o.trim().replace(/\/+$/, ""));
+  list.push(...env.trustedOrigins);
   return list;
 }
 

@@ -4,13 +4,12 @@
 // environments (a TEST deposit can never be mistaken for a LIVE one, and vice versa).
 import { english, mnemonicToAccount, type HDAccount } from "viem/accounts";
 import type { Address } from "viem";
-import { env } from "../shared/env";
+import { DEV_MNEMONIC, env } from "../shared/env";
 import { installationTestMnemonic } from "../shared/installation";
 import type { Environment } from "../shared/environment";
 
 
-/** The public development mnemonic (Hardhat's default accounts). Never acceptable for LIVE. */
-export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
+export { DEV_MNEMONIC };
 
 /** BIP-44 account index per environment. */
 const DEPOSIT_ACCOUNT_INDEX: Record<Environment, number> = { LIVE: 0, TEST: 1 };

@@ -73,7 +73,7 @@ async function openPostgres(url: string): Promise<Opened> {
     query: (sql, params) => pool.query(sql, params),
     exec: async (sql) => void (await pool.query(sql)),
   };
-  const appPool = await openAppPool(url, Number(process.env.DATABASE_POOL_SIZE ?? 10), connectionBounds());
+  const appPool = await openAppPool(url, env.databasePoolSize, connectionBounds());
   const utcTypes = utcTypeParsers(pg);
   setDirectTypes(utcTypes);
   const direct: DirectQuery = (sql, values) => appPool.query({ text: sql, values, types: utcTypes } as never);
@@ -90,7 +90,7 @@ function create(given?: PGlite): DbState {
     const opened = given ? await wrapPglite(given) : env.databaseUrl ? await openPostgres(env.databaseUrl) : await openPglite(env.pgliteDir);
     closeRaw = opened.close;
     directQuery = opened.direct;
-    if (kind === "pglite" || process.env.MIGRATE_ON_START === "1") await applyMigrations(opened.runner);
+    if (kind === "pglite" || env.migrateOnStart) await applyMigrations(opened.runner);
     await opened.migrated?.();
     await openInstallation(opened.runner);
     if (kind === "postgres") await opened.close();

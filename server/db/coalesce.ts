@@ -12,6 +12,7 @@
 // - when a batch fails, each of its calls is run again alone, so one caller's bad input (or a
 //   conflict) fails that caller only.
 // `REQUEST_COALESCING=0` runs every call alone (for side-by-side measurements).
+import { env } from "../shared/env";
 
 export interface CoalesceOptions<I> {
   /** Batches of this statement running at once (pooled connections it may hold). */
@@ -28,7 +29,7 @@ interface Entry<I, O> {
   reject: (e: unknown) => void;
 }
 
-const off = () => process.env.REQUEST_COALESCING === "0";
+const off = () => env.requestCoalescingOff;
 
 /**
  * Wraps `runBatch` (one statement for many calls; answers one result per call, in order) into a

@@ -8,6 +8,7 @@
 // in order. Only within the transaction callback (after it the connection belongs to someone
 // else), and only on PostgreSQL; on PGlite it answers null and callers use the transaction.
 import type { Prisma } from "./generated";
+import { env } from "../shared/env";
 
 type Tx = Prisma.TransactionClient;
 
@@ -37,7 +38,7 @@ export interface DirectSql {
 }
 
 const channelOf = new WeakMap<object, DirectSql>();
-export const directOff = () => process.env.DIRECT_SQL === "0";
+export const directOff = () => env.directSqlOff;
 
 /** The transaction's channel (PostgreSQL only: the caller checks), or null when its connection is not one of the pool's. */
 export async function openDirectChannel(tx: Tx): Promise<DirectSql | null> {

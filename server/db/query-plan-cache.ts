@@ -11,6 +11,7 @@
 // a write's plan may carry values the compiler generated (ids, timestamps), which must be new on
 // every call. Plans are plain objects that execution does not
 // change (checked by server/db/query-plan-cache.test.ts). `QUERY_PLAN_CACHE=0` turns this off.
+import { env } from "../shared/env";
 const READ_ACTIONS = new Set(["findUnique", "findUniqueOrThrow", "findFirst", "findFirstOrThrow", "findMany", "aggregate", "groupBy"]);
 const ACTION = /"action":"(\w+)"/g;
 
@@ -45,7 +46,7 @@ export function installQueryPlanCache(compilerClass: unknown): boolean {
   for (const method of ["compile", "compileBatch"] as const) {
     const original = proto[method] as Compile;
     proto[method] = function (this: object, request: string) {
-      if (process.env.QUERY_PLAN_CACHE === "0" || typeof request !== "string" || request.length > MAX_KEY_LENGTH || !onlyReads(request)) {
+      if (env.queryPlanCacheOff || typeof request !== "string" || request.length > MAX_KEY_LENGTH || !onlyReads(request)) {
         return original.call(this, request);
       }
       let mine = plans.get(this);

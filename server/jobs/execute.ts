@@ -6,8 +6,6 @@ import { db, type DirectSql } from "../db/client";
 import type { Job, Prisma } from "../db/generated";
 import { AppError, toAppError } from "../shared/errors";
 import { env } from "../shared/env";
-import { lockPool } from "../domain/ledger/service";
-import { readCommissionsAhead } from "../domain/rules/state";
 import { PRICE_RETRY_MS } from "../domain/rules/commissions";
 import { claimJob } from "./claim";
 import { handlers } from "./handlers";
@@ -51,13 +49,8 @@ export async function executeClaimedJob(job: Job, done?: { performed: unknown })
     const result = await db.$transaction(
       async (tx) => {
         await ownsJob(tx, job);
-        // Events lock their business's pool first, as a batch does (executeEventBatch): one lock
-        // order (pool, then referral-level locks) for every job, so jobs never deadlock each other.
-        if (job.type === "EVENT_PROCESS") {
-          // A feed price is read before the lock (rules/state.ts readCommissionsAhead), never under it.
-          await readCommissionsAhead(tx, { businessId: job.businessId, environment: job.environment });
-          await lockPool(tx, job.businessId, job.environment);
-        }
+        // What a job run alone takes first (an event: its business's pool lock, as a batch does).
+        await handler.alone?.(tx, job);
         const r = await handler.run(tx, job, performed);
         if (isWaiting(r)) {
           await deferJobs(tx, [job]);

@@ -6,6 +6,7 @@ import type { Job, JobType, Prisma } from "../db/generated";
 import { AppError } from "../shared/errors";
 import type { Scope } from "../shared/scope";
 import { processEvent } from "../domain/tracking/service";
+import { startEventAlone } from "../domain/tracking/worker-batch";
 import { performReferralApply } from "../domain/referrals/service";
 import { applyJobOf, applyReferralInput } from "../domain/referrals/schemas";
 import { runPayouts } from "../domain/payouts/run";
@@ -23,6 +24,8 @@ export interface JobHandler {
   perform?(job: Job): Promise<unknown>;
   /** Does the job's work; the return value is stored as the job's result. */
   run(tx: Tx, job: Job, performed?: unknown): Promise<Prisma.InputJsonObject>;
+  /** Runs first in the job's transaction when the job runs alone, not in a batch (which took the same first). */
+  alone?(tx: Tx, job: Job): Promise<void>;
   /** Records a permanent failure on the job's data (runs in the transaction that marks it FAILED). */
   onFailed?(tx: Tx, job: Job, error: AppError): Promise<void>;
 }
@@ -37,6 +40,8 @@ const eventIdOf = (job: Job) => {
 
 export const handlers: Record<JobType, JobHandler> = {
   EVENT_PROCESS: {
+    // The pool lock first, as a batch takes it (domain/tracking/worker-batch.ts).
+    alone: (tx, job) => startEventAlone(tx, job),
     async run(tx, job) {
       const scope = scopeOf(job);
       const event = await tx.trackedEvent.findFirst({ where: { id: eventIdOf(job), businessId: job.businessId, environment: job.environment } });

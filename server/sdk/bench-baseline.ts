@@ -3,11 +3,12 @@
 // answer constant JSON), so that `npm run bench` can report the SDK routes' throughput as a
 // ratio of it, measured side by side in the same run.
 import { AppError, errorResponse } from "../shared/errors";
+import { env } from "../shared/env";
 
 const CONSTANT = { success: true, queued: true, baseline: true };
 
 export async function benchBaseline(req: Request): Promise<Response> {
-  if (process.env.BENCH_ROUTES !== "1") return errorResponse(new AppError("NOT_FOUND", "No such route"));
+  if (!env.benchRoutes) return errorResponse(new AppError("NOT_FOUND", "No such route"));
   try {
     JSON.parse(await req.text());
   } catch {

@@ -6,8 +6,12 @@ import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPostgresDatabase, tempPgliteDir, testDbKind } from "./database";
+import { loadSecrets } from "../../scripts/secrets.mjs";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+// The clone's secrets (scripts/secrets.mjs), as the apps and workers started from here load them:
+// what this process writes with them (a webhook's encrypted secret, say) they read.
+loadSecrets();
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

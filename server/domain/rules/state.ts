@@ -253,31 +253,17 @@ export async function loadState(
 const referrersOf = (participants: readonly Participant[], referrals: readonly Referral[]) => [...new Set([...participants.map((p) => p.id), ...referrals.map((r) => r.referrerId)])];
 
 /** Per referrer: QUALIFIED or REWARDED referrals, the tier count (read only when tiers decide amounts). */
-async function loadQualified(sql: DirectSql, scope: RulesScope, cfg: RulesState["cfg"], tiers: RulesState["tiers"], referrerIds: string[], ownReferrals: readonly string[] = []): Promise<Map<string, number>> {
+async function loadQualified(sql: DirectSql, scope: RulesScope, cfg: RulesState["cfg"], tiers: RulesState["tiers"], referrerIds: string[]): Promise<Map<string, number>> {
   if (!((cfg.rewardStrategy === "TIERED" || tiers.length > 0) && referrerIds.length)) return new Map();
   const rows = await sql.query<{ id: string; n: number }>(
     `SELECT "referrerId" AS id, COUNT(*)::int AS n FROM "Referral"
       WHERE "businessId" = $1 AND environment = $2::"Environment" AND "referrerId" = ANY($3::text[]) AND status IN (${QUALIFIED_SQL})
-        AND NOT (id = ANY($4::text[])) GROUP BY 1`,
+      GROUP BY 1`,
     scope.businessId,
     scope.environment,
     referrerIds,
-    ownReferrals,
   );
   return new Map(rows.map((r) => [r.id, r.n]));
-}
-
-/**
- * What the pool lock guards, read again for a state loaded before the lock (rules/run.ts, a
- * batch decided ahead of its lock): the money, and the tier counts, which a batch of the same
- * business running beside this one may have moved. `own`: the rewards and referrals the run
- * wrote already, left out (the state is what the run started from).
- */
-export async function reloadGuarded(tx: Tx, state: RulesState, now: Date, own: { rewards: readonly string[]; referrals: readonly string[] }): Promise<Pick<RulesState, "money" | "qualified">> {
-  return {
-    money: await loadMoney(tx, state, now, false, own.rewards),
-    qualified: await loadQualified(await txSql(tx), state, state.cfg, state.tiers, referrersOf(state.participants, state.referrals), own.referrals),
-  };
 }
 
 /** The API keys of the items' reversal events that lack the rewards:write scope (decide.ts reversesRewards). */
@@ -410,7 +396,7 @@ async function loadCommissionState(sql: DirectSql, c: NonNullable<LoadedRules["c
 }
 
 /** The pool balance, its low-balance flag and what each participant of the state was paid today (UTC), under the pool lock. */
-export async function loadMoney(tx: Tx, state: RulesState, now: Date, lock: boolean, ownRewards: readonly string[] = []): Promise<NonNullable<RulesState["money"]>> {
+export async function loadMoney(tx: Tx, state: RulesState, now: Date, lock: boolean): Promise<NonNullable<RulesState["money"]>> {
   const { businessId, environment } = state;
   const sql = await txSql(tx);
   let pool: { balance: bigint; below: boolean };
@@ -430,10 +416,9 @@ export async function loadMoney(tx: Tx, state: RulesState, now: Date, lock: bool
     state.cfg.maxPerDayWei !== null && who.length
       ? await sql.query<{ id: string; s: string }>(
           `SELECT "participantId" AS id, SUM("amountWei")::text AS s FROM "Reward"
-            WHERE "participantId" = ANY($1::text[]) AND status = 'PAID' AND "paidAt" >= $2::timestamp(3) AND NOT (id = ANY($3::text[])) GROUP BY 1`,
+            WHERE "participantId" = ANY($1::text[]) AND status = 'PAID' AND "paidAt" >= $2::timestamp(3) GROUP BY 1`,
           who,
           utcDayStart(now).toISOString(),
-          ownRewards,
         )
       : [];
   return { balanceWei: pool.balance, belowThreshold: pool.below, paidToday: new Map(paid.map((r) => [r.id, toBigInt(r.s)])) };

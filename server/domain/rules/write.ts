@@ -51,7 +51,6 @@ export async function writeDecisions(
   endpoints?: readonly SubscribedEndpoint[],
   deferWebhooks = false,
   decideTo?: (end: number) => void,
-  ahead?: AheadOfPool,
 ): Promise<Written> {
   const direct = await directSql(tx);
   const pipelined = direct !== null;
@@ -74,14 +73,6 @@ export async function writeDecisions(
   let from = 0;
   let size = Math.max(1, Math.floor(writeTuning.chunk / 4));
   const cursor = { p: 0, r: 0, e: 0, w: 0, l: 0 };
-  if (ahead) {
-    // Decided ahead of the pool lock: the new participants first, alone, then the rest but the
-    // ledger debits (and the pool's flag, below) once the caller holds the lock.
-    if (d.participants.length) await writeChunk(sql, d, { participants: d.participants, referrals: [], events: [], rewards: [], debits: [] });
-    cursor.p = d.participants.length;
-    cursor.l = d.debits.length;
-    ahead.locked();
-  }
   for (;;) {
     if (decideTo) {
       try {
@@ -111,13 +102,6 @@ export async function writeDecisions(
     from = to;
     size = Math.max(1, writeTuning.chunk);
   }
-  if (ahead) {
-    const sent = ahead.sent?.();
-    if (sent) await send(sent.then(() => undefined));
-    await settled(writes);
-    await ahead.beforeMoney();
-    for (let i = 0; i < d.debits.length; i += writeTuning.chunk) await send(writeChunk(sql, d, { participants: [], referrals: [], events: [], rewards: [], debits: d.debits.slice(i, i + writeTuning.chunk) }));
-  }
   const outbox = !endpoints?.length || !d.webhooks.length ? null : deferWebhooks ? fanOutRow(d.webhooks, d.now) : outboxRows(webhookMessagesFor([...endpoints], d.webhooks), d.now);
   const after = writeAfter(sql, d, outbox);
   if (after) await send(after);
@@ -140,16 +124,6 @@ export async function writeDecisions(
     if (!outbox) await emitWebhookEvent(tx, d.webhooks, { emails: false });
   }
   return { outcomes: d.outcomes, written };
-}
-
-/** Writing decisions made ahead of the pool lock (rules/run.ts). */
-export interface AheadOfPool {
-  /** Called once the new participants are written: a later batch of the business may take its locks. */
-  locked: () => void;
-  /** The rows but the debits are sent: a statement to send behind them, before the lock (its failure fails the run). */
-  sent?: () => Promise<unknown>;
-  /** Takes the pool lock and checks the decisions under it (throws when they no longer hold); the debits and the pool's flag are written after it. */
-  beforeMoney: () => Promise<void>;
 }
 
 type Chunk = Pick<Decisions, "participants" | "referrals" | "events" | "rewards" | "debits">;

@@ -1,4 +1,4 @@
-// The worker's batch of queued events and referral applies (jobs layer, executeEventBatch)
+// The worker's batch of queued events and referral applies (worker-batch.ts decideWorkerBatch)
 // through the rules core: for a run of queued events (and SDK_REFERRAL_APPLY jobs) of one
 // business and environment, the state is loaded in a few
 // statements, every event decided in arrival order (rules/decide.ts) and the results written a
@@ -6,9 +6,8 @@
 // processing fails (an unknown referrer code, malformed metadata) stops the run, and the caller
 // runs it alone, where it fails as a job; a reversal event starts a run of its own.
 //
-// The worker's first run of a batch is decided ahead of the business+environment pool lock and
-// checked under it (rules/run.ts runAhead), later runs with the lock held (so the balance, the
-// daily totals and the tier counts read here cannot change underneath); synchronous requests decided together
+// The worker's runs are decided with the business+environment pool lock held (so the balance,
+// the daily totals and the tier counts read here cannot change underneath); synchronous requests decided together
 // (tracking/service.ts) let the run take it only when a decision pays, as a batch of one does.
 // Either runs this inside its transaction: a failure of any statement fails the whole batch
 // transaction, whose items then run one by one.
@@ -19,7 +18,7 @@ import { toRewardSummary } from "../rewards/engine";
 import { readAsset } from "../assets/read";
 import type { Asset } from "../../shared/asset";
 import { reversalOf, type Outcome, type RuleItem, type RulesState } from "../rules/decide";
-import { applyView, runRules, type AheadOptions } from "../rules/run";
+import { applyView, runRules } from "../rules/run";
 import { applyItem, eventItem, loadRules, type ApplyInput, type LoadedRules } from "../rules/state";
 
 export { settled, writeTuning } from "../rules/write";
@@ -47,15 +46,7 @@ export interface FastRun {
   slow: boolean;
   /** Settles when the run's writes are done (rules/write.ts `written`): await it before the transaction goes on. */
   written: Promise<void>;
-  /** The jobs of `done` were marked by `ahead.mark`, with these results (a run decided ahead and kept). */
-  marked: boolean;
 }
-
-/** A run decided ahead of the pool lock (rules/run.ts), and how the caller marks its jobs done meanwhile. */
-export type BatchAhead = AheadOptions & {
-  /** Marks the run's jobs done with these results, in the run's transaction, while the run waits for its turn; undone with the run's rows if the run is decided again. */
-  mark?: (done: FastRun["done"]) => Promise<unknown>;
-};
 
 /** Items decided by runs, of them events of users referred before the run and referral applies, and runs stopped by a failing item (process lifetime; logs and tests). */
 export const fastPathStats = { fast: 0, repeat: 0, apply: 0, slow: 0 };
@@ -86,8 +77,6 @@ export async function readRunInputs(tx: Tx, businessId: string, environment: Env
  * these events, when the caller read them already (before the pool lock). `poolLocked` false:
  * the caller does not hold the pool lock, which the run then takes only if a decision pays.
  * `deferWebhooks`: the run's webhook events go to one fan-out job (the worker's batches).
- * `ahead`: the caller (a worker batch) does not hold the pool lock yet: the run is decided ahead of
- * it and takes it before its debits (rules/run.ts runAhead); it holds it when the run returns.
  */
 export async function processEventRun(
   tx: Tx,
@@ -97,9 +86,8 @@ export async function processEventRun(
   inputs?: RunInputs,
   poolLocked = true,
   deferWebhooks = false,
-  ahead?: BatchAhead,
 ): Promise<FastRun> {
-  if (slice.length === 0) return { done: [], next: 0, slow: false, written: Promise.resolve(), marked: false };
+  if (slice.length === 0) return { done: [], next: 0, slow: false, written: Promise.resolve() };
   const { rules, events, asset: read } = inputs ?? (await readRunInputs(tx, businessId, environment, slice));
   const asset = read ?? (await readAsset(tx, businessId, environment));
   const items: RuleItem[] = [];
@@ -114,21 +102,9 @@ export async function processEventRun(
   }
   if (items.length === 0) {
     fastPathStats.slow += 1;
-    return { done: [], next: 0, slow: true, written: Promise.resolve(), marked: false };
+    return { done: [], next: 0, slow: true, written: Promise.resolve() };
   }
-  const mark = ahead?.mark;
-  const run = await runRules(tx, { businessId, environment }, items, {
-    rules: rules ?? undefined,
-    poolLocked: poolLocked && !ahead,
-    haltOnError: true,
-    deferWebhooks,
-    ahead: ahead && {
-      ...ahead,
-      // (a missing event ends the items early: the caller runs it alone)
-      locked: items.length === slice.length ? ahead.locked : () => undefined,
-      sent: mark && ((outcomes) => mark(resultsOf(outcomes, asset))),
-    },
-  });
+  const run = await runRules(tx, { businessId, environment }, items, { rules: rules ?? undefined, poolLocked, haltOnError: true, deferWebhooks });
   const done = resultsOf(run.outcomes, asset);
   const known = new Set(run.state.participants.map((p) => p.id));
   for (const o of run.outcomes) {
@@ -142,7 +118,7 @@ export async function processEventRun(
   // event with an unknown referrer code, say): the caller must run it alone, or call again forever.
   const slow = next < slice.length && (next === 0 || !isReversalNext(items, next, run.state));
   if (slow) fastPathStats.slow += 1;
-  return { done, next, slow, written: run.written, marked: run.keptAhead === true && !!mark };
+  return { done, next, slow, written: run.written };
 }
 
 /** The job results of a run's outcomes, as the EVENT_PROCESS and SDK_REFERRAL_APPLY handlers return them. */
