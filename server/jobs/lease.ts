@@ -24,7 +24,7 @@ export function holdLeases(jobs: readonly Job[]): () => void {
 }
 
 /** Extends the leases of the jobs still running under these tokens (a job taken over, or finished, is left alone). */
-export async function renewLeases(ids: string[], tokens: string[]): Promise<number> {
+async function renewLeases(ids: string[], tokens: string[]): Promise<number> {
   return db.$executeRawUnsafe(
     `UPDATE "Job" SET "lockedUntil" = (now() AT TIME ZONE 'UTC') + ($1::int * interval '1 millisecond')
       WHERE id = ANY($2::text[]) AND status = 'RUNNING' AND "lockedBy" = ANY($3::text[])`,
