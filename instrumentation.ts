@@ -4,13 +4,8 @@
 // start the embedded job runner (unless Inngest is configured).
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { checkEnv } = await import("./server/shared/env");
-  try {
-    checkEnv();
-  } catch (e) {
-    console.error(`✖ ${(e as Error).message}`);
-    process.exit(1);
-  }
+  const { checkEnvOrExit } = await import("./server/shared/env");
+  checkEnvOrExit();
   const { installClientIpStamp } = await import("./server/http-peer");
   installClientIpStamp();
   const { startServerRuntime } = await import("./server/runtime");

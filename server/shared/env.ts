@@ -151,6 +151,16 @@ export function checkEnv(runtime: RuntimeEnv = process.env): void {
   });
 }
 
+/** checkEnv at a server's start: a bad variable stops the process, named (Next.js would log a failing start-up hook and serve on). */
+export function checkEnvOrExit(): void {
+  try {
+    checkEnv();
+  } catch (e) {
+    console.error(`✖ ${(e as Error).message}`);
+    process.exit(1);
+  }
+}
+
 export const env = {
   get port() {
     return read("PORT");
