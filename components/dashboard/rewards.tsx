@@ -15,7 +15,7 @@ import { reasonText, REVERSAL_OUTCOME, REVERSAL_SOURCE, REWARD_STATE, REWARD_STA
 import { Badge, Button, Card, ConfirmDialog, cx, DataList, EmptyState, Field, Input, Notice, PageHeader, Select, Td, Textarea, Th } from "../ui";
 import type { RouterOutputs } from "../trpc";
 import { ExportLink } from "./export-link";
-import { Eth, EthAmountField, useEthWords } from "../money";
+import { Eth, EthAmountField, useAsset, useEthWords } from "../money";
 
 function GrantForm() {
   const { env } = useEnvironment();
@@ -91,6 +91,7 @@ function ReverseDialog({ reward, onClose }: { reward: Reward; onClose: () => voi
   const errs = fieldErrors(reverse.error);
   const top = formError(reverse.error, ["reason"]);
   const paidOut = reward.state === "PAID_OUT" || reward.state === "IN_PAYOUT";
+  const { symbol } = useAsset();
   return (
     <ConfirmDialog onClose={onClose} title="Reverse this reward?" cancelLabel="Keep it" confirmLabel="Reverse reward" form="reverse-reward" pending={reverse.isPending} error={top}>
       <form
@@ -105,7 +106,7 @@ function ReverseDialog({ reward, onClose }: { reward: Reward; onClose: () => voi
       >
         <p>
           {personOf(reward.participant)} earned <strong><Eth value={reward.amountEth} /></strong> ({REWARD_STATE[reward.state].word.toLowerCase()}).{" "}
-          {paidOut ? "It was already paid out: it becomes a clawback, offset from their next payouts." : "It was not paid out yet: its amount goes back to the pool."}
+          {paidOut ? "It was already paid out: it becomes a clawback, offset from their next payouts." : `It was not paid out yet: its ${symbol} goes back to the pool.`}
         </p>
         <Field label="Reason" error={errorFor(errs, "reason")} hint="Shown in the reversals list and sent in the reward.reversed webhook.">
           {(p) => <Textarea {...p} name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} rows={2} placeholder="Refunded order" />}
