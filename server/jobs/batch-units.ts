@@ -2,7 +2,8 @@
 import type { Job } from "../db/generated";
 
 /**
- * A batch with jobs on a later attempt (an earlier one failed, or ended with its process: a lease
+ * Jobs a crashed process left RUNNING are claimed this many at a time (claim.ts), and a batch with
+ * jobs on a later attempt (an earlier one failed, or ended with its process: a lease
  * taken over) runs in small transactions: each commits before another crash can undo it, so
  * repeated crashes cannot spend every attempt of a whole batch, and a job that kills its process
  * costs few others an attempt.

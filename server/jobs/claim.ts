@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { db, rawRows } from "../db/client";
 import type { Job, JobType } from "../db/generated";
 import { env } from "../shared/env";
+import { RECOVERY_TX_SIZE } from "./batch-units";
 
 const ALL_JOB_TYPES: readonly JobType[] = ["EVENT_PROCESS", "SDK_REFERRAL_APPLY", "WEBHOOK_DELIVER", "REWARD_PAYOUT", "LIABILITY_PROOF", "EMAIL_SEND"];
 
@@ -156,8 +157,11 @@ export async function claimDueJobs(limit: number, types: readonly JobType[] = AL
             ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
           // Jobs a crashed process left RUNNING, taken again first (with rooms: in the shares).
           // ($4 is named here too: a claim of expired jobs only still types every parameter.)
+          // A few at a time (RECOVERY_TX_SIZE): after a crash, the jobs it held spread over the
+          // processes left instead of all going to the first that claims, where one more crash
+          // would cost every one of them another attempt.
           `expired${i} AS (SELECT id, "runAt" FROM "Job" WHERE type = ${t(i)} AND ${EXPIRED} AND $4::int >= 0
-            ORDER BY "runAt" LIMIT $3 FOR UPDATE SKIP LOCKED)`,
+            ORDER BY "runAt" LIMIT LEAST($3, ${RECOVERY_TX_SIZE}) FOR UPDATE SKIP LOCKED)`,
         ]),
   ]);
   // Expired leases first, then the shares (in turn), then the oldest; each job once, `limit` in
