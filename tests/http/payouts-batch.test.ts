@@ -3,7 +3,9 @@
 // refuses (a reverting wallet, one that refuses a contract's call, a token's blacklist) fails alone
 // and nobody else waits; a fresh ETH address is paid by a plain transfer (cheaper alone); a token
 // program approves the contract once; each payout carries its batch and its share of the gas; a
-// reorg and a stuck fee are handled as for single payouts; the ledger reconciles throughout.
+// batch that reverts on chain after it was sent fails as a whole and the next simulation refuses
+// the wallet that turned; a reorg and a stuck fee are handled as for single payouts; the ledger
+// reconciles throughout.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWalletClient, encodeAbiParameters, encodeFunctionData, erc20Abi, formatEther, getAddress, http, parseEther, type Address, type Hex } from "viem";
 import { TestToken, testTokenAbi } from "../../server/chain/contracts";
@@ -137,6 +139,83 @@ describe("batch payouts", () => {
     expect(again).toMatchObject([{ status: "CONFIRMED" }, { status: "CONFIRMED" }]);
     expect(again[0].batchId).toBe(again[1].batchId);
     expect(await nonceOf(deposit)).toBe(3);
+  }, 300_000);
+
+  it("a batch that passes simulation and reverts on chain once sent: FAILED (TX_REVERTED), each payout FAILED with its share of the burnt gas, rewards payable again, a clawback back to the pool; the next run refuses the turncoat alone and pays the others once", async () => {
+    const b = await payoutBusiness(c, { rewardEth: "0.01" });
+    const deposit = await fund(c, b.owner, "1");
+    const first = await referrerWithWallet(b, await warmWallet());
+    const turncoat = await referrerWithWallet(b, await warmWallet());
+    const refunded = await referrerWithWallet(b, await warmWallet());
+    const last = await referrerWithWallet(b, await warmWallet());
+    for (const r of [first, turncoat, last]) await earn(b, r.referralCode);
+    const bought = await b.sdk("POST", "/track", { eventName: "purchase", referrer: refunded.referralCode, amount: "1", currency: "ETH", metadata: { referredUserEmail: uniqueEmail("buyer") } });
+    expect(bought.body.rewards?.[0]?.status, JSON.stringify(bought.body)).toBe("PAID");
+    const members = [first, turncoat, refunded, last];
+
+    // The batch is simulated (every wallet accepts), sent, not mined; half of one member's
+    // purchase is refunded meanwhile (clawed back: the reward is in a payout); then the turncoat's
+    // wallet becomes REVERT and a block is mined: the whole batch reverts.
+    await rpcCall(c, "evm_setAutomine", [false]);
+    let sent: Array<Record<string, any>>;
+    try {
+      sent = (await run(b)).payouts;
+      expect(sent).toHaveLength(4);
+      for (const p of sent) expect(p).toMatchObject({ status: "SENT", batchId: sent[0].batchId, txHash: sent[0].txHash, nonce: 0 });
+      const half = await b.sdk("POST", "/sdk/rewards/reverse", { eventId: bought.body.eventId, amount: "0.5", reason: "half refunded" });
+      expect(half.body, JSON.stringify(half.body)).toMatchObject({ clawbackEth: "0.005", reversals: [{ outcome: "CLAWBACK" }] });
+      await rpcCall(c, "hardhat_setCode", [turncoat.wallet, REVERT]);
+    } finally {
+      await rpcCall(c, "evm_setAutomine", [true]);
+    }
+    await rpcCall(c, "evm_mine");
+    const burnt = await c.client.getTransactionReceipt({ hash: sent[0].txHash });
+    expect(burnt.status).toBe("reverted");
+    const burntEth = formatEther(burnt.gasUsed * burnt.effectiveGasPrice);
+    for (const r of members) expect(await balanceOf(c, r.wallet)).toBe(1n);
+
+    const second = byParticipant((await run(b)).payouts);
+    // The failed batch: FAILED as a whole, its gas (what the reverted transaction burnt) shared out.
+    const batches = (await b.owner.call("GET", "/business/payouts/batches?environment=TEST")).body.data as Array<Record<string, any>>;
+    const failed = batches.find((x) => x.batchId === sent[0].batchId)!;
+    expect(failed).toMatchObject({ status: "FAILED", recipients: 4, amountEth: "0.04", txHash: sent[0].txHash, gasEth: burntEth, confirmedAt: null, error: expect.stringMatching(/^TX_REVERTED: /) });
+    const old = (await b.owner.call("GET", "/business/payouts?environment=TEST&limit=100")).body.data.filter((p: { batchId: string }) => p.batchId === failed.batchId);
+    expect(old).toHaveLength(4);
+    for (const p of old) expect(p).toMatchObject({ status: "FAILED", error: expect.stringMatching(/^TX_REVERTED: /) });
+    expect(sumEth(old.map((p: { gasEth: string }) => p.gasEth))).toBe(burntEth);
+    for (const p of old) expect(parseEther(p.gasEth)).toBeGreaterThan(0n);
+
+    // The same run simulated again: the turncoat fails alone (before signing), the others are paid
+    // in a new batch, the refunded member what is left of their reward.
+    expect(second[turncoat.participantId]).toMatchObject({ status: "FAILED", txHash: null, batchId: null, error: expect.stringMatching(/^WALLET_REFUSED: a transfer to .* fails/) });
+    const repaid = [first, refunded, last].map((r) => second[r.participantId]);
+    for (const p of repaid) expect(p).toMatchObject({ status: "CONFIRMED", batchId: repaid[0].batchId, nonce: 1 });
+    expect(repaid[0].batchId).not.toBe(failed.batchId);
+    expect(repaid.map((p) => p.amountEth)).toEqual(["0.01", "0.005", "0.01"]);
+    expect(Object.keys(second)).toHaveLength(4);
+    for (const r of [first, last]) expect(await balanceOf(c, r.wallet)).toBe(parseEther("0.01") + 1n);
+    expect(await balanceOf(c, refunded.wallet)).toBe(parseEther("0.005") + 1n);
+    expect(await balanceOf(c, turncoat.wallet)).toBe(1n);
+
+    // Each reward paid once, by the new batch; the turncoat's payable again; the clawback back to the pool.
+    for (const r of [first, refunded, last]) {
+      const rewards = (await b.owner.call("GET", `/business/rewards?environment=TEST&participantId=${r.participantId}`)).body.data;
+      expect(rewards).toMatchObject([{ payoutStatus: "PAID_OUT", payoutId: second[r.participantId].payoutId }]);
+    }
+    const turncoatRewards = (await b.owner.call("GET", `/business/rewards?environment=TEST&participantId=${turncoat.participantId}`)).body.data;
+    expect(turncoatRewards).toMatchObject([{ payoutStatus: "PAYABLE", payoutId: null }]);
+    const reversals = (await b.owner.call("GET", `/business/reversals?environment=TEST&participantId=${refunded.participantId}`)).body.data;
+    expect(reversals).toMatchObject([{ outcome: "RETURNED_TO_POOL", amountEth: "0.005" }]);
+
+    // The ledger: the burnt gas debited once, the new batch's gas, nothing else; on chain it adds up.
+    const repaidBatch = batches.find((x) => x.batchId === repaid[0].batchId)!;
+    expect(repaidBatch).toMatchObject({ status: "CONFIRMED", recipients: 3, amountEth: "0.025" });
+    expect(await figures(b)).toMatchObject({ owedEth: "0.01", paidOutEth: "0.025", gasSpentEth: sumEth([burntEth, repaidBatch.gasEth]), reconciled: true });
+
+    // Later runs skip the turncoat until their wallet changes and pay nobody twice.
+    expect(await run(b)).toEqual({ payouts: [], skipped: [] });
+    expect(await nonceOf(deposit)).toBe(2);
+    expect((await figures(b)).reconciled).toBe(true);
   }, 300_000);
 
   it("batches: members read; a bad environment or another list's cursor is 400; another business sees none", async () => {
