@@ -1,5 +1,7 @@
 // Page checks every dashboard spec can run: no serious or critical axe violations (WCAG 2 A/AA)
-// and no horizontal page scroll, at desktop (1440 px) and phone (390 px) widths.
+// and no horizontal page scroll, at desktop (1440 px) and phone (390 px) widths. With E2E_SHOTS=<dir>,
+// each checked page is also saved there at both widths, to look at as its user would.
+import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page } from "@playwright/test";
 
@@ -27,6 +29,7 @@ export async function expectPageHealthy(page: Page, name: string) {
     await settle(page);
     expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${width}px scrolls sideways`).toBeLessThanOrEqual(width);
     expect(await axeProblems(page), `${name} at ${width}px`).toEqual([]);
+    if (process.env.E2E_SHOTS) await page.screenshot({ path: path.join(process.env.E2E_SHOTS, `${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}-${width}.png`), fullPage: true });
   }
   if (size) await page.setViewportSize(size);
 }
