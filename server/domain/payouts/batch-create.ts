@@ -19,7 +19,7 @@ import { walletProblem } from "../participants/wallet-rules";
 import { assetBalanceOf } from "./asset-transfer";
 import { batchCall, batchIsCheaper, batchShareGas, isEmptyAccount, TX_GAS_CAP } from "./batch-call";
 import { ensureApproval } from "./batch-approval";
-import { belowMinimumMessage, claimRewards, heldBack, lockSender, nextNonce, payableOf, pendingBatch, refuse, samePayable, type Candidate, type Payable } from "./create";
+import { belowMinimumMessage, claimRewards, heldBack, lockSender, nextCandidates, nextNonce, payableOf, pendingBatch, refuse, samePayable, type Candidate, type Payable } from "./create";
 import type { SkippedPayout } from "./schemas";
 import { estimateTransferGas, recordBatchTransaction, REVERTED, rpcMessage, signBatchNew, TX_OPTIONS, type Sender } from "./sender";
 
@@ -37,21 +37,6 @@ export type BatchStep =
   | { kind: "more"; created: string[]; skipped: SkippedPayout[] }
   /** Nothing (more) to batch in this run: the rest are paid one transfer each. */
   | { kind: "none"; created: string[]; skipped: SkippedPayout[] };
-
-/** The next READY participants, not passed over in this run (`exclude`) nor chosen for a plain transfer (`plain`). */
-async function nextCandidates(s: Sender, skip: string[], verifiedOnly: boolean, limit: number): Promise<Candidate[]> {
-  return db.$queryRaw<Candidate[]>`
-    SELECT r."participantId", p."walletAddress"
-    FROM "Reward" r JOIN "Participant" p ON p."id" = r."participantId"
-    WHERE r."businessId" = ${s.businessId} AND r."environment" = ${s.environment}::"Environment"
-      AND r."payoutStatus" = 'PAYABLE' AND r."payoutId" IS NULL
-      AND p."walletAddress" IS NOT NULL AND p."walletFailedAt" IS NULL
-      AND (${!verifiedOnly} OR p."walletVerified")
-      AND NOT (r."participantId" = ANY(${skip}::text[]))
-    GROUP BY r."participantId", p."walletAddress"
-    ORDER BY MIN(r."payableAt"), r."participantId"
-    LIMIT ${limit}`;
-}
 
 const baseOf = (s: Sender, c: Candidate, seen: Payable, now: Date, chainId: number) => ({
   businessId: s.businessId,

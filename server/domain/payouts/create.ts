@@ -20,7 +20,7 @@ import { emitWebhookEvent } from "../webhooks/emit";
 import { payoutWebhook, type PayoutRow } from "./list";
 import { owedOf, participantSumsCtes, participantSumsSelect, type ParticipantSums } from "./totals";
 import type { SkippedPayout } from "./schemas";
-import { chainGenesisOf, estimateTransferGas, quoteFees, recordTransaction, signTransfer, TX_OPTIONS, type Sender } from "./sender";
+import { chainGenesisOf, estimateTransferGas, payoutHashTaken, quoteFees, recordTransaction, signTransfer, signUntaken, TX_OPTIONS, type Sender } from "./sender";
 
 export async function lockSender(tx: Tx, s: Sender) {
   await tx.$executeRaw`
@@ -75,22 +75,22 @@ export interface Candidate {
 }
 
 /**
- * The next participant to pay: payable rewards, a wallet that has not refused a payout (and, with
- * requireVerifiedWallet, one proven by signature in the portal), not passed over in this run.
+ * The next participants to pay, at most `limit`, oldest payable first: payable rewards, a wallet
+ * that has not refused a payout (and, with requireVerifiedWallet, one proven by signature in the
+ * portal), not in `skip` (passed over in this run, or chosen for a plain transfer).
  */
-async function nextCandidate(s: Sender, exclude: Set<string>, verifiedOnly: boolean): Promise<Candidate | null> {
-  const rows = await db.$queryRaw<Array<{ participantId: string; walletAddress: string }>>`
+export async function nextCandidates(s: Sender, skip: string[], verifiedOnly: boolean, limit: number): Promise<Candidate[]> {
+  return db.$queryRaw<Candidate[]>`
     SELECT r."participantId", p."walletAddress"
     FROM "Reward" r JOIN "Participant" p ON p."id" = r."participantId"
     WHERE r."businessId" = ${s.businessId} AND r."environment" = ${s.environment}::"Environment"
       AND r."payoutStatus" = 'PAYABLE' AND r."payoutId" IS NULL
       AND p."walletAddress" IS NOT NULL AND p."walletFailedAt" IS NULL
       AND (${!verifiedOnly} OR p."walletVerified")
-      AND NOT (r."participantId" = ANY(${[...exclude]}::text[]))
+      AND NOT (r."participantId" = ANY(${skip}::text[]))
     GROUP BY r."participantId", p."walletAddress"
     ORDER BY MIN(r."payableAt"), r."participantId"
-    LIMIT 1`;
-  return rows[0] ?? null;
+    LIMIT ${limit}`;
 }
 
 /**
@@ -150,7 +150,7 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
   const pendingNow = await db.payout.findFirst({ where: { environment: s.environment, fromAddress: s.address, status: "PENDING" }, orderBy: { nonce: "asc" } });
   if (pendingNow) return { kind: "pending", payout: pendingNow };
   const cfg = await loadConfig(db, s.businessId, s.environment);
-  const c = await nextCandidate(s, exclude, cfg.requireVerifiedWallet);
+  const [c = null] = await nextCandidates(s, [...exclude], cfg.requireVerifiedWallet, 1);
   if (!c) return { kind: "none" };
   exclude.add(c.participantId);
   const seen = await payableOf(db, s, c.participantId, false);
@@ -225,7 +225,7 @@ export async function createNextPayout(s: Sender, exclude: Set<string>, now = ne
     const short = shortage(s, onChainWei, amountWei, quotedReserveWei);
     if (short) return refuse(tx, { ...base, chainId }, short, false);
     const nonce = await nextNonce(tx, s, chainNonce, genesis);
-    const signed = await signNew(tx, s, { to: c.walletAddress as Address, value: amountWei, nonce, gasLimit, fees, chainId });
+    const signed = await signUntaken(fees, (f) => signTransfer(s, { to: c.walletAddress as Address, value: amountWei, nonce, gasLimit, fees: f, chainId }), (hash) => payoutHashTaken(tx, hash));
     // An ETH pool pays its payouts' gas: reserved from it now (under the pool's lock), settled on
     // confirmation. A token's gas is the deposit address's ETH, outside the ledger.
     const reserveWei = isNative(s.asset) ? gasLimit * signed.fees.maxFeePerGas : 0n;
@@ -269,15 +269,6 @@ function shortage(s: Sender, heldUnits: bigint, amount: bigint, reserveWei: bigi
  * the same bytes, whose hash is taken (PayoutTransaction.txHash is unique): a fee a wei higher
  * makes it a new transaction. Either can be mined, never both (one nonce).
  */
-async function signNew(tx: Tx, s: Sender, t: Parameters<typeof signTransfer>[1]) {
-  let fees = t.fees;
-  for (;;) {
-    const signed = await signTransfer(s, { ...t, fees });
-    if (!(await tx.payoutTransaction.findUnique({ where: { txHash: signed.txHash }, select: { id: true } }))) return signed;
-    fees = { maxFeePerGas: fees.maxFeePerGas + 1n, maxPriorityFeePerGas: fees.maxPriorityFeePerGas + 1n };
-  }
-}
-
 /** Moves exactly these PAYABLE rewards into the payout; any of them already taken aborts the transaction. */
 export async function claimRewards(tx: Tx, payoutId: string, rewardIds: string[], to: "IN_PAYOUT" | "PAID_OUT") {
   const r = await tx.reward.updateMany({ where: { id: { in: rewardIds }, payoutStatus: "PAYABLE", payoutId: null }, data: { payoutStatus: to, payoutId } });

@@ -135,18 +135,18 @@ export async function signCall(s: Sender, call: TransferCall, p: { nonce: number
   return { rawTx, txHash: keccak256(rawTx), nonce: p.nonce, gasLimit: p.gasLimit, fees: p.fees, chainId: p.chainId };
 }
 
+/** The columns of one signed version of a payout's or a batch's transaction. */
+const signedColumns = (t: SignedTransfer) => ({
+  txHash: t.txHash,
+  rawTx: t.rawTx,
+  nonce: t.nonce,
+  maxFeePerGas: weiToDb(t.fees.maxFeePerGas),
+  maxPriorityFeePerGas: weiToDb(t.fees.maxPriorityFeePerGas),
+  gasLimit: weiToDb(t.gasLimit),
+});
+
 export function recordTransaction(tx: Tx, payoutId: string, t: SignedTransfer) {
-  return tx.payoutTransaction.create({
-    data: {
-      payoutId,
-      txHash: t.txHash,
-      rawTx: t.rawTx,
-      nonce: t.nonce,
-      maxFeePerGas: weiToDb(t.fees.maxFeePerGas),
-      maxPriorityFeePerGas: weiToDb(t.fees.maxPriorityFeePerGas),
-      gasLimit: weiToDb(t.gasLimit),
-    },
-  });
+  return tx.payoutTransaction.create({ data: { payoutId, ...signedColumns(t) } });
 }
 
 
@@ -198,9 +198,8 @@ export const receiptOf = (s: Sender, hash: Hash) => foundOrNull(s, "getTransacti
 /** The transaction the node holds under `hash` (pending or mined), or null. */
 export const transactionOf = (s: Sender, hash: Hash) => foundOrNull(s, "getTransaction", () => s.client.getTransaction({ hash }), TransactionNotFoundError);
 
-/** The mined receipt of any signed version of the payout, if one is mined. */
-export async function minedVersion(s: Sender, payoutId: string) {
-  const versions = await db.payoutTransaction.findMany({ where: { payoutId }, orderBy: { createdAt: "asc" } });
+/** The mined receipt of the first of these signed versions that is mined, if one is. */
+async function firstMined<V extends { txHash: string }>(s: Sender, versions: V[]) {
   for (const v of versions) {
     const receipt = await receiptOf(s, v.txHash as Hash);
     if (receipt) return { version: v, receipt };
@@ -208,36 +207,30 @@ export async function minedVersion(s: Sender, payoutId: string) {
   return null;
 }
 
+/** The mined receipt of any signed version of the payout, if one is mined. */
+export const minedVersion = async (s: Sender, payoutId: string) => firstMined(s, await db.payoutTransaction.findMany({ where: { payoutId }, orderBy: { createdAt: "asc" } }));
+
 export function recordBatchTransaction(tx: Tx, batchId: string, t: SignedTransfer) {
-  return tx.payoutBatchTransaction.create({
-    data: {
-      batchId,
-      txHash: t.txHash,
-      rawTx: t.rawTx,
-      nonce: t.nonce,
-      maxFeePerGas: weiToDb(t.fees.maxFeePerGas),
-      maxPriorityFeePerGas: weiToDb(t.fees.maxPriorityFeePerGas),
-      gasLimit: weiToDb(t.gasLimit),
-    },
-  });
+  return tx.payoutBatchTransaction.create({ data: { batchId, ...signedColumns(t) } });
 }
 
-/** Signs a batch's call; the same bytes as an earlier failed batch's (a taken hash) get a fee a wei higher, as signNew does for a payout. */
-export async function signBatchNew(tx: Tx, s: Sender, call: TransferCall, t: { nonce: number; gasLimit: bigint; fees: FeeQuote; chainId: number }): Promise<SignedTransfer> {
-  let fees = t.fees;
+/**
+ * Signs with `sign` at `fees`, a wei higher each time the hash is `taken` (the same bytes as an
+ * earlier failed transaction's: a new payout or batch needs a hash of its own).
+ */
+export async function signUntaken(fees: FeeQuote, sign: (fees: FeeQuote) => Promise<SignedTransfer>, taken: (hash: string) => Promise<boolean>): Promise<SignedTransfer> {
   for (;;) {
-    const signed = await signCall(s, call, { ...t, fees });
-    if (!(await tx.payoutBatchTransaction.findUnique({ where: { txHash: signed.txHash }, select: { id: true } }))) return signed;
+    const signed = await sign(fees);
+    if (!(await taken(signed.txHash))) return signed;
     fees = { maxFeePerGas: fees.maxFeePerGas + 1n, maxPriorityFeePerGas: fees.maxPriorityFeePerGas + 1n };
   }
 }
 
+export const payoutHashTaken = async (tx: Tx, txHash: string) => (await tx.payoutTransaction.findUnique({ where: { txHash }, select: { id: true } })) !== null;
+
+/** Signs a batch's call under a hash no batch version has. */
+export const signBatchNew = (tx: Tx, s: Sender, call: TransferCall, t: { nonce: number; gasLimit: bigint; fees: FeeQuote; chainId: number }) =>
+  signUntaken(t.fees, (fees) => signCall(s, call, { ...t, fees }), async (txHash) => (await tx.payoutBatchTransaction.findUnique({ where: { txHash }, select: { id: true } })) !== null);
+
 /** The mined receipt of any signed version of the batch, if one is mined. */
-export async function minedBatchVersion(s: Sender, batchId: string) {
-  const versions = await db.payoutBatchTransaction.findMany({ where: { batchId }, orderBy: { createdAt: "asc" } });
-  for (const v of versions) {
-    const receipt = await receiptOf(s, v.txHash as Hash);
-    if (receipt) return { version: v, receipt };
-  }
-  return null;
-}
+export const minedBatchVersion = async (s: Sender, batchId: string) => firstMined(s, await db.payoutBatchTransaction.findMany({ where: { batchId }, orderBy: { createdAt: "asc" } }));
